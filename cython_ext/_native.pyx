@@ -1,0 +1,404 @@
+# cython: language_level=3, boundscheck=False, wraparound=False
+"""kvlab._native: the engine adapters and the workload driver.
+
+Errors cross into Python in one place, `check()`, which turns an adapter's
+code and message into the exception hierarchy of kvlab.errors.  A workload run
+releases the GIL once, for the whole run; other Python threads may call
+`request_stop()` and `progress()` on the same Run meanwhile.
+"""
+from libc.stdint cimport uint64_t, int64_t
+from libc.stdlib cimport calloc, free
+from libc.string cimport memcpy, strlen
+from posix.stdlib cimport posix_memalign
+
+import numpy as np
+
+from kvlab import errors as _errors
+
+
+cdef extern from "kv_engine.h":
+    int KV_OK, KV_NOTFOUND, KV_E_NOTSUP
+    int KV_ERRMSG_MAX
+    ctypedef struct kv_db:
+        pass
+    ctypedef struct kv_thread:
+        pass
+    ctypedef struct kv_config:
+        const char *variant
+        uint64_t cache_size
+        uint64_t map_size
+        uint64_t write_buffer_size
+        int sync
+        int disable_wal
+        int compression
+        int max_threads
+        int create
+        int block_size
+        int bloom_bits
+        int max_open_files
+        const char *options
+        const char *table_options
+    ctypedef struct kv_engine_ops:
+        const char *name
+        int (*open)(const char *path, const kv_config *cfg, kv_db **out, char *err) nogil
+        int (*close)(kv_db *db, char *err) nogil
+        int (*thread_open)(kv_db *db, kv_thread **out, char *err) nogil
+        void (*thread_close)(kv_thread *t) nogil
+        int (*put)(kv_thread *t, const char *k, size_t kl, const char *v, size_t vl) nogil
+        int (*get)(kv_thread *t, const char *k, size_t kl, const char **v, size_t *vl) nogil
+        int (*delete "del")(kv_thread *t, const char *k, size_t kl) nogil
+        int (*batch_begin)(kv_thread *t) nogil
+        int (*batch_commit)(kv_thread *t) nogil
+        int (*batch_abort)(kv_thread *t) nogil
+        int (*iter_seek)(kv_thread *t, const char *k, size_t kl, const char **ko, size_t *klo,
+                         const char **vo, size_t *vlo) nogil
+        int (*iter_next)(kv_thread *t, const char **ko, size_t *klo, const char **vo, size_t *vlo) nogil
+        void (*iter_close)(kv_thread *t) nogil
+        int (*compact)(kv_db *db, char *err) nogil
+        const char *(*version)() nogil
+        void (*process_shutdown)() nogil
+    const kv_engine_ops *kv_engines[]
+    const char *kv_thread_errmsg(kv_thread *t) nogil
+
+cdef extern from "kv_gen.h":
+    const char *KV_KEY_ENCODING
+    void kv_make_key(char *buf, int key_size, uint64_t index) nogil
+
+cdef extern from "kv_hist.h":
+    int KV_HIST_BUCKETS, KV_HIST_SUB_BITS, KV_HIST_MAX_EXP
+    ctypedef struct kv_hist:
+        uint64_t count, min, max
+        double sum
+        uint64_t buckets[1]
+
+cdef extern from "kv_driver.h":
+    int KV_NOPTYPES
+    ctypedef struct kv_run_params:
+        int workload
+        uint64_t num, reads
+        int threads
+        double duration_s
+        int key_size, value_size, batch
+        uint64_t seed
+        double compression_ratio
+        int seek_nexts
+        double writes_per_second
+    ctypedef struct kv_thread_result:
+        uint64_t progress
+        int role, rc
+        uint64_t ops[5]
+        uint64_t found, not_found, bytes
+        int64_t t_start_ns, t_end_ns
+        char errmsg[512]
+        kv_hist hist[5]
+    ctypedef struct kv_run:
+        const kv_engine_ops *ops
+        kv_db *db
+        kv_run_params p
+        int nthreads
+        kv_thread_result *results
+    int kv_run_thread_count(const kv_run_params *p) nogil
+    int kv_run_execute(kv_run *run) nogil
+    void kv_run_request_stop(kv_run *run) nogil
+
+
+KEY_ENCODING = KV_KEY_ENCODING.decode()
+HIST_BUCKETS = KV_HIST_BUCKETS
+HIST_SUB_BITS = KV_HIST_SUB_BITS
+OP_TYPES = ("read", "write", "delete", "seek", "compact")
+# Order matches enum kv_workload in kv_driver.h.
+WORKLOAD_CODES = {name: i for i, name in enumerate((
+    "fillseq", "fillrandom", "overwrite", "readrandom", "readseq", "seekrandom",
+    "deleterandom", "readwhilewriting", "readmissing", "readhot", "compact"))}
+COMPRESSION_CODES = {"none": 0, "snappy": 1, "lz4": 2, "zstd": 3}
+
+
+cdef int check(int rc, const char *msg) except -1:
+    """The one place an adapter's failure becomes a Python exception."""
+    if rc >= 0:
+        return 0
+    text = msg.decode("utf-8", "replace") if msg != NULL and msg[0] != 0 else "no message"
+    raise _errors.from_code(rc, text)
+
+
+cdef const kv_engine_ops *find_adapter(str name) except NULL:
+    cdef int i = 0
+    while kv_engines[i] != NULL:
+        if kv_engines[i].name.decode() == name:
+            return kv_engines[i]
+        i += 1
+    raise _errors.EngineNotBuilt(name)
+
+
+def adapters():
+    """{adapter name: linked library version} for every adapter compiled in."""
+    out = {}
+    cdef int i = 0
+    while kv_engines[i] != NULL:
+        out[kv_engines[i].name.decode()] = kv_engines[i].version().decode()
+        i += 1
+    return out
+
+
+cdef class Engine:
+    """One open database through one adapter.  Direct operations (put/get/...)
+    hold the GIL and use one private thread context; workload runs use their own."""
+    cdef const kv_engine_ops *ops
+    cdef kv_db *db
+    cdef kv_thread *t
+    cdef readonly str adapter
+    cdef readonly str path
+    cdef bytes _variant, _options, _table_options
+    cdef bint _in_batch
+
+    def __cinit__(self, str adapter, str path, dict config=None):
+        self.ops = find_adapter(adapter)
+        self.adapter = adapter
+        self.path = path
+        config = config or {}
+        cdef kv_config cfg
+        cdef char err[512]
+        err[0] = 0
+        self._variant = (config.get("variant") or "").encode()
+        self._options = (config.get("options") or "").encode()
+        self._table_options = (config.get("table_options") or "").encode()
+        cfg.variant = NULL
+        if self._variant:
+            cfg.variant = self._variant
+        cfg.cache_size = int(config.get("cache_size") or 0)
+        cfg.map_size = int(config.get("map_size") or 0)
+        cfg.write_buffer_size = int(config.get("write_buffer_size") or 0)
+        cfg.sync = 1 if config.get("sync") else 0
+        cfg.disable_wal = 1 if config.get("disable_wal") else 0
+        compression = config.get("compression") or "none"
+        if compression not in COMPRESSION_CODES:
+            raise _errors.SpecError(f"compression {compression!r} is unknown; allowed: {', '.join(COMPRESSION_CODES)}")
+        cfg.compression = COMPRESSION_CODES[compression]
+        cfg.max_threads = int(config.get("max_threads") or 64)
+        cfg.create = 0 if config.get("create") is False else 1
+        cfg.block_size = int(config.get("block_size") or 0)
+        cfg.bloom_bits = int(config.get("bloom_bits") or 0)
+        cfg.max_open_files = int(config.get("max_open_files") or 0)
+        cfg.options = self._options
+        cfg.table_options = self._table_options
+        cdef bytes bpath = path.encode()
+        cdef const char *cpath = bpath
+        cdef int rc
+        with nogil:
+            rc = self.ops.open(cpath, &cfg, &self.db, err)
+        check(rc, err)
+        with nogil:
+            rc = self.ops.thread_open(self.db, &self.t, err)
+        if rc:
+            self.ops.close(self.db, NULL)
+            self.db = NULL
+            check(rc, err)
+
+    def __dealloc__(self):
+        if self.db != NULL:
+            if self.t != NULL:
+                self.ops.thread_close(self.t)
+            self.ops.close(self.db, NULL)
+
+    cdef int _live(self) except -1:
+        if self.db == NULL:
+            raise _errors.EngineClosed(f"{self.adapter} database at {self.path} is closed")
+        return 0
+
+    @property
+    def version(self):
+        return self.ops.version().decode()
+
+    def close(self):
+        cdef char err[512]
+        err[0] = 0
+        cdef int rc = 0
+        if self.db != NULL:
+            if self.t != NULL:
+                self.ops.thread_close(self.t)
+                self.t = NULL
+            with nogil:
+                rc = self.ops.close(self.db, err)
+            self.db = NULL
+        check(rc, err)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def put(self, bytes key, bytes value):
+        self._live()
+        check(self.ops.put(self.t, key, len(key), value, len(value)), kv_thread_errmsg(self.t))
+
+    def get(self, bytes key):
+        """The value, or None when the key is absent."""
+        self._live()
+        cdef const char *v
+        cdef size_t vl
+        cdef int rc = self.ops.get(self.t, key, len(key), &v, &vl)
+        if rc == KV_NOTFOUND:
+            return None
+        check(rc, kv_thread_errmsg(self.t))
+        return v[:vl]
+
+    def delete(self, bytes key):
+        """True if the engine reports the key existed (LSM engines always say True)."""
+        self._live()
+        cdef int rc = self.ops.delete(self.t, key, len(key))
+        check(rc, kv_thread_errmsg(self.t))
+        return rc != KV_NOTFOUND
+
+    def scan(self, bytes start=b"", int limit=-1):
+        """[(key, value)] from the first key >= start, at most `limit` pairs (-1: all)."""
+        self._live()
+        cdef const char *k
+        cdef const char *v
+        cdef size_t kl, vl
+        out = []
+        if limit == 0:
+            return out
+        cdef int rc = self.ops.iter_seek(self.t, start, len(start), &k, &kl, &v, &vl)
+        try:
+            while rc == KV_OK:
+                out.append((k[:kl], v[:vl]))
+                if limit > 0 and len(out) >= limit:
+                    break
+                rc = self.ops.iter_next(self.t, &k, &kl, &v, &vl)
+            check(rc, kv_thread_errmsg(self.t))
+        finally:
+            self.ops.iter_close(self.t)
+        return out
+
+    def batch_begin(self):
+        self._live()
+        check(self.ops.batch_begin(self.t), kv_thread_errmsg(self.t))
+        self._in_batch = True
+
+    def batch_commit(self):
+        self._live()
+        self._in_batch = False
+        check(self.ops.batch_commit(self.t), kv_thread_errmsg(self.t))
+
+    def batch_abort(self):
+        self._live()
+        self._in_batch = False
+        check(self.ops.batch_abort(self.t), kv_thread_errmsg(self.t))
+
+    def compact(self):
+        self._live()
+        cdef char err[512]
+        err[0] = 0
+        cdef int rc
+        with nogil:
+            rc = self.ops.compact(self.db, err)
+        if rc == KV_E_NOTSUP:
+            return False
+        check(rc, err)
+        return True
+
+
+def make_key(uint64_t index, int key_size=16):
+    """The key kvlab's driver uses for `index` (the documented encoding)."""
+    if key_size < 1 or key_size > 1024:
+        raise _errors.SpecError("key_size must be between 1 and 1024")
+    cdef char buf[1024]
+    kv_make_key(buf, key_size, index)
+    return buf[:key_size]
+
+
+cdef class Run:
+    """One native multi-threaded workload run over an open Engine."""
+    cdef kv_run run
+    cdef Engine engine
+    cdef int nthreads
+    cdef bint started, finished
+
+    def __cinit__(self, Engine engine, str workload, dict params):
+        engine._live()
+        if workload not in WORKLOAD_CODES:
+            raise _errors.SpecError(f"workload {workload!r} is unknown; allowed: {', '.join(WORKLOAD_CODES)}")
+        self.engine = engine
+        self.run.ops = engine.ops
+        self.run.db = engine.db
+        p = &self.run.p
+        p.workload = WORKLOAD_CODES[workload]
+        p.num = params["num"]
+        p.reads = params["reads"]
+        p.threads = params["threads"]
+        p.duration_s = params["duration"]
+        p.key_size = params["key_size"]
+        p.value_size = params["value_size"]
+        p.batch = params["batch"]
+        p.seed = params["seed"]
+        p.compression_ratio = params["compression_ratio"]
+        p.seek_nexts = params["seek_nexts"]
+        p.writes_per_second = params["writes_per_second"]
+        self.nthreads = kv_run_thread_count(p)
+        cdef void *mem = NULL
+        if posix_memalign(&mem, 64, sizeof(kv_thread_result) * self.nthreads) != 0:
+            raise MemoryError()
+        self.run.results = <kv_thread_result *> mem
+        cdef char *z = <char *> mem
+        cdef size_t i
+        for i in range(sizeof(kv_thread_result) * self.nthreads):
+            z[i] = 0
+
+    def __dealloc__(self):
+        free(self.run.results)
+
+    def execute(self):
+        """Run to the end with the GIL released; returns per-thread raw results."""
+        if self.started:
+            raise _errors.KvlabError("a Run executes once")
+        self.started = True
+        cdef int rc
+        with nogil:
+            rc = kv_run_execute(&self.run)
+        self.finished = True
+        if rc:
+            raise _errors.from_code(rc, "could not start the run's threads")
+        return self._collect()
+
+    def request_stop(self):
+        kv_run_request_stop(&self.run)
+
+    def progress(self):
+        """Ops done per thread so far (read without pausing the threads)."""
+        cdef int i
+        return [self.run.results[i].progress for i in range(self.nthreads)]
+
+    @property
+    def thread_count(self):
+        return self.nthreads
+
+    cdef _collect(self):
+        threads = []
+        cdef int i, j
+        cdef kv_thread_result *r
+        cdef kv_hist *h
+        cdef uint64_t[::1] view
+        error = None
+        for i in range(self.nthreads):
+            r = &self.run.results[i]
+            hists = {}
+            for j in range(KV_NOPTYPES):
+                h = &r.hist[j]
+                if h.count:
+                    counts = np.empty(KV_HIST_BUCKETS, dtype=np.uint64)
+                    view = counts
+                    memcpy(&view[0], h.buckets, KV_HIST_BUCKETS * 8)
+                    hists[OP_TYPES[j]] = {"counts": counts, "count": h.count, "min": h.min,
+                                          "max": h.max, "sum": h.sum}
+            threads.append({
+                "index": i, "role": "writer" if r.role == 1 else "worker",
+                "ops": {OP_TYPES[j]: r.ops[j] for j in range(KV_NOPTYPES) if r.ops[j]},
+                "found": r.found, "not_found": r.not_found, "bytes": r.bytes,
+                "t_start_ns": r.t_start_ns, "t_end_ns": r.t_end_ns, "hist": hists,
+            })
+            if r.rc and error is None:
+                error = (r.rc, r.errmsg)
+        if error is not None:
+            check(error[0], error[1])
+        return threads

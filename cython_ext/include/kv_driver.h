@@ -1,0 +1,75 @@
+/* kv_driver.h - the native workload driver: N real threads over one engine.
+ * Called by the Cython module with the GIL released for the whole run.
+ */
+#ifndef KV_DRIVER_H
+#define KV_DRIVER_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "kv_engine.h"
+#include "kv_hist.h"
+
+enum kv_workload {
+    KV_W_FILLSEQ = 0, KV_W_FILLRANDOM, KV_W_OVERWRITE, KV_W_READRANDOM, KV_W_READSEQ,
+    KV_W_SEEKRANDOM, KV_W_DELETERANDOM, KV_W_READWHILEWRITING, KV_W_READMISSING,
+    KV_W_READHOT, KV_W_COMPACT, KV_W__COUNT
+};
+
+enum kv_optype { KV_OP_READ = 0, KV_OP_WRITE, KV_OP_DELETE, KV_OP_SEEK, KV_OP_COMPACT, KV_NOPTYPES };
+
+enum kv_role { KV_ROLE_WORKER = 0, KV_ROLE_WRITER = 1 };
+
+typedef struct kv_run_params {
+    int workload;               /* enum kv_workload */
+    uint64_t num;               /* key space; writes split num across threads */
+    uint64_t reads;             /* reads per thread */
+    int threads;                /* worker threads (readers in readwhilewriting) */
+    double duration_s;          /* > 0: run by time instead of by count */
+    int key_size, value_size;
+    int batch;                  /* puts per batch/transaction; 1 = no batch */
+    uint64_t seed;
+    double compression_ratio;
+    int seek_nexts;             /* entries read after each seek in seekrandom */
+    double writes_per_second;   /* readwhilewriting writer limit; 0 = unlimited */
+} kv_run_params;
+
+/* One per thread, cache-line aligned; the driver writes only its own. */
+typedef struct kv_thread_result {
+    volatile uint64_t progress;     /* ops done so far, published relaxed for monitors */
+    int role;
+    int rc;
+    uint64_t ops[KV_NOPTYPES];
+    uint64_t found, not_found;
+    uint64_t bytes;                 /* key + value bytes moved */
+    int64_t t_start_ns, t_end_ns;
+    char errmsg[KV_ERRMSG_MAX];
+    kv_hist hist[KV_NOPTYPES];
+} __attribute__((aligned(64))) kv_thread_result;
+
+typedef struct kv_run {
+    const kv_engine_ops *ops;
+    kv_db *db;
+    kv_run_params p;
+    int nthreads;                   /* worker threads + writer if any */
+    kv_thread_result *results;      /* nthreads entries */
+    volatile int stop;              /* set by a thread on error, by the deadline, or by request */
+    volatile int workers_left;      /* readwhilewriting: the writer runs until this is 0 */
+    char *values;                   /* shared read-only value buffer */
+    size_t values_len;
+    pthread_mutex_t gate;           /* start gate: threads open contexts, then go together */
+    pthread_cond_t gate_cond;
+    int ready, go;
+    int64_t deadline_ns;
+} kv_run;
+
+/* Number of threads the run will start (readwhilewriting adds the writer). */
+int kv_run_thread_count(const kv_run_params *p);
+
+/* Run to completion on the calling thread's behalf; results[] must hold
+   kv_run_thread_count() zeroed entries.  Returns 0, or KV_E_* if threads could not start. */
+int kv_run_execute(kv_run *run);
+
+static inline void kv_run_request_stop(kv_run *run) { __atomic_store_n(&run->stop, 1, __ATOMIC_RELAXED); }
+
+#endif

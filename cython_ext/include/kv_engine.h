@@ -1,0 +1,119 @@
+/* kv_engine.h - the one contract every engine adapter fills.
+ *
+ * An adapter is one C file (cython_ext/src/engine_<name>.c) that exports a single
+ * `const kv_engine_ops kv_engine_<name>` table and nothing else.  The driver only
+ * talks to engines through this table.
+ *
+ * Handles:
+ *   kv_db      one open database (environment / connection / client) per run.
+ *   kv_thread  per-thread context, created by the thread that uses it.  It owns
+ *              whatever the engine needs per thread: an LMDB read txn, a
+ *              WiredTiger session + cursor, RocksDB read options, an FDB
+ *              transaction.  A thread context is never shared between threads.
+ *
+ * Return codes: KV_OK, KV_NOTFOUND (a counted outcome, not an error), or a
+ * negative KV_E_* code.  On error the engine's own message is left in the
+ * handle's `errmsg` (kv_thread_errmsg / the open() err buffer); the Cython
+ * driver's check() turns code + message into one Python exception.
+ *
+ * Batches: between batch_begin() and batch_commit() a thread's put/del calls
+ * are buffered in one atomic unit (WriteBatch, LMDB write txn, WT/FDB txn).
+ * An adapter for a client/server engine whose commits may conflict (FDB)
+ * retries inside batch_commit(), replaying the buffered operations, and only
+ * returns KV_E_CONFLICT when its retry budget is exhausted.  A process-wide
+ * resource such as FDB's network thread is started once by open() and stopped
+ * by the engine's process_shutdown hook (may be NULL).
+ */
+#ifndef KV_ENGINE_H
+#define KV_ENGINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define KV_OK 0
+#define KV_NOTFOUND 1
+#define KV_E_OTHER (-1)
+#define KV_E_IO (-2)         /* I/O error from the OS or the engine's file layer */
+#define KV_E_FULL (-3)       /* out of space: LMDB map full, ENOSPC */
+#define KV_E_CONFIG (-4)     /* invalid option / unsupported setting */
+#define KV_E_CORRUPT (-5)    /* checksum or format corruption */
+#define KV_E_CONFLICT (-6)   /* transaction conflict / rollback that retries did not clear */
+#define KV_E_BUSY (-7)       /* lock held by another process */
+#define KV_E_NOTSUP (-8)     /* operation not supported by this engine */
+
+#define KV_ERRMSG_MAX 512
+
+enum kv_compression { KV_COMP_NONE = 0, KV_COMP_SNAPPY = 1, KV_COMP_LZ4 = 2, KV_COMP_ZSTD = 3 };
+
+typedef struct kv_config {
+    const char *variant;        /* adapter-specific variant, e.g. "btree" / "lsm" for WiredTiger */
+    uint64_t cache_size;        /* bytes; 0 = engine default */
+    uint64_t map_size;          /* LMDB map size in bytes; 0 = adapter default */
+    uint64_t write_buffer_size; /* memtable size in bytes for LSM engines; 0 = default */
+    int sync;                   /* fsync / flush the log on every commit */
+    int disable_wal;            /* no write-ahead log where the engine allows it */
+    int compression;            /* enum kv_compression */
+    int max_threads;            /* threads that will open contexts (sessions, readers) */
+    int create;                 /* create the database if missing */
+    int block_size;             /* bytes; 0 = default */
+    int bloom_bits;             /* bits per key; 0 = no bloom filter */
+    int max_open_files;         /* 0 = default, -1 = unlimited */
+    const char *options;        /* engine-native option string: RocksDB options string,
+                                   WiredTiger connection config, LMDB flag list,
+                                   LevelDB key=value list */
+    const char *table_options;  /* WiredTiger table config string; ignored elsewhere */
+} kv_config;
+
+typedef struct kv_db kv_db;
+typedef struct kv_thread kv_thread;
+
+/* Every adapter's thread struct begins with this, so the driver can read the message. */
+typedef struct kv_thread_common {
+    char errmsg[KV_ERRMSG_MAX];
+} kv_thread_common;
+
+typedef struct kv_engine_ops {
+    const char *name;
+
+    /* Open or create the database at `path`.  On failure returns KV_E_* and writes
+       a message into err (size KV_ERRMSG_MAX). */
+    int (*open)(const char *path, const kv_config *cfg, kv_db **out, char *err);
+    int (*close)(kv_db *db, char *err);
+
+    int (*thread_open)(kv_db *db, kv_thread **out, char *err);
+    void (*thread_close)(kv_thread *t);
+
+    int (*put)(kv_thread *t, const char *k, size_t kl, const char *v, size_t vl);
+    /* On KV_OK *v / *vl point at the value, valid until the thread's next call. */
+    int (*get)(kv_thread *t, const char *k, size_t kl, const char **v, size_t *vl);
+    int (*del)(kv_thread *t, const char *k, size_t kl);
+
+    int (*batch_begin)(kv_thread *t);
+    int (*batch_commit)(kv_thread *t);
+    int (*batch_abort)(kv_thread *t);
+
+    /* Cursor: seek to the first key >= k (KV_NOTFOUND past the end), then next().
+       Outputs are valid until the next cursor call; iter_close ends the snapshot. */
+    int (*iter_seek)(kv_thread *t, const char *k, size_t kl,
+                     const char **ko, size_t *klo, const char **vo, size_t *vlo);
+    int (*iter_next)(kv_thread *t, const char **ko, size_t *klo, const char **vo, size_t *vlo);
+    void (*iter_close)(kv_thread *t);
+
+    /* Full-range compaction (db_bench "compact"); KV_E_NOTSUP where meaningless. */
+    int (*compact)(kv_db *db, char *err);
+
+    /* Library version as linked, e.g. "0.9.24". */
+    const char *(*version)(void);
+
+    /* Optional: release process-wide resources (FDB network thread). */
+    void (*process_shutdown)(void);
+} kv_engine_ops;
+
+static inline const char *kv_thread_errmsg(kv_thread *t) {
+    return ((kv_thread_common *)t)->errmsg;
+}
+
+/* The registry: NULL-terminated list of adapters compiled into this build. */
+extern const kv_engine_ops *const kv_engines[];
+
+#endif

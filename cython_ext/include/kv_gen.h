@@ -1,0 +1,82 @@
+/* Key, value and random-number generation shared by the driver and the bare
+ * C benchmark loop, so both make byte-identical engine calls.
+ *
+ * Key encoding (one for every engine, recorded in every result as
+ * "decimal-zero-padded"): the key index in decimal, right-aligned and
+ * zero-padded to key_size bytes, as LevelDB's db_bench "%016d" does for the
+ * default 16-byte key.  Lexicographic order equals numeric order.
+ *
+ * Values: db_bench's compressible generator.  A buffer is built from 100-byte
+ * pieces, each holding compression_ratio*100 random printable bytes repeated to
+ * fill the piece (LevelDB's CompressibleString); values are consecutive slices.
+ */
+#ifndef KV_GEN_H
+#define KV_GEN_H
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define KV_KEY_ENCODING "decimal-zero-padded"
+#define KV_VALUE_BUFFER (1u << 20)
+
+typedef struct { uint64_t s[4]; } kv_rng;
+
+static inline uint64_t kv_splitmix64(uint64_t *x) {
+    uint64_t z = (*x += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* Stream `stream` of thread `index` under run seed `seed`: independent of the engine. */
+static inline void kv_rng_seed(kv_rng *r, uint64_t seed, uint64_t stream, uint64_t index) {
+    uint64_t x = seed ^ (stream * 0xD1B54A32D192ED03ull) ^ ((index + 1) * 0xABC98388FB8FAC03ull);
+    for (int i = 0; i < 4; i++) r->s[i] = kv_splitmix64(&x);
+}
+
+static inline uint64_t kv_rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+/* xoshiro256** */
+static inline uint64_t kv_rng_next(kv_rng *r) {
+    uint64_t *s = r->s;
+    uint64_t result = kv_rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
+    s[2] ^= s[0]; s[3] ^= s[1]; s[1] ^= s[2]; s[0] ^= s[3];
+    s[2] ^= t; s[3] = kv_rotl(s[3], 45);
+    return result;
+}
+
+/* Uniform in [0, n) without modulo bias worth measuring (Lemire's multiply-shift). */
+static inline uint64_t kv_rng_below(kv_rng *r, uint64_t n) {
+    return (uint64_t)(((unsigned __int128)kv_rng_next(r) * n) >> 64);
+}
+
+static inline void kv_make_key(char *buf, int key_size, uint64_t index) {
+    char *p = buf + key_size;
+    while (p > buf) { *--p = (char)('0' + index % 10); index /= 10; }
+}
+
+/* Fill `buf` (len bytes) with db_bench-style compressible printable data. */
+static inline void kv_fill_values(char *buf, size_t len, double compression_ratio, uint64_t seed) {
+    kv_rng r;
+    kv_rng_seed(&r, seed, 0x76616c756573ull /* "values" */, 0);
+    int raw = (int)(compression_ratio * 100);
+    if (raw < 1) raw = 1;
+    if (raw > 100) raw = 100;
+    for (size_t pos = 0; pos < len; pos += 100) {
+        char piece[100];
+        for (int i = 0; i < raw; i++) piece[i] = (char)(' ' + kv_rng_below(&r, 95));
+        for (int i = raw; i < 100; i++) piece[i] = piece[i % raw];
+        size_t n = len - pos < 100 ? len - pos : 100;
+        memcpy(buf + pos, piece, n);
+    }
+}
+
+static inline int64_t kv_now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec;
+}
+
+#endif

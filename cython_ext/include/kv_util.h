@@ -1,0 +1,83 @@
+/* Small helpers shared by the adapters (header-only, static inline). */
+#ifndef KV_UTIL_H
+#define KV_UTIL_H
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "kv_engine.h"
+
+static inline int kv_seterr(char *buf, int code, const char *fmt, ...) {
+    if (buf) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(buf, KV_ERRMSG_MAX, fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}
+
+/* Iterate "a,b;c" style lists: copies the next token (trimmed) into tok. Returns the
+   rest of the string or NULL at the end. Separators: ',' and ';'. */
+static inline const char *kv_next_token(const char *s, char *tok, size_t toklen) {
+    if (!s) return NULL;
+    while (*s == ' ' || *s == ',' || *s == ';') s++;
+    if (!*s) return NULL;
+    size_t n = 0;
+    while (*s && *s != ',' && *s != ';') {
+        if (n + 1 < toklen) tok[n++] = *s;
+        s++;
+    }
+    while (n > 0 && tok[n - 1] == ' ') n--;
+    tok[n] = '\0';
+    return s;
+}
+
+#endif
+
+/* A replay log of a batch's operations, for adapters whose commit can fail with
+   a conflict and must be retried from the start (WiredTiger, FoundationDB). */
+typedef struct kv_oplog {
+    char *buf;
+    size_t len, cap;
+} kv_oplog;
+
+typedef struct kv_oprec {
+    uint32_t kl, vl;  /* vl == UINT32_MAX marks a delete */
+} kv_oprec;
+
+static inline int kv_oplog_add(kv_oplog *log, const char *k, size_t kl, const char *v, size_t vl, int is_del) {
+    size_t need = sizeof(kv_oprec) + kl + (is_del ? 0 : vl);
+    if (log->len + need > log->cap) {
+        size_t cap = log->cap ? log->cap : 4096;
+        while (cap < log->len + need) cap *= 2;
+        char *nb = realloc(log->buf, cap);
+        if (!nb) return KV_E_OTHER;
+        log->buf = nb;
+        log->cap = cap;
+    }
+    kv_oprec rec = {(uint32_t)kl, is_del ? UINT32_MAX : (uint32_t)vl};
+    memcpy(log->buf + log->len, &rec, sizeof rec);
+    log->len += sizeof rec;
+    memcpy(log->buf + log->len, k, kl);
+    log->len += kl;
+    if (!is_del) { memcpy(log->buf + log->len, v, vl); log->len += vl; }
+    return KV_OK;
+}
+
+/* Walk: `pos` starts at 0; returns 0 at the end. */
+static inline int kv_oplog_next(const kv_oplog *log, size_t *pos, const char **k, size_t *kl,
+                                const char **v, size_t *vl, int *is_del) {
+    if (*pos >= log->len) return 0;
+    kv_oprec rec;
+    memcpy(&rec, log->buf + *pos, sizeof rec);
+    *pos += sizeof rec;
+    *k = log->buf + *pos; *kl = rec.kl; *pos += rec.kl;
+    *is_del = rec.vl == UINT32_MAX;
+    if (*is_del) { *v = NULL; *vl = 0; }
+    else { *v = log->buf + *pos; *vl = rec.vl; *pos += rec.vl; }
+    return 1;
+}
+
+static inline void kv_oplog_free(kv_oplog *log) { free(log->buf); log->buf = NULL; log->len = log->cap = 0; }

@@ -1,0 +1,313 @@
+/* The native workload loops.  Each thread owns its engine context, RNG,
+ * key buffer and histograms; nothing is shared in the hot loop but the
+ * read-only value buffer and the stop flag.  Time comes from CLOCK_MONOTONIC,
+ * read once per operation (the end of one op is the start of the next).
+ *
+ * Meanings follow db_bench (see README "Workloads"):
+ *  - write workloads split `num` keys across the threads;
+ *  - read workloads do `reads` operations in every thread;
+ *  - readwhilewriting runs `threads` readers plus one writer; the writer's
+ *    stats are returned apart (role KV_ROLE_WRITER).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kv_driver.h"
+#include "kv_gen.h"
+
+/* RNG streams: reads and writes draw from different sequences, so a readrandom
+   after a fillrandom with the same seed samples independently of what was written. */
+#define STREAM_WRITE 1
+#define STREAM_READ 2
+#define STREAM_WRITER 3
+
+typedef struct worker_arg {
+    kv_run *run;
+    int index;
+} worker_arg;
+
+typedef struct ctx {
+    kv_run *run;
+    kv_thread_result *res;
+    kv_thread *t;
+    kv_rng rng;
+    char key[1024];
+    size_t value_pos;
+    int64_t last;
+    uint64_t done;
+} ctx;
+
+int kv_run_thread_count(const kv_run_params *p) {
+    return p->threads + (p->workload == KV_W_READWHILEWRITING ? 1 : 0);
+}
+
+static inline int stopped(ctx *c) { return __atomic_load_n(&c->run->stop, __ATOMIC_RELAXED); }
+
+static inline const char *next_value(ctx *c) {
+    size_t vs = (size_t)c->run->p.value_size;
+    if (c->value_pos + vs > c->run->values_len) c->value_pos = 0;
+    const char *v = c->run->values + c->value_pos;
+    c->value_pos += vs;
+    return v;
+}
+
+/* Record one finished op; returns nonzero when the run should end for this thread. */
+static inline int finish_op(ctx *c, int optype, uint64_t nops) {
+    int64_t now = kv_now_ns();
+    kv_hist_record(&c->res->hist[optype], (uint64_t)(now - c->last));
+    c->last = now;
+    c->res->ops[optype] += nops;
+    c->done += nops;
+    __atomic_store_n(&c->res->progress, c->done, __ATOMIC_RELAXED);
+    if (c->run->deadline_ns && now >= c->run->deadline_ns) return 1;
+    return stopped(c);
+}
+
+static int fail(ctx *c, int rc) {
+    c->res->rc = rc;
+    memcpy(c->res->errmsg, kv_thread_errmsg(c->t), KV_ERRMSG_MAX);
+    kv_run_request_stop(c->run);
+    return rc;
+}
+
+/* --- the loops ---------------------------------------------------------- */
+
+static int loop_write(ctx *c, uint64_t first, uint64_t count, int sequential) {
+    const kv_run_params *p = &c->run->p;
+    const kv_engine_ops *e = c->run->ops;
+    int ks = p->key_size, vs = p->value_size, batch = p->batch > 1 ? p->batch : 1;
+    int by_time = p->duration_s > 0;
+    uint64_t i = 0;
+    while (by_time || i < count) {
+        int n = batch;
+        if (!by_time && count - i < (uint64_t)n) n = (int)(count - i);
+        int rc;
+        if (batch > 1 && (rc = e->batch_begin(c->t))) return fail(c, rc);
+        for (int j = 0; j < n; j++, i++) {
+            uint64_t idx = sequential ? (first + i) % p->num : kv_rng_below(&c->rng, p->num);
+            kv_make_key(c->key, ks, idx);
+            if ((rc = e->put(c->t, c->key, ks, next_value(c), vs)) < 0) {
+                if (batch > 1) e->batch_abort(c->t);
+                return fail(c, rc);
+            }
+            c->res->bytes += ks + vs;
+        }
+        if (batch > 1 && (rc = e->batch_commit(c->t))) return fail(c, rc);
+        if (finish_op(c, KV_OP_WRITE, n)) break;
+    }
+    return 0;
+}
+
+static int loop_delete(ctx *c, uint64_t count) {
+    const kv_run_params *p = &c->run->p;
+    const kv_engine_ops *e = c->run->ops;
+    int by_time = p->duration_s > 0;
+    for (uint64_t i = 0; by_time || i < count; i++) {
+        kv_make_key(c->key, p->key_size, kv_rng_below(&c->rng, p->num));
+        int rc = e->del(c->t, c->key, p->key_size);
+        if (rc < 0) return fail(c, rc);
+        if (rc == KV_NOTFOUND) c->res->not_found++;
+        else c->res->found++;
+        if (finish_op(c, KV_OP_DELETE, 1)) break;
+    }
+    return 0;
+}
+
+/* readrandom / readmissing / readhot: `offset` shifts indices out of the key space
+   (missing keys), `span` limits them (the hot 1%). */
+static int loop_read(ctx *c, uint64_t count, uint64_t offset, uint64_t span) {
+    const kv_run_params *p = &c->run->p;
+    const kv_engine_ops *e = c->run->ops;
+    int by_time = p->duration_s > 0, ks = p->key_size;
+    const char *v;
+    size_t vl;
+    for (uint64_t i = 0; by_time || i < count; i++) {
+        kv_make_key(c->key, ks, offset + kv_rng_below(&c->rng, span));
+        int rc = e->get(c->t, c->key, ks, &v, &vl);
+        if (rc == KV_OK) { c->res->found++; c->res->bytes += ks + vl; }
+        else if (rc == KV_NOTFOUND) c->res->not_found++;
+        else return fail(c, rc);
+        if (finish_op(c, KV_OP_READ, 1)) break;
+    }
+    return 0;
+}
+
+static int loop_readseq(ctx *c, uint64_t count) {
+    const kv_engine_ops *e = c->run->ops;
+    int by_time = c->run->p.duration_s > 0;
+    const char *k, *v;
+    size_t kl, vl;
+    int rc = e->iter_seek(c->t, NULL, 0, &k, &kl, &v, &vl);
+    for (uint64_t i = 0; rc == KV_OK && (by_time || i < count); i++) {
+        c->res->found++;
+        c->res->bytes += kl + vl;
+        if (finish_op(c, KV_OP_READ, 1)) break;
+        rc = e->iter_next(c->t, &k, &kl, &v, &vl);
+        if (rc == KV_NOTFOUND && by_time) rc = e->iter_seek(c->t, NULL, 0, &k, &kl, &v, &vl);  /* wrap */
+    }
+    e->iter_close(c->t);
+    return rc < 0 ? fail(c, rc) : 0;
+}
+
+static int loop_seek(ctx *c, uint64_t count) {
+    const kv_run_params *p = &c->run->p;
+    const kv_engine_ops *e = c->run->ops;
+    int by_time = p->duration_s > 0, ks = p->key_size;
+    const char *k, *v;
+    size_t kl, vl;
+    for (uint64_t i = 0; by_time || i < count; i++) {
+        kv_make_key(c->key, ks, kv_rng_below(&c->rng, p->num));
+        int rc = e->iter_seek(c->t, c->key, ks, &k, &kl, &v, &vl);
+        if (rc == KV_OK) {
+            c->res->found++;
+            c->res->bytes += kl + vl;
+            for (int j = 0; j < p->seek_nexts && (rc = e->iter_next(c->t, &k, &kl, &v, &vl)) == KV_OK; j++)
+                c->res->bytes += kl + vl;
+        } else if (rc == KV_NOTFOUND) {
+            c->res->not_found++;
+        }
+        e->iter_close(c->t);
+        if (rc < 0) return fail(c, rc);
+        if (finish_op(c, KV_OP_SEEK, 1)) break;
+    }
+    return 0;
+}
+
+/* readwhilewriting's writer: random overwrites until the readers finish, paced
+   to writes_per_second by sleeping in slices of at most 100 ms. */
+static int loop_writer(ctx *c) {
+    const kv_run_params *p = &c->run->p;
+    const kv_engine_ops *e = c->run->ops;
+    int ks = p->key_size, vs = p->value_size;
+    int64_t start = c->last;
+    while (__atomic_load_n(&c->run->workers_left, __ATOMIC_ACQUIRE) > 0 && !stopped(c)) {
+        if (p->writes_per_second > 0) {
+            int64_t now = kv_now_ns();
+            double allowed = p->writes_per_second * (double)(now - start) / 1e9 + 1;
+            if ((double)c->done >= allowed) {
+                int64_t wait = (int64_t)(((double)c->done + 1 - allowed) / p->writes_per_second * 1e9);
+                if (wait > 100000000) wait = 100000000;
+                struct timespec ts = {wait / 1000000000, wait % 1000000000};
+                nanosleep(&ts, NULL);
+                c->last = kv_now_ns();  /* time spent throttled is not write latency */
+                if (c->run->deadline_ns && c->last >= c->run->deadline_ns) break;
+                continue;
+            }
+        }
+        kv_make_key(c->key, ks, kv_rng_below(&c->rng, p->num));
+        int rc = e->put(c->t, c->key, ks, next_value(c), vs);
+        if (rc < 0) return fail(c, rc);
+        c->res->bytes += ks + vs;
+        if (finish_op(c, KV_OP_WRITE, 1)) break;
+    }
+    return 0;
+}
+
+static int loop_compact(ctx *c) {
+    char err[KV_ERRMSG_MAX] = "";
+    int rc = c->run->ops->compact(c->run->db, err);
+    if (rc == KV_E_NOTSUP) rc = KV_OK;  /* nothing to compact: a zero-cost op, as db_bench on LMDB */
+    if (rc) {
+        c->res->rc = rc;
+        memcpy(c->res->errmsg, err, KV_ERRMSG_MAX);
+        return rc;
+    }
+    finish_op(c, KV_OP_COMPACT, 1);
+    return 0;
+}
+
+static void *worker(void *arg) {
+    worker_arg *a = arg;
+    kv_run *run = a->run;
+    const kv_run_params *p = &run->p;
+    ctx c;
+    memset(&c, 0, sizeof c);
+    c.run = run;
+    c.res = &run->results[a->index];
+    int writer = a->index >= p->threads;
+    c.res->role = writer ? KV_ROLE_WRITER : KV_ROLE_WORKER;
+    char err[KV_ERRMSG_MAX] = "";
+    int rc = run->ops->thread_open(run->db, &c.t, err);
+    if (rc) {
+        c.res->rc = rc;
+        memcpy(c.res->errmsg, err, KV_ERRMSG_MAX);
+        kv_run_request_stop(run);
+    }
+    int is_write = p->workload == KV_W_FILLSEQ || p->workload == KV_W_FILLRANDOM ||
+                   p->workload == KV_W_OVERWRITE || p->workload == KV_W_DELETERANDOM;
+    kv_rng_seed(&c.rng, p->seed, writer ? STREAM_WRITER : is_write ? STREAM_WRITE : STREAM_READ, a->index);
+    c.value_pos = ((size_t)a->index * 7919u * (size_t)p->value_size) % (run->values_len - p->value_size);
+
+    /* this thread's share of the key space for write workloads */
+    uint64_t first = p->num * (uint64_t)a->index / (uint64_t)p->threads;
+    uint64_t share = p->num * (uint64_t)(a->index + 1) / (uint64_t)p->threads - first;
+
+    pthread_mutex_lock(&run->gate);
+    run->ready++;
+    pthread_cond_broadcast(&run->gate_cond);
+    while (!run->go) pthread_cond_wait(&run->gate_cond, &run->gate);
+    pthread_mutex_unlock(&run->gate);
+    c.last = c.res->t_start_ns = kv_now_ns();
+    if (!rc && !stopped(&c)) {
+        switch (writer ? -1 : p->workload) {
+        case -1: loop_writer(&c); break;
+        case KV_W_FILLSEQ: loop_write(&c, first, share, 1); break;
+        case KV_W_FILLRANDOM: case KV_W_OVERWRITE: loop_write(&c, first, share, 0); break;
+        case KV_W_DELETERANDOM: loop_delete(&c, share); break;
+        case KV_W_READRANDOM: case KV_W_READWHILEWRITING: loop_read(&c, p->reads, 0, p->num); break;
+        case KV_W_READMISSING: loop_read(&c, p->reads, p->num, p->num); break;
+        case KV_W_READHOT: loop_read(&c, p->reads, 0, p->num / 100 ? p->num / 100 : 1); break;
+        case KV_W_READSEQ: loop_readseq(&c, p->reads); break;
+        case KV_W_SEEKRANDOM: loop_seek(&c, p->reads); break;
+        case KV_W_COMPACT: if (a->index == 0) loop_compact(&c); break;
+        }
+    }
+    c.res->t_end_ns = kv_now_ns();
+    if (!writer) __atomic_sub_fetch(&run->workers_left, 1, __ATOMIC_RELEASE);
+    if (c.t) run->ops->thread_close(c.t);
+    return NULL;
+}
+
+int kv_run_execute(kv_run *run) {
+    const kv_run_params *p = &run->p;
+    int n = kv_run_thread_count(p);
+    run->nthreads = n;
+    run->workers_left = p->threads;
+    run->values_len = KV_VALUE_BUFFER > (size_t)p->value_size * 4 ? KV_VALUE_BUFFER : (size_t)p->value_size * 4;
+    run->values = malloc(run->values_len);
+    pthread_t *tids = calloc((size_t)n, sizeof *tids);
+    worker_arg *args = calloc((size_t)n, sizeof *args);
+    if (!run->values || !tids || !args) { free(run->values); free(tids); free(args); return KV_E_OTHER; }
+    kv_fill_values(run->values, run->values_len, p->compression_ratio, p->seed);
+    pthread_mutex_init(&run->gate, NULL);
+    pthread_cond_init(&run->gate_cond, NULL);
+    run->ready = run->go = 0;
+
+    int started = 0, rc = 0;
+    for (; started < n; started++) {
+        args[started].run = run;
+        args[started].index = started;
+        if (pthread_create(&tids[started], NULL, worker, &args[started])) {
+            rc = KV_E_OTHER;
+            kv_run_request_stop(run);  /* the threads already started exit at once */
+            break;
+        }
+    }
+    /* all threads open their engine contexts first, then start together */
+    pthread_mutex_lock(&run->gate);
+    while (run->ready < started) pthread_cond_wait(&run->gate_cond, &run->gate);
+    run->deadline_ns = p->duration_s > 0 ? kv_now_ns() + (int64_t)(p->duration_s * 1e9) : 0;
+    run->go = 1;
+    pthread_cond_broadcast(&run->gate_cond);
+    pthread_mutex_unlock(&run->gate);
+    for (int i = 0; i < started; i++) pthread_join(tids[i], NULL);
+    pthread_cond_destroy(&run->gate_cond);
+    pthread_mutex_destroy(&run->gate);
+    free(tids);
+    free(args);
+    free(run->values);
+    run->values = NULL;
+    return rc;
+}

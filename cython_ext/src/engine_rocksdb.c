@@ -1,0 +1,228 @@
+/* RocksDB adapter (rocksdb/c.h).
+ *
+ * The generic config (cache, compression, bloom, block size, memtable size) is
+ * applied first; then `options` is handed to RocksDB's own options-string parser
+ * (GetOptionsFromString), so anything RocksDB can express that way, including
+ * "block_based_table_factory={...}", overrides the generic fields.  Reads use
+ * rocksdb_get_pinned so a get costs no copy, as in db_bench.
+ */
+#include <rocksdb/c.h>
+
+#include "kv_util.h"
+
+#ifndef KV_ROCKSDB_VERSION
+#define KV_ROCKSDB_VERSION "unknown"
+#endif
+
+struct kv_db {
+    rocksdb_t *db;
+    rocksdb_options_t *opts;
+    rocksdb_block_based_table_options_t *table;
+    rocksdb_cache_t *cache;
+    rocksdb_writeoptions_t *wopts;
+};
+
+struct kv_thread {
+    kv_thread_common c;
+    kv_db *db;
+    rocksdb_readoptions_t *ropts;
+    rocksdb_writebatch_t *batch;
+    rocksdb_iterator_t *it;
+    rocksdb_pinnableslice_t *pinned;
+};
+
+static int status_code(const char *msg) {
+    if (!msg) return KV_OK;
+    if (strncmp(msg, "NotFound", 8) == 0) return KV_NOTFOUND;
+    if (strncmp(msg, "Corruption", 10) == 0) return KV_E_CORRUPT;
+    if (strncmp(msg, "IO error", 8) == 0) {
+        if (strstr(msg, "No space left")) return KV_E_FULL;
+        if (strstr(msg, "lock")) return KV_E_BUSY;
+        return KV_E_IO;
+    }
+    if (strncmp(msg, "Invalid argument", 16) == 0 || strncmp(msg, "Not implemented", 15) == 0)
+        return KV_E_CONFIG;
+    if (strncmp(msg, "Resource busy", 13) == 0 || strncmp(msg, "Operation aborted", 17) == 0)
+        return KV_E_CONFLICT;
+    return KV_E_OTHER;
+}
+
+static int take_error(char *buf, char *msg) {
+    int code = status_code(msg);
+    kv_seterr(buf, code, "RocksDB: %s", msg);
+    rocksdb_free(msg);
+    return code;
+}
+
+static void destroy(kv_db *d) {
+    if (d->db) rocksdb_close(d->db);
+    if (d->opts) rocksdb_options_destroy(d->opts);
+    if (d->table) rocksdb_block_based_options_destroy(d->table);
+    if (d->cache) rocksdb_cache_destroy(d->cache);
+    if (d->wopts) rocksdb_writeoptions_destroy(d->wopts);
+    free(d);
+}
+
+static int rdb_open(const char *path, const kv_config *cfg, kv_db **out, char *err) {
+    static const int comp[] = {
+        [KV_COMP_NONE] = rocksdb_no_compression, [KV_COMP_SNAPPY] = rocksdb_snappy_compression,
+        [KV_COMP_LZ4] = rocksdb_lz4_compression, [KV_COMP_ZSTD] = rocksdb_zstd_compression,
+    };
+    kv_db *d = calloc(1, sizeof *d);
+    if (!d) return kv_seterr(err, KV_E_OTHER, "RocksDB: out of memory");
+    rocksdb_options_t *base = rocksdb_options_create();
+    rocksdb_options_set_create_if_missing(base, cfg->create ? 1 : 0);
+    if (cfg->compression < 0 || cfg->compression > KV_COMP_ZSTD) {
+        rocksdb_options_destroy(base);
+        free(d);
+        return kv_seterr(err, KV_E_CONFIG, "RocksDB: unknown compression %d", cfg->compression);
+    }
+    rocksdb_options_set_compression(base, comp[cfg->compression]);
+    if (cfg->write_buffer_size) rocksdb_options_set_write_buffer_size(base, cfg->write_buffer_size);
+    if (cfg->max_open_files) rocksdb_options_set_max_open_files(base, cfg->max_open_files);
+    d->table = rocksdb_block_based_options_create();
+    if (cfg->cache_size) {
+        d->cache = rocksdb_cache_create_lru(cfg->cache_size);
+        rocksdb_block_based_options_set_block_cache(d->table, d->cache);
+    }
+    if (cfg->block_size) rocksdb_block_based_options_set_block_size(d->table, (size_t)cfg->block_size);
+    if (cfg->bloom_bits > 0)  /* the table options take ownership of the policy */
+        rocksdb_block_based_options_set_filter_policy(d->table, rocksdb_filterpolicy_create_bloom(cfg->bloom_bits));
+    rocksdb_options_set_block_based_table_factory(base, d->table);
+
+    char *msg = NULL;
+    if (cfg->options && *cfg->options) {
+        d->opts = rocksdb_options_create();
+        rocksdb_get_options_from_string(base, cfg->options, d->opts, &msg);
+        rocksdb_options_destroy(base);
+        if (msg) {
+            int code = status_code(msg) == KV_E_OTHER ? KV_E_CONFIG : status_code(msg);
+            kv_seterr(err, code, "RocksDB options string rejected by RocksDB's parser: %s", msg);
+            rocksdb_free(msg);
+            destroy(d);
+            return code;
+        }
+    } else {
+        d->opts = base;
+    }
+    d->wopts = rocksdb_writeoptions_create();
+    rocksdb_writeoptions_set_sync(d->wopts, cfg->sync ? 1 : 0);
+    rocksdb_writeoptions_disable_WAL(d->wopts, cfg->disable_wal ? 1 : 0);
+    d->db = rocksdb_open(d->opts, path, &msg);
+    if (msg) { int rc = take_error(err, msg); d->db = NULL; destroy(d); return rc; }
+    *out = d;
+    return KV_OK;
+}
+
+static int rdb_close(kv_db *d, char *err) { (void)err; destroy(d); return KV_OK; }
+
+static int rdb_thread_open(kv_db *d, kv_thread **out, char *err) {
+    kv_thread *t = calloc(1, sizeof *t);
+    if (!t) return kv_seterr(err, KV_E_OTHER, "RocksDB: out of memory");
+    t->db = d;
+    t->ropts = rocksdb_readoptions_create();
+    *out = t;
+    return KV_OK;
+}
+
+static void rdb_thread_close(kv_thread *t) {
+    if (t->it) rocksdb_iter_destroy(t->it);
+    if (t->batch) rocksdb_writebatch_destroy(t->batch);
+    if (t->pinned) rocksdb_pinnableslice_destroy(t->pinned);
+    rocksdb_readoptions_destroy(t->ropts);
+    free(t);
+}
+
+static int rdb_put(kv_thread *t, const char *k, size_t kl, const char *v, size_t vl) {
+    if (t->batch) { rocksdb_writebatch_put(t->batch, k, kl, v, vl); return KV_OK; }
+    char *msg = NULL;
+    rocksdb_put(t->db->db, t->db->wopts, k, kl, v, vl, &msg);
+    return msg ? take_error(t->c.errmsg, msg) : KV_OK;
+}
+
+static int rdb_del(kv_thread *t, const char *k, size_t kl) {
+    if (t->batch) { rocksdb_writebatch_delete(t->batch, k, kl); return KV_OK; }
+    char *msg = NULL;
+    rocksdb_delete(t->db->db, t->db->wopts, k, kl, &msg);
+    return msg ? take_error(t->c.errmsg, msg) : KV_OK;
+}
+
+static int rdb_get(kv_thread *t, const char *k, size_t kl, const char **v, size_t *vl) {
+    if (t->pinned) { rocksdb_pinnableslice_destroy(t->pinned); t->pinned = NULL; }
+    char *msg = NULL;
+    rocksdb_pinnableslice_t *p = rocksdb_get_pinned(t->db->db, t->ropts, k, kl, &msg);
+    if (msg) return take_error(t->c.errmsg, msg);
+    if (!p) return KV_NOTFOUND;
+    t->pinned = p;
+    *v = rocksdb_pinnableslice_value(p, vl);
+    return KV_OK;
+}
+
+static int rdb_batch_begin(kv_thread *t) {
+    if (t->batch) rocksdb_writebatch_clear(t->batch);
+    else t->batch = rocksdb_writebatch_create();
+    return KV_OK;
+}
+
+static int rdb_batch_commit(kv_thread *t) {
+    char *msg = NULL;
+    rocksdb_write(t->db->db, t->db->wopts, t->batch, &msg);
+    rocksdb_writebatch_destroy(t->batch);
+    t->batch = NULL;
+    return msg ? take_error(t->c.errmsg, msg) : KV_OK;
+}
+
+static int rdb_batch_abort(kv_thread *t) {
+    if (t->batch) rocksdb_writebatch_destroy(t->batch);
+    t->batch = NULL;
+    return KV_OK;
+}
+
+static int iter_out(kv_thread *t, const char **ko, size_t *klo, const char **vo, size_t *vlo) {
+    if (!rocksdb_iter_valid(t->it)) {
+        char *msg = NULL;
+        rocksdb_iter_get_error(t->it, &msg);
+        return msg ? take_error(t->c.errmsg, msg) : KV_NOTFOUND;
+    }
+    *ko = rocksdb_iter_key(t->it, klo);
+    *vo = rocksdb_iter_value(t->it, vlo);
+    return KV_OK;
+}
+
+static int rdb_iter_seek(kv_thread *t, const char *k, size_t kl,
+                         const char **ko, size_t *klo, const char **vo, size_t *vlo) {
+    if (t->it) rocksdb_iter_destroy(t->it);
+    t->it = rocksdb_create_iterator(t->db->db, t->ropts);
+    if (kl) rocksdb_iter_seek(t->it, k, kl);
+    else rocksdb_iter_seek_to_first(t->it);
+    return iter_out(t, ko, klo, vo, vlo);
+}
+
+static int rdb_iter_next(kv_thread *t, const char **ko, size_t *klo, const char **vo, size_t *vlo) {
+    rocksdb_iter_next(t->it);
+    return iter_out(t, ko, klo, vo, vlo);
+}
+
+static void rdb_iter_close(kv_thread *t) {
+    if (t->it) rocksdb_iter_destroy(t->it);
+    t->it = NULL;
+}
+
+static int rdb_compact(kv_db *d, char *err) {
+    (void)err;
+    rocksdb_compact_range(d->db, NULL, 0, NULL, 0);
+    return KV_OK;
+}
+
+/* The C API has no version call; the build records the header's version. */
+static const char *rdb_version(void) { return KV_ROCKSDB_VERSION; }
+
+const kv_engine_ops kv_engine_rocksdb = {
+    .name = "rocksdb",
+    .open = rdb_open, .close = rdb_close,
+    .thread_open = rdb_thread_open, .thread_close = rdb_thread_close,
+    .put = rdb_put, .get = rdb_get, .del = rdb_del,
+    .batch_begin = rdb_batch_begin, .batch_commit = rdb_batch_commit, .batch_abort = rdb_batch_abort,
+    .iter_seek = rdb_iter_seek, .iter_next = rdb_iter_next, .iter_close = rdb_iter_close,
+    .compact = rdb_compact, .version = rdb_version, .process_shutdown = NULL,
+};

@@ -1,0 +1,283 @@
+/* WiredTiger adapter (wiredtiger.h), variants "btree" (table: URI) and "lsm" (lsm: URI).
+ *
+ * One connection per run; each thread context is a session with one cursor on
+ * the table, raw byte keys and values (key_format=u,value_format=u).
+ * `options` is appended to the wiredtiger_open() config and `table_options` to
+ * the create() config, so either can override what the generic fields set.
+ * Logging is on only when sync is asked for (the log is what WiredTiger syncs);
+ * db_bench_wiredtiger also runs without a log by default.
+ * WT_ROLLBACK on an autocommit write is retried; a batch keeps a replay log and
+ * is re-run from the start on WT_ROLLBACK, up to KV_WT_RETRIES times.
+ */
+#include <errno.h>
+#include <wiredtiger.h>
+
+#include "kv_util.h"
+
+#ifndef KV_WT_EXTDIR
+#define KV_WT_EXTDIR "/usr/lib/x86_64-linux-gnu"
+#endif
+#define KV_WT_RETRIES 100
+
+struct kv_db {
+    WT_CONNECTION *conn;
+    char uri[32];
+};
+
+struct kv_thread {
+    kv_thread_common c;
+    kv_db *db;
+    WT_SESSION *s;
+    WT_CURSOR *cur;     /* point operations */
+    WT_CURSOR *scan;    /* iteration */
+    int positioned;     /* cur holds a value from the last get */
+    int in_batch;
+    int doomed;         /* the batch's transaction hit WT_ROLLBACK */
+    kv_oplog log;
+};
+
+static int wt_code(int rc) {
+    switch (rc) {
+    case 0: return KV_OK;
+    case WT_NOTFOUND: return KV_NOTFOUND;
+    case WT_ROLLBACK: return KV_E_CONFLICT;
+    case WT_CACHE_FULL: case ENOSPC: return KV_E_FULL;
+    case EIO: return KV_E_IO;
+    case EBUSY: return KV_E_BUSY;
+    case EINVAL: case ENOTSUP: return KV_E_CONFIG;
+    case WT_PANIC: return KV_E_CORRUPT;
+    default: return KV_E_OTHER;
+    }
+}
+
+static int fail(char *buf, int rc, const char *what) {
+    return kv_seterr(buf, wt_code(rc), "WiredTiger %s: %s", what, wiredtiger_strerror(rc));
+}
+
+static int wt_open(const char *path, const kv_config *cfg, kv_db **out, char *err) {
+    int lsm = cfg->variant && strcmp(cfg->variant, "lsm") == 0;
+    if (cfg->variant && !lsm && strcmp(cfg->variant, "btree") != 0)
+        return kv_seterr(err, KV_E_CONFIG, "WiredTiger variant '%s' is unknown; allowed: btree, lsm", cfg->variant);
+    if (cfg->compression != KV_COMP_NONE && cfg->compression != KV_COMP_SNAPPY)
+        return kv_seterr(err, KV_E_CONFIG, "WiredTiger here supports compression none or snappy");
+    kv_db *d = calloc(1, sizeof *d);
+    if (!d) return kv_seterr(err, KV_E_OTHER, "WiredTiger: out of memory");
+    snprintf(d->uri, sizeof d->uri, "%s:kvlab", lsm ? "lsm" : "table");
+
+    char conf[4096];
+    int n = snprintf(conf, sizeof conf, "%ssession_max=%d", cfg->create ? "create," : "",
+                     (cfg->max_threads > 0 ? cfg->max_threads : 1) + 20);
+    if (cfg->cache_size) n += snprintf(conf + n, sizeof conf - n, ",cache_size=%llu", (unsigned long long)cfg->cache_size);
+    if (cfg->sync && !cfg->disable_wal)
+        n += snprintf(conf + n, sizeof conf - n, ",log=(enabled=true),transaction_sync=(enabled=true,method=fsync)");
+    else
+        n += snprintf(conf + n, sizeof conf - n, ",log=(enabled=false)");
+    if (cfg->compression == KV_COMP_SNAPPY)
+        n += snprintf(conf + n, sizeof conf - n, ",extensions=[%s/libwiredtiger_snappy.so]", KV_WT_EXTDIR);
+    if (cfg->options && *cfg->options) n += snprintf(conf + n, sizeof conf - n, ",%s", cfg->options);
+    if ((size_t)n >= sizeof conf) { free(d); return kv_seterr(err, KV_E_CONFIG, "WiredTiger: connection config too long"); }
+
+    int rc = wiredtiger_open(path, NULL, conf, &d->conn);
+    if (rc) { fail(err, rc, "open"); free(d); return wt_code(rc); }
+
+    char tconf[4096];
+    n = snprintf(tconf, sizeof tconf, "key_format=u,value_format=u");
+    if (cfg->compression == KV_COMP_SNAPPY) n += snprintf(tconf + n, sizeof tconf - n, ",block_compressor=snappy");
+    if (cfg->block_size) n += snprintf(tconf + n, sizeof tconf - n, ",leaf_page_max=%d", cfg->block_size);
+    if (lsm && cfg->write_buffer_size)
+        n += snprintf(tconf + n, sizeof tconf - n, ",lsm=(chunk_size=%llu)", (unsigned long long)cfg->write_buffer_size);
+    if (lsm && cfg->bloom_bits > 0)
+        n += snprintf(tconf + n, sizeof tconf - n, ",lsm=(bloom_bit_count=%d)", cfg->bloom_bits);
+    if (cfg->table_options && *cfg->table_options) n += snprintf(tconf + n, sizeof tconf - n, ",%s", cfg->table_options);
+    if ((size_t)n >= sizeof tconf) { d->conn->close(d->conn, NULL); free(d); return kv_seterr(err, KV_E_CONFIG, "WiredTiger: table config too long"); }
+
+    WT_SESSION *s;
+    if ((rc = d->conn->open_session(d->conn, NULL, NULL, &s)) == 0) {
+        rc = s->create(s, d->uri, tconf);
+        s->close(s, NULL);
+    }
+    if (rc) { fail(err, rc, "create table"); d->conn->close(d->conn, NULL); free(d); return wt_code(rc); }
+    *out = d;
+    return KV_OK;
+}
+
+static int wt_close(kv_db *d, char *err) {
+    int rc = d->conn->close(d->conn, NULL);
+    free(d);
+    return rc ? fail(err, rc, "close") : KV_OK;
+}
+
+static int wt_thread_open(kv_db *d, kv_thread **out, char *err) {
+    kv_thread *t = calloc(1, sizeof *t);
+    if (!t) return kv_seterr(err, KV_E_OTHER, "WiredTiger: out of memory");
+    t->db = d;
+    int rc = d->conn->open_session(d->conn, NULL, NULL, &t->s);
+    if (rc) { free(t); return fail(err, rc, "open_session"); }
+    rc = t->s->open_cursor(t->s, d->uri, NULL, NULL, &t->cur);
+    if (rc) { t->s->close(t->s, NULL); free(t); return fail(err, rc, "open_cursor"); }
+    *out = t;
+    return KV_OK;
+}
+
+static void wt_thread_close(kv_thread *t) {
+    if (t->in_batch) t->s->rollback_transaction(t->s, NULL);
+    t->s->close(t->s, NULL);  /* closes its cursors */
+    kv_oplog_free(&t->log);
+    free(t);
+}
+
+static inline void unposition(kv_thread *t) {
+    if (t->positioned) { t->cur->reset(t->cur); t->positioned = 0; }
+}
+
+static int apply(kv_thread *t, const char *k, size_t kl, const char *v, size_t vl, int is_del) {
+    WT_CURSOR *c = t->cur;
+    WT_ITEM key = {.data = k, .size = kl}, val = {.data = v, .size = vl};
+    c->set_key(c, &key);
+    if (is_del) return c->remove(c);
+    c->set_value(c, &val);
+    return c->insert(c);
+}
+
+static int write_op(kv_thread *t, const char *k, size_t kl, const char *v, size_t vl, int is_del) {
+    unposition(t);
+    if (t->in_batch) {
+        if (kv_oplog_add(&t->log, k, kl, v, vl, is_del)) return kv_seterr(t->c.errmsg, KV_E_OTHER, "WiredTiger: out of memory");
+        if (t->doomed) return KV_OK;  /* batch_commit replays the whole log */
+        int rc = apply(t, k, kl, v, vl, is_del);
+        if (rc == WT_ROLLBACK) { t->doomed = 1; return KV_OK; }
+        if (rc == WT_NOTFOUND) return KV_NOTFOUND;
+        return rc ? fail(t->c.errmsg, rc, is_del ? "remove" : "insert") : KV_OK;
+    }
+    int rc;
+    for (int i = 0; (rc = apply(t, k, kl, v, vl, is_del)) == WT_ROLLBACK && i < KV_WT_RETRIES; i++)
+        ;
+    if (rc == WT_NOTFOUND) return KV_NOTFOUND;
+    return rc ? fail(t->c.errmsg, rc, is_del ? "remove" : "insert") : KV_OK;
+}
+
+static int wt_put(kv_thread *t, const char *k, size_t kl, const char *v, size_t vl) {
+    return write_op(t, k, kl, v, vl, 0);
+}
+
+static int wt_del(kv_thread *t, const char *k, size_t kl) { return write_op(t, k, kl, NULL, 0, 1); }
+
+static int wt_get(kv_thread *t, const char *k, size_t kl, const char **v, size_t *vl) {
+    unposition(t);
+    WT_CURSOR *c = t->cur;
+    WT_ITEM key = {.data = k, .size = kl}, val;
+    c->set_key(c, &key);
+    int rc = c->search(c);
+    if (rc == WT_NOTFOUND) return KV_NOTFOUND;
+    if (rc) return fail(t->c.errmsg, rc, "search");
+    if ((rc = c->get_value(c, &val))) return fail(t->c.errmsg, rc, "get_value");
+    t->positioned = 1;  /* the value lives in the cursor until reset */
+    *v = val.data;
+    *vl = val.size;
+    return KV_OK;
+}
+
+static int wt_batch_begin(kv_thread *t) {
+    unposition(t);
+    t->log.len = 0;
+    int rc = t->s->begin_transaction(t->s, NULL);
+    if (rc) return fail(t->c.errmsg, rc, "begin_transaction");
+    t->in_batch = 1;
+    return KV_OK;
+}
+
+/* Re-run the logged batch in a fresh transaction. */
+static int replay(kv_thread *t) {
+    t->s->rollback_transaction(t->s, NULL);
+    int rc = t->s->begin_transaction(t->s, NULL);
+    size_t pos = 0, kl, vl;
+    const char *k, *v;
+    int is_del;
+    while (!rc && kv_oplog_next(&t->log, &pos, &k, &kl, &v, &vl, &is_del))
+        if ((rc = apply(t, k, kl, v, vl, is_del)) == WT_NOTFOUND) rc = 0;
+    return rc;
+}
+
+static int wt_batch_commit(kv_thread *t) {
+    int rc = t->doomed ? WT_ROLLBACK : t->s->commit_transaction(t->s, NULL);
+    for (int attempt = 0; rc == WT_ROLLBACK && attempt < KV_WT_RETRIES; attempt++) {
+        rc = replay(t);
+        if (!rc) rc = t->s->commit_transaction(t->s, NULL);
+    }
+    if (rc) t->s->rollback_transaction(t->s, NULL);
+    t->in_batch = 0;
+    t->doomed = 0;
+    t->log.len = 0;
+    return rc ? fail(t->c.errmsg, rc, "commit_transaction") : KV_OK;
+}
+
+static int wt_batch_abort(kv_thread *t) {
+    if (t->in_batch) t->s->rollback_transaction(t->s, NULL);
+    t->in_batch = 0;
+    t->doomed = 0;
+    t->log.len = 0;
+    return KV_OK;
+}
+
+static int scan_out(kv_thread *t, int rc, const char **ko, size_t *klo, const char **vo, size_t *vlo) {
+    if (rc == WT_NOTFOUND) return KV_NOTFOUND;
+    if (rc) return fail(t->c.errmsg, rc, "cursor");
+    WT_ITEM key, val;
+    WT_CURSOR *c = t->scan;
+    if ((rc = c->get_key(c, &key)) || (rc = c->get_value(c, &val))) return fail(t->c.errmsg, rc, "cursor get");
+    *ko = key.data; *klo = key.size;
+    *vo = val.data; *vlo = val.size;
+    return KV_OK;
+}
+
+static int wt_iter_seek(kv_thread *t, const char *k, size_t kl,
+                        const char **ko, size_t *klo, const char **vo, size_t *vlo) {
+    unposition(t);
+    int rc;
+    if (!t->scan && (rc = t->s->open_cursor(t->s, t->db->uri, NULL, NULL, &t->scan)))
+        return fail(t->c.errmsg, rc, "open_cursor");
+    WT_CURSOR *c = t->scan;
+    c->reset(c);
+    if (!kl) return scan_out(t, c->next(c), ko, klo, vo, vlo);
+    WT_ITEM key = {.data = k, .size = kl};
+    c->set_key(c, &key);
+    int exact;
+    rc = c->search_near(c, &exact);
+    if (rc == 0 && exact < 0) rc = c->next(c);  /* landed before the key: step to the first >= */
+    return scan_out(t, rc, ko, klo, vo, vlo);
+}
+
+static int wt_iter_next(kv_thread *t, const char **ko, size_t *klo, const char **vo, size_t *vlo) {
+    return scan_out(t, t->scan->next(t->scan), ko, klo, vo, vlo);
+}
+
+static void wt_iter_close(kv_thread *t) {
+    if (t->scan) t->scan->reset(t->scan);
+}
+
+static int wt_compact(kv_db *d, char *err) {
+    WT_SESSION *s;
+    int rc = d->conn->open_session(d->conn, NULL, NULL, &s);
+    if (rc) return fail(err, rc, "open_session");
+    rc = s->compact(s, d->uri, NULL);
+    s->close(s, NULL);
+    return rc ? fail(err, rc, "compact") : KV_OK;
+}
+
+static const char *wt_version(void) {
+    static char buf[32];
+    int a, b, c;
+    wiredtiger_version(&a, &b, &c);
+    snprintf(buf, sizeof buf, "%d.%d.%d", a, b, c);
+    return buf;
+}
+
+const kv_engine_ops kv_engine_wiredtiger = {
+    .name = "wiredtiger",
+    .open = wt_open, .close = wt_close,
+    .thread_open = wt_thread_open, .thread_close = wt_thread_close,
+    .put = wt_put, .get = wt_get, .del = wt_del,
+    .batch_begin = wt_batch_begin, .batch_commit = wt_batch_commit, .batch_abort = wt_batch_abort,
+    .iter_seek = wt_iter_seek, .iter_next = wt_iter_next, .iter_close = wt_iter_close,
+    .compact = wt_compact, .version = wt_version, .process_shutdown = NULL,
+};

@@ -1,0 +1,94 @@
+"""Build kvlab's native extension against whichever engine libraries are present.
+
+Each engine's headers and library are looked up under a prefix, /usr by default,
+overridable per engine at build time:
+
+    KVLAB_LMDB_PREFIX, KVLAB_LEVELDB_PREFIX, KVLAB_ROCKSDB_PREFIX,
+    KVLAB_WIREDTIGER_PREFIX, KVLAB_BDB_PREFIX, KVLAB_FDB_PREFIX
+
+(a prefix holds include/ and lib/ or lib/x86_64-linux-gnu/).  KVLAB_ENGINES=lmdb,rocksdb
+limits the build to those engines.  An engine whose header or library is missing is
+left out; `kvlab engines` then names the Debian package that provides it.
+"""
+import json
+import os
+import re
+import sys
+from pathlib import Path
+
+from setuptools import Extension, setup
+
+ROOT = Path(__file__).resolve().parent
+
+# name -> (header, library, extra libraries, adapter source)
+ENGINES = {
+    "lmdb": ("lmdb.h", "lmdb", [], "engine_lmdb.c"),
+    "leveldb": ("leveldb/c.h", "leveldb", [], "engine_leveldb.c"),
+    "rocksdb": ("rocksdb/c.h", "rocksdb", [], "engine_rocksdb.c"),
+    "wiredtiger": ("wiredtiger.h", "wiredtiger", [], "engine_wiredtiger.c"),
+    "bdb": ("db.h", "db", [], "engine_bdb.c"),
+}
+LIB_SUBDIRS = ("lib/x86_64-linux-gnu", "lib64", "lib")
+
+
+def find_engine(name, header, lib):
+    prefix = Path(os.environ.get(f"KVLAB_{name.upper()}_PREFIX", "/usr"))
+    inc = prefix / "include"
+    if not (inc / header).exists():
+        return None
+    for sub in LIB_SUBDIRS:
+        libdir = prefix / sub
+        if any((libdir / f"lib{lib}{ext}").exists() for ext in (".so", ".a")):
+            return {"prefix": str(prefix), "include": str(inc), "libdir": str(libdir)}
+    return None
+
+
+def rocksdb_version(inc):
+    text = (Path(inc) / "rocksdb/version.h").read_text()
+    parts = [re.search(rf"#define ROCKSDB_{p} (\d+)", text).group(1) for p in ("MAJOR", "MINOR", "PATCH")]
+    return ".".join(parts)
+
+
+def configure():
+    wanted = os.environ.get("KVLAB_ENGINES")
+    wanted = set(wanted.split(",")) if wanted else None
+    sources = ["cython_ext/_native.pyx", "cython_ext/src/driver.c", "cython_ext/src/registry.c"]
+    include_dirs, library_dirs, runtime_dirs, libraries, macros = ["cython_ext/include"], [], [], ["pthread"], []
+    found = {}
+    for name, (header, lib, extra, src) in ENGINES.items():
+        if wanted is not None and name not in wanted:
+            continue
+        if not (ROOT / "cython_ext/src" / src).exists():
+            continue
+        where = find_engine(name, header, lib)
+        if where is None:
+            print(f"kvlab build: {name} not found ({header}, lib{lib}); leaving it out", file=sys.stderr)
+            continue
+        found[name] = where
+        macros.append((f"KV_HAVE_{name.upper()}", "1"))
+        sources.append(f"cython_ext/src/{src}")
+        if where["include"] != "/usr/include":
+            include_dirs.append(where["include"])
+        if where["prefix"] != "/usr":
+            library_dirs.append(where["libdir"])
+            runtime_dirs.append(where["libdir"])
+        libraries += [lib] + extra
+        if name == "rocksdb":
+            macros.append(("KV_ROCKSDB_VERSION", f'"{rocksdb_version(where["include"])}"'))
+        if name == "wiredtiger":
+            macros.append(("KV_WT_EXTDIR", f'"{where["libdir"]}"'))
+    # Build facts the package reports in `kvlab engines` and in every result.
+    (ROOT / "kvlab/_build_config.json").write_text(json.dumps({"engines": found}, indent=1) + "\n")
+    return Extension(
+        "kvlab._native", sources=sources, include_dirs=include_dirs, library_dirs=library_dirs,
+        runtime_library_dirs=runtime_dirs, libraries=libraries, define_macros=macros,
+        extra_compile_args=["-O2", "-Wno-unused-function"],
+    )
+
+
+def extensions():
+    from Cython.Build import cythonize
+    return cythonize([configure()], language_level=3, compiler_directives={"embedsignature": True})
+
+
+setup(ext_modules=extensions())
