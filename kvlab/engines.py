@@ -1,0 +1,183 @@
+"""The engine-configuration registry.
+
+An engine configuration is an adapter (one C file in cython_ext/src) plus a
+fixed variant and default settings: "rocksdb" and "rocksdb-tuned" share an
+adapter, as do "wiredtiger-btree" and "wiredtiger-lsm".  Nothing in kvlab
+branches on engine names; what differs between engines lives here as data.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping
+
+from . import errors
+
+# The generic settings an adapter may honour (kv_config in kv_engine.h).
+ENGINE_SETTINGS = ("cache_size", "sync", "disable_wal", "compression", "map_size", "block_size",
+                   "bloom_bits", "write_buffer_size", "max_open_files", "options", "table_options")
+
+# Seed 001 (Symas, 2014) ran RocksDB with this 40-flag "pfx" tuning; kvlab maps it onto
+# RocksDB 7.8's options through the same translation `kvlab dbbench` uses.
+ROCKSDB_PFX_FLAGS = (
+    "--num_levels=6 --key_size=16 --prefix_size=16 --keys_per_prefix=0 --block_size=4096 "
+    "--cache_numshardbits=6 --compression_type=none --compression_ratio=1 --min_level_to_compress=-1 "
+    "--disable_seek_compaction=1 --hard_rate_limit=2 --write_buffer_size=134217728 "
+    "--max_write_buffer_number=2 --level0_file_num_compaction_trigger=8 --target_file_size_base=134217728 "
+    "--max_bytes_for_level_base=1073741824 --sync=0 --disable_data_sync=1 --verify_checksum=1 "
+    "--delete_obsolete_files_period_micros=314572800 --max_grandparent_overlap_factor=10 "
+    "--max_background_compactions=4 --max_background_flushes=0 --level0_slowdown_writes_trigger=16 "
+    "--level0_stop_writes_trigger=24 --statistics=0 --stats_per_interval=0 --histogram=0 "
+    "--use_plain_table=1 --open_files=-1 --mmap_read=1 --mmap_write=0 --memtablerep=prefix_hash "
+    "--bloom_bits=10 --bloom_locality=1 --perf_level=0"
+)
+
+
+@dataclass(frozen=True)
+class EngineConfig:
+    name: str
+    adapter: str
+    description: str
+    debian_package: str
+    variant: str | None = None
+    defaults: Mapping[str, object] = field(default_factory=dict)
+    honours: frozenset = frozenset()          # which ENGINE_SETTINGS mean something here
+    compressions: tuple = ("none",)
+    ordered_scan: bool = True                 # full-range iteration in key order works
+    notes: str = ""
+
+    def config(self, settings: Mapping[str, object], max_threads: int) -> dict:
+        """The adapter config: defaults, then the caller's settings on top."""
+        cfg = dict(self.defaults)
+        for key, value in settings.items():
+            if value is None:
+                continue
+            if key in ("options", "table_options") and cfg.get(key) and value:
+                cfg[key] = f"{cfg[key]};{value}" if self.adapter == "rocksdb" else f"{cfg[key]},{value}"
+            else:
+                cfg[key] = value
+        cfg["variant"] = self.variant
+        cfg["max_threads"] = max_threads
+        return cfg
+
+    def ignored(self, settings: Mapping[str, object]) -> list[str]:
+        """Settings the caller gave that this engine cannot honour."""
+        return [k for k, v in settings.items() if v not in (None, "", 0, False) and k not in self.honours]
+
+
+_LSM = frozenset({"cache_size", "sync", "disable_wal", "compression", "block_size", "bloom_bits",
+                  "write_buffer_size", "max_open_files", "options"})
+
+
+def _rocksdb_tuned_options() -> str:
+    from .dbbench import translate_rocksdb_flags  # the one translation of db_bench flags
+    return translate_rocksdb_flags(ROCKSDB_PFX_FLAGS.split()).options
+
+
+REGISTRY: dict[str, EngineConfig] = {}
+
+
+def register(cfg: EngineConfig) -> EngineConfig:
+    REGISTRY[cfg.name] = cfg
+    return cfg
+
+
+register(EngineConfig(
+    "lmdb", "lmdb", "LMDB B+tree, memory-mapped, single writer", "liblmdb-dev",
+    honours=frozenset({"sync", "map_size", "options"}),
+    notes="options: comma list of nosync, nometasync, writemap, mapasync, nordahead, nomeminit; "
+          "reads renew a read txn per get; the OS page cache is the cache"))
+register(EngineConfig(
+    "leveldb", "leveldb", "LevelDB LSM tree", "libleveldb-dev", honours=_LSM - {"disable_wal"},
+    compressions=("none", "snappy"),
+    notes="options: key=value list of write_buffer_size, block_size, max_open_files, max_file_size, "
+          "paranoid_checks, block_restart_interval, bloom_bits"))
+register(EngineConfig(
+    "rocksdb", "rocksdb", "RocksDB LSM tree, default options", "librocksdb-dev", honours=_LSM,
+    compressions=("none", "snappy", "lz4", "zstd"),
+    notes="options: a RocksDB options string, parsed by RocksDB's GetOptionsFromString"))
+register(EngineConfig(
+    "rocksdb-tuned", "rocksdb",
+    "RocksDB with seed 001's 'pfx' tuning (plain table, prefix-hash memtable, mmap reads)",
+    "librocksdb-dev", honours=_LSM, compressions=("none", "snappy", "lz4", "zstd"),
+    defaults={"options": None}, ordered_scan=False,
+    notes="point lookups only: a plain table with a prefix-hash memtable has no total-order scan"))
+register(EngineConfig(
+    "wiredtiger-btree", "wiredtiger", "WiredTiger row-store B-tree (table:)", "libwiredtiger-dev",
+    variant="btree", honours=frozenset({"cache_size", "sync", "disable_wal", "compression", "block_size",
+                                        "options", "table_options"}),
+    compressions=("none", "snappy"),
+    notes="options: appended to wiredtiger_open config; table_options: appended to the table config"))
+register(EngineConfig(
+    "wiredtiger-lsm", "wiredtiger", "WiredTiger LSM tree (lsm:)", "libwiredtiger-dev", variant="lsm",
+    honours=frozenset({"cache_size", "sync", "disable_wal", "compression", "block_size", "bloom_bits",
+                       "write_buffer_size", "options", "table_options"}),
+    compressions=("none", "snappy"),
+    notes="write_buffer_size maps to lsm chunk_size, bloom_bits to lsm bloom_bit_count"))
+register(EngineConfig(
+    "bdb", "bdb", "Berkeley DB 5.3 B-tree, transactional", "libdb5.3-dev",
+    honours=frozenset({"cache_size", "sync", "options"}), notes="adapter not written yet"))
+register(EngineConfig(
+    "fdb", "fdb", "FoundationDB through libfdb_c (needs a running cluster)",
+    "libfdb_c (FoundationDB client; no reachable registry ships it)",
+    honours=frozenset({"options"}), notes="adapter not written yet; loads libfdb_c at run time"))
+
+
+def _native():
+    try:
+        from . import _native
+    except ImportError as exc:  # pure-Python use (plots, results) works without the build
+        raise errors.KvlabError(
+            f"kvlab's native extension is not built ({exc}); run `make setup` or "
+            "`pip install --no-build-isolation -e .` in the project root") from exc
+    return _native
+
+
+def built_adapters() -> dict[str, str]:
+    """{adapter: library version} compiled into this build; {} without the extension."""
+    try:
+        return _native().adapters()
+    except errors.KvlabError:
+        return {}
+
+
+def build_config() -> dict:
+    path = Path(__file__).with_name("_build_config.json")
+    return json.loads(path.read_text()) if path.exists() else {"engines": {}}
+
+
+def get(name: str) -> EngineConfig:
+    """The configuration called `name`, or a SpecError listing the known ones."""
+    try:
+        cfg = REGISTRY[name]
+    except KeyError:
+        raise errors.SpecError(f"engine {name!r} is unknown; allowed: {', '.join(REGISTRY)}") from None
+    if cfg.name == "rocksdb-tuned" and cfg.defaults.get("options") is None:
+        cfg = REGISTRY[name] = EngineConfig(**{**cfg.__dict__, "defaults": {
+            "options": _rocksdb_tuned_options(), "compression": "none"}})
+    return cfg
+
+
+def require_built(name: str) -> EngineConfig:
+    cfg = get(name)
+    if cfg.adapter not in built_adapters():
+        raise errors.EngineNotBuilt(
+            name, f"install {cfg.debian_package} (scripts/setup.sh does) and rebuild kvlab "
+                  f"(`pip install --no-build-isolation -e .`); {cfg.notes}".rstrip("; "))
+    return cfg
+
+
+def describe() -> list[dict]:
+    """Every configuration: built or not, library version, where the library came from."""
+    adapters = built_adapters()
+    where = build_config().get("engines", {})
+    rows = []
+    for name in REGISTRY:
+        cfg = get(name)
+        rows.append({
+            "engine": name, "adapter": cfg.adapter, "variant": cfg.variant, "built": cfg.adapter in adapters,
+            "version": adapters.get(cfg.adapter), "library_prefix": where.get(cfg.adapter, {}).get("prefix"),
+            "package": cfg.debian_package, "description": cfg.description,
+        })
+    return rows

@@ -1,0 +1,88 @@
+"""Latency histograms from the native driver: merge and read percentiles.
+
+Mirrors kv_hist.h: nanosecond values below 2**SUB_BITS are exact; above, each
+power of two is split into 2**SUB_BITS linear buckets.  A bucket reports its
+midpoint (clamped to the recorded min/max), within 0.4% of any value in it.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+SUB_BITS = 7
+SUB = 1 << SUB_BITS
+PERCENTILES = {"p50": 50.0, "p75": 75.0, "p99": 99.0, "p999": 99.9, "p9999": 99.99}
+
+
+def bucket_bounds(n_buckets: int):
+    """(low, high) arrays of each bucket's value range in ns, high exclusive."""
+    idx = np.arange(n_buckets, dtype=np.float64)
+    low = idx.copy()
+    high = idx + 1
+    big = idx >= SUB
+    shift = np.floor((idx[big] - SUB) / SUB)
+    sub = (idx[big] - SUB) - shift * SUB + SUB
+    low[big] = sub * 2.0 ** shift
+    high[big] = (sub + 1) * 2.0 ** shift
+    return low, high
+
+
+class Histogram:
+    """A merged latency histogram (ns)."""
+
+    def __init__(self, counts=None, count=0, vmin=0, vmax=0, total=0.0):
+        self.counts = counts
+        self.count = int(count)
+        self.min = int(vmin)
+        self.max = int(vmax)
+        self.sum = float(total)
+
+    @classmethod
+    def from_native(cls, h: dict) -> "Histogram":
+        return cls(h["counts"].astype(np.uint64), h["count"], h["min"], h["max"], h["sum"])
+
+    def merge(self, other: "Histogram") -> "Histogram":
+        if other is None or other.count == 0:
+            return self
+        if self.count == 0:
+            return Histogram(other.counts.copy(), other.count, other.min, other.max, other.sum)
+        return Histogram(self.counts + other.counts, self.count + other.count, min(self.min, other.min),
+                         max(self.max, other.max), self.sum + other.sum)
+
+    def percentile(self, q: float) -> float:
+        """Value in ns at percentile q (0-100), by the nearest-rank rule."""
+        if self.count == 0:
+            return float("nan")
+        rank = max(1, int(np.ceil(q / 100.0 * self.count)))
+        cum = np.cumsum(self.counts)
+        i = int(np.searchsorted(cum, rank))
+        low, high = bucket_bounds(len(self.counts))
+        mid = low[i] if i < SUB else (low[i] + high[i]) / 2.0
+        return float(min(max(mid, self.min), self.max))
+
+    def mean(self) -> float:
+        return self.sum / self.count if self.count else float("nan")
+
+    def stddev(self) -> float:
+        if not self.count:
+            return float("nan")
+        low, high = bucket_bounds(len(self.counts))
+        mids = np.where(np.arange(len(self.counts)) < SUB, low, (low + high) / 2)
+        c = self.counts.astype(np.float64)
+        m = (c * mids).sum() / self.count
+        return float(np.sqrt(max((c * (mids - m) ** 2).sum() / self.count, 0.0)))
+
+    def summary_us(self) -> dict:
+        """The percentiles every result carries, in microseconds."""
+        if self.count == 0:
+            return {k: None for k in (*PERCENTILES, "max", "min", "mean", "stddev", "count")}
+        out = {k: self.percentile(q) / 1000.0 for k, q in PERCENTILES.items()}
+        out.update(max=self.max / 1000.0, min=self.min / 1000.0, mean=self.mean() / 1000.0,
+                   stddev=self.stddev() / 1000.0, count=self.count)
+        return out
+
+
+def merge_all(hists) -> Histogram:
+    out = Histogram()
+    for h in hists:
+        out = out.merge(h)
+    return out

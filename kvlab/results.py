@@ -1,0 +1,175 @@
+"""Results: what one benchmark measured, as versioned data.
+
+A BenchmarkResult is one workload on one engine (db_bench's one output line);
+a RunResult is the list a run produced, in order.  `to_dict()` is the JSON
+schema documented in the README (SCHEMA names its version); `load_json()`
+refuses files it cannot read rather than skipping them.
+"""
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import errors
+
+SCHEMA = "kvlab.result/1"
+
+
+@dataclass
+class BenchmarkResult:
+    engine: str
+    workload: str
+    phase: str                  # "load" (kvlab filled a fresh db first) or "run"
+    threads: int
+    ops: int
+    seconds: float              # wall: first thread start to last thread end
+    thread_seconds: float       # summed per-thread time (db_bench's micros/op basis)
+    found: int | None
+    not_found: int | None
+    bytes: int
+    latency_us: dict
+    latency_by_op: dict
+    latency_unit: str           # "op", or "batch" when writes were batched
+    seed: int
+    params: dict
+    versions: dict
+    key_encoding: str
+    writer: dict | None = None  # readwhilewriting: the writer thread, apart from the readers
+    partial: bool = False       # stopped before its end (Ctrl-C / stop request)
+    warnings: list = field(default_factory=list)
+    started_at: str = ""
+    ended_at: str = ""
+    per_thread_ops: list = field(default_factory=list)
+
+    @property
+    def ops_per_sec(self) -> float:
+        return self.ops / self.seconds if self.seconds > 0 else 0.0
+
+    @property
+    def micros_per_op(self) -> float:
+        """db_bench's figure: summed thread time / ops (not wall / ops)."""
+        return self.thread_seconds * 1e6 / self.ops if self.ops else 0.0
+
+    @property
+    def mb_per_sec(self) -> float:
+        return self.bytes / 1048576.0 / self.seconds if self.seconds > 0 else 0.0
+
+    def to_dict(self) -> dict:
+        return {
+            "schema": SCHEMA, "engine": self.engine, "workload": self.workload, "phase": self.phase,
+            "threads": self.threads, "ops": self.ops, "seconds": self.seconds,
+            "thread_seconds": self.thread_seconds, "ops_per_sec": self.ops_per_sec,
+            "micros_per_op": self.micros_per_op, "mb_per_sec": self.mb_per_sec, "found": self.found,
+            "not_found": self.not_found, "bytes": self.bytes, "latency_us": self.latency_us,
+            "latency_by_op": self.latency_by_op, "latency_unit": self.latency_unit, "writer": self.writer,
+            "seed": self.seed, "key_encoding": self.key_encoding, "params": self.params,
+            "versions": self.versions, "partial": self.partial, "warnings": list(self.warnings),
+            "started_at": self.started_at, "ended_at": self.ended_at, "per_thread_ops": self.per_thread_ops,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "BenchmarkResult":
+        if d.get("schema") != SCHEMA:
+            raise errors.ResultsError(f"result schema {d.get('schema')!r} is not {SCHEMA!r}")
+        names = cls.__dataclass_fields__
+        try:
+            return cls(**{k: v for k, v in d.items() if k in names})
+        except TypeError as exc:
+            raise errors.ResultsError(f"result record is incomplete: {exc}") from None
+
+
+class RunResult:
+    """The benchmarks one run produced, in the order they ran."""
+
+    def __init__(self, benchmarks, spec=None):
+        self.benchmarks = list(benchmarks)
+        self.spec = spec
+
+    def __iter__(self):
+        return iter(self.benchmarks)
+
+    def __len__(self):
+        return len(self.benchmarks)
+
+    def __getitem__(self, i):
+        return self.benchmarks[i]
+
+    def __repr__(self):
+        rows = ", ".join(f"{b.workload}={b.ops_per_sec:,.0f} ops/s" for b in self.benchmarks)
+        return f"<RunResult {self.benchmarks[0].engine if self.benchmarks else ''}: {rows}>"
+
+    def by_workload(self, name, phase="run") -> BenchmarkResult:
+        for b in self.benchmarks:
+            if b.workload == name and b.phase == phase:
+                return b
+        raise KeyError(name)
+
+    def to_dict(self) -> dict:
+        return {"schema": SCHEMA, "benchmarks": [b.to_dict() for b in self.benchmarks]}
+
+    def to_list(self) -> list:
+        return [b.to_dict() for b in self.benchmarks]
+
+    def to_frame(self):
+        """One tidy row per benchmark: throughput, latency percentiles (us), counts."""
+        import pandas as pd
+        rows = []
+        for b in self.benchmarks:
+            row = {"engine": b.engine, "workload": b.workload, "phase": b.phase, "threads": b.threads,
+                   "ops": b.ops, "seconds": b.seconds, "ops_per_sec": b.ops_per_sec,
+                   "micros_per_op": b.micros_per_op, "mb_per_sec": b.mb_per_sec, "found": b.found,
+                   "seed": b.seed, "partial": b.partial}
+            for k, v in b.latency_us.items():
+                row[f"latency_us.{k}"] = v
+            if b.writer:
+                row["writer.ops_per_sec"] = b.writer.get("ops_per_sec")
+            rows.append(row)
+        return pd.DataFrame(rows)
+
+    def write_json(self, path):
+        write_json_atomic(path, self.to_list())
+
+
+def write_json_atomic(path, data):
+    """Write to a temp file in the same directory, fsync, rename: a reader sees
+    the old file or the new one, never half of one."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w") as f:
+            json.dump(data, f, indent=1, default=_jsonable)
+            f.write("\n")
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def _jsonable(o):
+    if hasattr(o, "item"):
+        return o.item()
+    if isinstance(o, (set, tuple)):
+        return list(o)
+    raise TypeError(f"not JSON serialisable: {type(o).__name__}")
+
+
+def load_json(path) -> RunResult:
+    """Read a --json file back; a broken or foreign file raises ResultsError."""
+    try:
+        data = json.loads(Path(path).read_text())
+    except (OSError, ValueError) as exc:
+        raise errors.ResultsError(f"{path}: cannot read results ({exc})") from None
+    if isinstance(data, dict) and "benchmarks" in data:
+        data = data["benchmarks"]
+    if not isinstance(data, list):
+        raise errors.ResultsError(f"{path}: expected a list of benchmark records")
+    return RunResult([BenchmarkResult.from_dict(d) for d in data])

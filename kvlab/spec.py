@@ -1,0 +1,128 @@
+"""RunSpec: a frozen, validated description of one benchmark run.
+
+Defaults follow db_bench (num 1,000,000; reads = num; 16-byte keys; 100-byte
+values; compression_ratio 0.5).  seed=None draws a seed from the clock; the seed
+used is recorded in every result, so any run can be repeated exactly.
+"""
+from __future__ import annotations
+
+import dataclasses
+import time
+from dataclasses import dataclass, field
+from typing import Mapping
+
+from . import engines, errors, workloads
+
+MAX_KEY_SIZE = 1024
+MAX_VALUE_SIZE = 64 << 20
+MAX_THREADS = 1024
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    engine: str = "lmdb"
+    workloads: tuple = ("fillseq", "readrandom")
+    num: int = 1_000_000
+    reads: int | None = None          # per thread; None = num
+    threads: int = 1
+    duration: float = 0.0             # seconds; > 0 runs by time, not count
+    value_size: int = 100
+    key_size: int = 16
+    batch: int = 1
+    seed: int | None = None
+    compression_ratio: float = 0.5
+    seek_nexts: int = 0
+    writes_per_second: float = 0.0
+    db: str | None = None             # None: a temporary directory kvlab creates and removes
+    use_existing_db: bool = False
+    keep_db: bool = False
+    engine_settings: Mapping[str, object] = field(default_factory=dict)
+
+    def __post_init__(self):
+        wl = self.workloads
+        if isinstance(wl, str):
+            wl = tuple(w.strip() for w in wl.split(",") if w.strip())
+        object.__setattr__(self, "workloads", tuple(wl))
+        if self.seed is None:
+            object.__setattr__(self, "seed", time.time_ns() & 0xFFFFFFFF)
+        object.__setattr__(self, "engine_settings", dict(self.engine_settings))
+        self.validate()
+
+    @property
+    def reads_per_thread(self) -> int:
+        return self.num if self.reads is None or self.reads < 0 else self.reads
+
+    def validate(self):
+        cfg = engines.get(self.engine)
+        if not self.workloads:
+            raise errors.SpecError(f"no workload given; allowed: {', '.join(workloads.REGISTRY)}")
+        for w in self.workloads:
+            workloads.get(w)
+        _int_range("num", self.num, 1, 10**15)
+        if self.reads is not None:
+            _int_range("reads", self.reads, -1, 10**15)
+        _int_range("threads", self.threads, 1, MAX_THREADS)
+        _int_range("key_size", self.key_size, 8, MAX_KEY_SIZE)
+        _int_range("value_size", self.value_size, 1, MAX_VALUE_SIZE)
+        _int_range("batch", self.batch, 1, 1_000_000)
+        _int_range("seek_nexts", self.seek_nexts, 0, 1_000_000)
+        _int_range("seed", self.seed, 0, 2**64 - 1)
+        _number_range("duration", self.duration, 0, 7 * 24 * 3600)
+        _number_range("compression_ratio", self.compression_ratio, 0.01, 1.0)
+        _number_range("writes_per_second", self.writes_per_second, 0, 1e12)
+        # readmissing draws keys from [num, 2 num); every index must fit the key's digits
+        if 2 * self.num > 10 ** self.key_size:
+            raise errors.SpecError(f"num={self.num} does not fit {self.key_size}-byte decimal keys; "
+                                   f"use key_size >= {len(str(2 * self.num))}")
+        unknown = set(self.engine_settings) - set(engines.ENGINE_SETTINGS)
+        if unknown:
+            raise errors.SpecError(f"engine setting(s) {', '.join(sorted(unknown))} unknown; "
+                                   f"allowed: {', '.join(engines.ENGINE_SETTINGS)}")
+        comp = self.engine_settings.get("compression")
+        if comp is not None and comp not in cfg.compressions:
+            raise errors.SpecError(f"compression {comp!r} is not available for {self.engine}; "
+                                   f"allowed: {', '.join(cfg.compressions)}")
+        for key in ("cache_size", "map_size", "write_buffer_size", "block_size", "bloom_bits"):
+            v = self.engine_settings.get(key)
+            if v is not None:
+                _int_range(key, v, 0, 2**62)
+
+    def replace(self, **changes) -> "RunSpec":
+        return dataclasses.replace(self, **changes)
+
+    def to_dict(self) -> dict:
+        d = dataclasses.asdict(self)
+        d["workloads"] = list(self.workloads)
+        d["engine_settings"] = dict(self.engine_settings)
+        return d
+
+
+def _int_range(name, value, lo, hi):
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise errors.SpecError(f"{name} must be an integer, got {value!r}")
+    if not lo <= value <= hi:
+        raise errors.SpecError(f"{name}={value} is out of range; allowed: {lo} to {hi}")
+
+
+def _number_range(name, value, lo, hi):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
+        raise errors.SpecError(f"{name} must be a number, got {value!r}")
+    if not lo <= value <= hi:
+        raise errors.SpecError(f"{name}={value} is out of range; allowed: {lo} to {hi}")
+
+
+def make_spec(engine: str = "lmdb", workload="fillseq,readrandom", **params) -> RunSpec:
+    """Build a RunSpec from keyword arguments: run fields plus engine settings
+    (cache_size, sync, compression, options, ...)."""
+    fields = {f.name for f in dataclasses.fields(RunSpec)}
+    run_args = {k: v for k, v in params.items() if k in fields}
+    settings = dict(run_args.pop("engine_settings", {}) or {})
+    for k, v in params.items():
+        if k in fields:
+            continue
+        if k in engines.ENGINE_SETTINGS:
+            settings[k] = v
+        else:
+            allowed = sorted((fields - {"engine", "workloads", "engine_settings"}) | set(engines.ENGINE_SETTINGS))
+            raise errors.SpecError(f"parameter {k!r} is unknown; allowed: {', '.join(allowed)}")
+    return RunSpec(engine=engine, workloads=workload, engine_settings=settings, **run_args)

@@ -1,0 +1,56 @@
+"""The workload registry: what each benchmark name means, as data.
+
+The loops themselves live in cython_ext/src/driver.c; this table says which
+native loop a name runs, whether it needs a loaded database, and the settings a
+db_bench alias implies (fillbatch = fillseq in batches of 1000, fillsync = fillrandom
+with sync on and num/1000 writes)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Mapping
+
+from . import errors
+
+
+@dataclass(frozen=True)
+class Workload:
+    name: str
+    native: str                 # the driver loop (WORKLOAD_CODES in _native.pyx)
+    description: str
+    needs_data: bool = False    # reads a loaded key space; a fresh db gets a fillseq load phase
+    writes: bool = False
+    implies: Mapping[str, object] = field(default_factory=dict)
+
+
+REGISTRY: dict[str, Workload] = {}
+
+
+def _add(*args, **kw):
+    w = Workload(*args, **kw)
+    REGISTRY[w.name] = w
+
+
+_add("fillseq", "fillseq", "write num keys in key order; threads split the key range", writes=True)
+_add("fillrandom", "fillrandom", "write num keys drawn uniformly with replacement", writes=True)
+_add("overwrite", "overwrite", "fillrandom over an existing key space", needs_data=True, writes=True)
+_add("fillbatch", "fillseq", "fillseq in batches of 1000 puts", writes=True, implies={"batch": 1000})
+_add("fillsync", "fillrandom", "fillrandom with sync on every write, num/1000 writes", writes=True,
+     implies={"sync": True, "num_divisor": 1000})
+_add("readrandom", "readrandom", "reads per thread, keys uniform over the key space", needs_data=True)
+_add("readmissing", "readmissing", "random reads of keys that are never present", needs_data=True)
+_add("readhot", "readhot", "random reads within the first 1% of the key space", needs_data=True)
+_add("readseq", "readseq", "iterate from the first key, reads entries per thread", needs_data=True)
+_add("seekrandom", "seekrandom", "seek to a random key, then read seek_nexts more", needs_data=True)
+_add("deleterandom", "deleterandom", "delete num random keys (split across threads)", needs_data=True,
+     writes=True)
+_add("readwhilewriting", "readwhilewriting",
+     "threads readers plus one writer overwriting random keys (rate writes_per_second); "
+     "the writer is reported apart", needs_data=True, writes=True)
+_add("compact", "compact", "compact the whole key range once", needs_data=False)
+
+
+def get(name: str) -> Workload:
+    try:
+        return REGISTRY[name]
+    except KeyError:
+        raise errors.SpecError(f"workload {name!r} is unknown; allowed: {', '.join(REGISTRY)}") from None
