@@ -10,7 +10,7 @@ from .errors import KvlabError, SpecError, EngineError, EngineNotBuilt, UnsafeDi
 from .spec import RunSpec, make_spec  # noqa: E402
 from .runner import run, run_spec  # noqa: E402
 from .results import BenchmarkResult, RunResult, load_json  # noqa: E402
-from .engines import describe as engines  # noqa: E402
+from .engines import describe as list_engines  # noqa: E402
 
 __all__ = ["run", "run_spec", "RunSpec", "make_spec", "RunResult", "BenchmarkResult", "load_json",
-           "engines", "KvlabError", "SpecError", "EngineError", "EngineNotBuilt", "UnsafeDirectory"]
+           "list_engines", "KvlabError", "SpecError", "EngineError", "EngineNotBuilt", "UnsafeDirectory"]

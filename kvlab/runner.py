@@ -40,7 +40,7 @@ def run_spec(spec: RunSpec, on_result: Callable[[BenchmarkResult], None] | None 
     try:
         for name in spec.workloads:
             wl = workloads.get(name)
-            if wl.needs_data and not session.loaded:
+            if wl.needs_data and not session.loaded and spec.auto_load:
                 session.add(session.run_one(workloads.get("fillseq"), phase="load"), on_result)
             session.add(session.run_one(wl, phase="run"), on_result)
             if session.results[-1].partial:

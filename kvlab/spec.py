@@ -36,6 +36,7 @@ class RunSpec:
     db: str | None = None             # None: a temporary directory kvlab creates and removes
     use_existing_db: bool = False
     keep_db: bool = False
+    auto_load: bool = True            # a read workload on a fresh db gets a fillseq load phase first
     engine_settings: Mapping[str, object] = field(default_factory=dict)
 
     def __post_init__(self):

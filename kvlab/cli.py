@@ -1,0 +1,187 @@
+"""The `kvlab` command line: engines, run, dbbench, compare."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from . import __version__, dbbench, engines, errors, workloads
+from .results import write_json_atomic
+from .runner import run_spec
+from .spec import RunSpec, make_spec
+
+
+def cmd_engines(args) -> int:
+    rows = engines.describe()
+    if args.json:
+        print(json.dumps(rows, indent=1))
+        return 0
+    print(f"{'engine':<18} {'built':<6} {'version':<9} {'library':<10} description")
+    for r in rows:
+        lib = r["library_prefix"] or ("-" if r["built"] else f"install {r['package']}")
+        print(f"{r['engine']:<18} {'yes' if r['built'] else 'no':<6} {r['version'] or '-':<9} {lib:<10} "
+              f"{r['description']}")
+    return 0
+
+
+def _print_result(b):
+    print(dbbench.format_line(b), flush=True)
+    if b.writer:
+        w = b.writer
+        print(f"{'  writer':<12} : {w['ops_per_sec']:.0f} writes/sec, {w['ops']} writes, "
+              f"p99 {w['latency_us']['p99'] or 0:.2f} us (not counted in the line above)", flush=True)
+
+
+def _engine_settings(args) -> dict:
+    keys = ("cache_size", "sync", "compression", "map_size", "options", "table_options")
+    return {k: getattr(args, k) for k in keys if getattr(args, k) not in (None, False)}
+
+
+def cmd_run(args) -> int:
+    spec = make_spec(
+        args.engine, args.workload, num=args.num, reads=args.reads, threads=args.threads,
+        duration=args.duration, value_size=args.value_size, key_size=args.key_size, batch=args.batch,
+        seed=args.seed, db=args.db, use_existing_db=args.use_existing_db, keep_db=args.db is not None,
+        writes_per_second=args.writes_per_second, seek_nexts=args.seek_nexts, **_engine_settings(args))
+    print(f"kvlab run: {spec.engine}, {','.join(spec.workloads)}, num={spec.num}, threads={spec.threads}, "
+          f"seed={spec.seed}", flush=True)
+    result = run_spec(spec, on_result=_print_result)
+    for w in sorted({w for b in result for w in b.warnings}):
+        print(f"warning: {w}", file=sys.stderr)
+    if args.json:
+        result.write_json(args.json)
+        print(f"results written to {args.json}")
+    return 130 if any(b.partial for b in result) else 0
+
+
+def cmd_dbbench(args, rest) -> int:
+    if args.help_flags:
+        print(dbbench.help_flags())
+        return 0
+    plan = dbbench.plan(args.engine, rest)
+    for w in plan.warnings:
+        print(w, file=sys.stderr, flush=True)
+    cfg = engines.require_built(plan.spec.engine)
+    from .engines import _native
+    native = _native()
+    print(dbbench.header(plan, native.adapters()[cfg.adapter], native.KEY_ENCODING), flush=True)
+
+    def show(b):
+        print(dbbench.format_line(b), flush=True)
+        if b.writer:
+            _print_result_writer(b)
+        if plan.histogram:
+            print(dbbench.format_histogram(b), flush=True)
+
+    result = run_spec(plan.spec, on_result=show)
+    if args.json:
+        for b in result:
+            b.params["command_line"] = dbbench.command_line(args.engine, rest)
+        result.write_json(args.json)
+    return 130 if any(b.partial for b in result) else 0
+
+
+def _print_result_writer(b):
+    w = b.writer
+    print(f"{'  writer':<12} : {w['ops_per_sec']:.0f} writes/sec, {w['ops']} writes", flush=True)
+
+
+def cmd_compare(args) -> int:
+    """The main job: every built engine on the same small fillseq + readrandom."""
+    built = [r["engine"] for r in engines.describe() if r["built"]]
+    names = args.engines.split(",") if args.engines else built
+    for n in names:
+        engines.require_built(n)
+    out = Path(args.out) / f"compare-{time.strftime('%Y%m%d-%H%M%S')}.json"
+    seed = args.seed if args.seed is not None else time.time_ns() & 0xFFFFFFFF
+    print(f"kvlab compare: {', '.join(names)}; num={args.num}, threads 1..{args.threads}, seed={seed}", flush=True)
+    rows, records = [], []
+    for name in names:
+        for threads in sorted({1, args.threads}):
+            spec = RunSpec(engine=name, workloads=("fillseq", "readrandom"), num=args.num, threads=threads,
+                           seed=seed)
+            result = run_spec(spec)
+            records += result.to_list()
+            for b in result:
+                rows.append((name, b.workload, threads, b.ops_per_sec, b.micros_per_op,
+                             b.latency_us["p50"], b.latency_us["p99"], b.latency_us["p999"],
+                             b.found if b.found is not None else ""))
+    print(f"\n{'engine':<18} {'workload':<11} {'thr':>3} {'ops/sec':>12} {'us/op':>8} {'p50 us':>8} "
+          f"{'p99 us':>8} {'p99.9 us':>9} {'found':>9}")
+    for r in rows:
+        print(f"{r[0]:<18} {r[1]:<11} {r[2]:>3} {r[3]:>12,.0f} {r[4]:>8.3f} {r[5]:>8.2f} {r[6]:>8.2f} "
+              f"{r[7]:>9.2f} {r[8]!s:>9}")
+    write_json_atomic(out, records)
+    print(f"\nresults written to {out}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="kvlab", description="Key-value engine benchmarks at native speed.")
+    p.add_argument("--version", action="version", version=f"kvlab {__version__}")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    e = sub.add_parser("engines", help="list engine configurations and whether they are built")
+    e.add_argument("--json", action="store_true")
+
+    r = sub.add_parser("run", help="run workloads on one engine")
+    r.add_argument("--engine", default="lmdb", help=f"one of: {', '.join(engines.REGISTRY)}")
+    r.add_argument("--workload", default="fillseq,readrandom",
+                   help=f"name or comma list, run in order: {', '.join(workloads.REGISTRY)}")
+    r.add_argument("--num", type=int, default=1_000_000)
+    r.add_argument("--reads", type=int, default=None, help="reads per thread (default: num)")
+    r.add_argument("--threads", type=int, default=1)
+    r.add_argument("--duration", type=float, default=0.0, help="seconds; > 0 runs by time")
+    r.add_argument("--value-size", type=int, default=100)
+    r.add_argument("--key-size", type=int, default=16)
+    r.add_argument("--batch", type=int, default=1, help="puts per batch/transaction")
+    r.add_argument("--seed", type=int, default=None)
+    r.add_argument("--seek-nexts", type=int, default=0)
+    r.add_argument("--writes-per-second", type=float, default=0.0)
+    r.add_argument("--db", default=None, help="database directory (kept); default: a temporary one")
+    r.add_argument("--use-existing-db", action="store_true")
+    r.add_argument("--cache-size", type=int, default=None)
+    r.add_argument("--sync", action="store_true")
+    r.add_argument("--compression", default=None, help="none, snappy, lz4, zstd (where the engine has it)")
+    r.add_argument("--map-size", type=int, default=None, help="LMDB map size in bytes")
+    r.add_argument("--options", default=None, help="engine-native option string")
+    r.add_argument("--table-options", default=None, help="WiredTiger table config")
+    r.add_argument("--json", default=None, metavar="FILE")
+
+    d = sub.add_parser("dbbench", help="run a db_bench command line (binary replaced by kvlab)",
+                       description="Accepts db_bench's flags with db_bench's meanings; "
+                                   "--help-flags lists them.", allow_abbrev=False)
+    d.add_argument("--engine", default="lmdb")
+    d.add_argument("--json", default=None, metavar="FILE")
+    d.add_argument("--help-flags", action="store_true")
+
+    c = sub.add_parser("compare", help="the main job: every built engine, small fillseq + readrandom")
+    c.add_argument("--num", type=int, default=200_000)
+    c.add_argument("--threads", type=int, default=2)
+    c.add_argument("--engines", default=None, help="comma list (default: every built engine)")
+    c.add_argument("--seed", type=int, default=None)
+    c.add_argument("--out", default="results")
+    return p
+
+
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser()
+    try:
+        if argv[:1] == ["dbbench"]:
+            args, rest = parser.parse_known_args(argv)
+            return cmd_dbbench(args, rest)
+        args = parser.parse_args(argv)
+        return {"engines": cmd_engines, "run": cmd_run, "compare": cmd_compare}[args.command](args)
+    except errors.KvlabError as exc:
+        print(f"kvlab: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("kvlab: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

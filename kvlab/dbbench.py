@@ -1,0 +1,330 @@
+"""`kvlab dbbench`: db_bench's command line, db_bench's meanings, kvlab's engines.
+
+A seed's db_bench line runs with only the binary replaced by
+`kvlab dbbench --engine E`.  Every flag is in one table below, with what kvlab
+does with it:
+
+  spec      sets a RunSpec field (num, reads, threads, ...)
+  setting   sets a generic engine setting (cache_size, sync, compression, ...)
+  rocksdb   becomes part of a RocksDB options string (RocksDB engines only)
+  special   handled here (benchmarks, histogram, use_lsm, ...)
+  gone      accepted, but RocksDB 7.8 no longer has it: named in the warning line
+  ignored   accepted, not honoured by kvlab (yet): named in the warning line
+
+A flag in no db_bench is an error.  Flags that cannot be honoured for the chosen
+engine are named in one warning line, never dropped silently.
+"""
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass, field
+
+from . import engines, errors, workloads
+from .spec import RunSpec
+
+
+def _bool(v):
+    s = str(v).strip().lower()
+    if s in ("1", "true", "yes", "t", "y"):
+        return True
+    if s in ("0", "false", "no", "f", "n"):
+        return False
+    raise ValueError(f"expected 0/1/true/false, got {v!r}")
+
+
+def _int(v):
+    return int(float(v)) if "e" in str(v).lower() else int(v)
+
+
+_COMPRESSION = {"none": "none", "snappy": "snappy", "lz4": "lz4", "zstd": "zstd"}
+
+
+def _compression(v):
+    if v not in _COMPRESSION:
+        raise ValueError(f"allowed: {', '.join(_COMPRESSION)}")
+    return _COMPRESSION[v]
+
+
+@dataclass(frozen=True)
+class Flag:
+    kind: str             # spec | setting | rocksdb | special | gone | ignored
+    parse: object = str
+    target: str = ""      # spec field / setting name / RocksDB option name
+    note: str = ""
+
+
+FLAGS: dict[str, Flag] = {
+    # the common ones
+    "benchmarks": Flag("special", str),
+    "num": Flag("spec", _int, "num"),
+    "reads": Flag("spec", _int, "reads"),
+    "threads": Flag("spec", _int, "threads"),
+    "duration": Flag("spec", float, "duration"),
+    "value_size": Flag("spec", _int, "value_size"),
+    "key_size": Flag("spec", _int, "key_size"),
+    "compression_ratio": Flag("spec", float, "compression_ratio"),
+    "seed": Flag("special", _int),
+    "db": Flag("spec", str, "db"),
+    "use_existing_db": Flag("spec", _bool, "use_existing_db"),
+    "writes_per_second": Flag("spec", float, "writes_per_second"),
+    "seek_nexts": Flag("spec", _int, "seek_nexts"),
+    "entries_per_batch": Flag("spec", _int, "batch"),
+    "cache_size": Flag("setting", _int, "cache_size"),
+    "sync": Flag("setting", _bool, "sync"),
+    "disable_wal": Flag("setting", _bool, "disable_wal"),
+    "compression_type": Flag("setting", _compression, "compression"),
+    "block_size": Flag("setting", _int, "block_size"),
+    "bloom_bits": Flag("setting", _int, "bloom_bits"),
+    "write_buffer_size": Flag("setting", _int, "write_buffer_size"),
+    "open_files": Flag("setting", _int, "max_open_files"),
+    "histogram": Flag("special", _bool),
+    "use_lsm": Flag("special", _bool, note="WiredTiger only: 1 = lsm:, 0 = table: (btree)"),
+    "benchmark_write_rate_limit": Flag("special", _int, note="bytes/s, converted to writes/s"),
+    "stats_interval": Flag("ignored", _int, note="per-interval reporting arrives with the measurement work"),
+    "report_interval_seconds": Flag("ignored", float, note="per-interval reporting arrives with the measurement work"),
+    "statistics": Flag("ignored", _bool, note="engine statistics arrive with the measurement work"),
+    "stats_per_interval": Flag("ignored", _int),
+    "perf_level": Flag("ignored", _int),
+    "verify_checksum": Flag("special", _bool, note="kvlab always reads with checksums verified"),
+    "keys_per_prefix": Flag("ignored", _int, note="kvlab uses one key encoding for every engine"),
+    "use_existing_keys": Flag("ignored", _bool),
+    "max_num_range_tombstones": Flag("ignored", _int),
+    "readwritepercent": Flag("ignored", _int),
+    "deletepercent": Flag("ignored", _int),
+    "use_direct_reads": Flag("ignored", _bool),
+    "use_direct_io_for_flush_and_compaction": Flag("ignored", _bool),
+    # RocksDB tuning, mapped onto RocksDB 7.8's options
+    "num_levels": Flag("rocksdb", _int, "num_levels"),
+    "max_write_buffer_number": Flag("rocksdb", _int, "max_write_buffer_number"),
+    "min_write_buffer_number_to_merge": Flag("rocksdb", _int, "min_write_buffer_number_to_merge"),
+    "level0_file_num_compaction_trigger": Flag("rocksdb", _int, "level0_file_num_compaction_trigger"),
+    "level0_slowdown_writes_trigger": Flag("rocksdb", _int, "level0_slowdown_writes_trigger"),
+    "level0_stop_writes_trigger": Flag("rocksdb", _int, "level0_stop_writes_trigger"),
+    "target_file_size_base": Flag("rocksdb", _int, "target_file_size_base"),
+    "target_file_size_multiplier": Flag("rocksdb", _int, "target_file_size_multiplier"),
+    "max_bytes_for_level_base": Flag("rocksdb", _int, "max_bytes_for_level_base"),
+    "max_bytes_for_level_multiplier": Flag("rocksdb", float, "max_bytes_for_level_multiplier"),
+    "max_background_compactions": Flag("rocksdb", _int, "max_background_compactions"),
+    "max_background_flushes": Flag("rocksdb", _int, "max_background_flushes"),
+    "max_background_jobs": Flag("rocksdb", _int, "max_background_jobs"),
+    "delete_obsolete_files_period_micros": Flag("rocksdb", _int, "delete_obsolete_files_period_micros"),
+    "disable_auto_compactions": Flag("rocksdb", _bool, "disable_auto_compactions"),
+    "mmap_read": Flag("rocksdb", _bool, "allow_mmap_reads"),
+    "mmap_write": Flag("rocksdb", _bool, "allow_mmap_writes"),
+    "bloom_locality": Flag("rocksdb", _int, "bloom_locality"),
+    "prefix_size": Flag("rocksdb", _int, "prefix_extractor"),
+    "memtablerep": Flag("rocksdb", str, "memtable"),
+    "use_plain_table": Flag("rocksdb", _bool, "table_factory"),
+    "cache_numshardbits": Flag("rocksdb", _int, "block_cache"),
+    "min_level_to_compress": Flag("rocksdb", _int, "compression_per_level"),
+    "max_grandparent_overlap_factor": Flag("gone", _int, note="removed in RocksDB 5"),
+    "hard_rate_limit": Flag("gone", float, note="removed in RocksDB 5"),
+    "soft_rate_limit": Flag("gone", float, note="removed in RocksDB 5"),
+    "disable_seek_compaction": Flag("gone", _bool, note="removed in RocksDB 3"),
+    "disable_data_sync": Flag("gone", _bool, note="removed in RocksDB 5"),
+    "source_compaction_factor": Flag("gone", _int, note="removed in RocksDB 5"),
+}
+
+@dataclass
+class RocksTranslation:
+    options: str
+    warnings: list = field(default_factory=list)
+
+
+def parse_argv(argv) -> dict:
+    """{flag: parsed value} from db_bench-style arguments; unknown flags raise."""
+    out = {}
+    i = 0
+    argv = list(argv)
+    while i < len(argv):
+        tok = argv[i]
+        if not tok.startswith("--"):
+            raise errors.SpecError(f"unexpected argument {tok!r}; db_bench flags look like --name=value")
+        name, eq, value = tok[2:].partition("=")
+        if not eq:
+            if i + 1 < len(argv) and not argv[i + 1].startswith("--"):
+                value = argv[i + 1]
+                i += 1
+            elif name.startswith("no") and name[2:] in FLAGS:
+                name, value = name[2:], "0"
+            else:
+                value = "1"
+        if name not in FLAGS:
+            raise errors.SpecError(
+                f"--{name} is not a db_bench flag kvlab knows; see `kvlab dbbench --help-flags` for the "
+                "accepted ones")
+        try:
+            out[name] = FLAGS[name].parse(value)
+        except (ValueError, TypeError) as exc:
+            raise errors.SpecError(f"--{name}={value}: {exc}") from None
+        i += 1
+    return out
+
+
+def translate_rocksdb_flags(argv) -> RocksTranslation:
+    """The RocksDB options string for db_bench flags (the tuning flags plus the
+    table-level cache/block/bloom settings), used by dbbench and by rocksdb-tuned."""
+    return _rocksdb_options(parse_argv(argv) if not isinstance(argv, dict) else argv)
+
+
+def _rocksdb_options(flags: dict) -> RocksTranslation:
+    parts, warnings = [], []
+    key_size = flags.get("key_size", 16)
+    bloom = flags.get("bloom_bits", -1)
+    for name, value in flags.items():
+        f = FLAGS[name]
+        if f.kind != "rocksdb":
+            continue
+        if name == "prefix_size":
+            if value > 0:
+                parts.append(f"prefix_extractor=rocksdb.FixedPrefix.{value}")
+        elif name == "memtablerep":
+            reps = {"skip_list": "skip_list", "vector": "vector", "prefix_hash": "prefix_hash:1000000",
+                    "hash_linkedlist": "hash_linkedlist:1000000"}
+            if value not in reps:
+                raise errors.SpecError(f"--memtablerep={value}; allowed: {', '.join(reps)}")
+            parts.append(f"memtable={reps[value]}")
+            if value != "skip_list":
+                parts.append("allow_concurrent_memtable_write=false")
+        elif name == "use_plain_table":
+            if value:
+                parts.append("table_factory=PlainTable")
+                bits = bloom if bloom >= 0 else 10
+                parts.append(f"plain_table_factory={{user_key_len={key_size};bloom_bits_per_key={bits};"
+                             "hash_table_ratio=0.75}")
+        elif name == "cache_numshardbits":
+            continue  # folded into the block cache below
+        elif name == "min_level_to_compress":
+            if value >= 0:
+                comp = {"none": "kNoCompression", "snappy": "kSnappyCompression", "lz4": "kLZ4Compression",
+                        "zstd": "kZSTD"}[flags.get("compression_type", "snappy")]
+                levels = flags.get("num_levels", 7)
+                per = ["kNoCompression" if i < value else comp for i in range(levels)]
+                parts.append("compression_per_level=" + ":".join(per))
+        elif isinstance(value, bool):
+            parts.append(f"{f.target}={'true' if value else 'false'}")
+        else:
+            parts.append(f"{f.target}={value}")
+    if not flags.get("use_plain_table"):
+        table = []
+        if flags.get("block_size"):
+            table.append(f"block_size={flags['block_size']}")
+        if flags.get("cache_size") or "cache_numshardbits" in flags:
+            cache = [f"capacity={flags.get('cache_size', 8 << 20)}"]
+            if "cache_numshardbits" in flags:
+                cache.append(f"num_shard_bits={flags['cache_numshardbits']}")
+            table.append("block_cache={" + ";".join(cache) + "}")
+        if bloom > 0:
+            table.append(f"filter_policy=bloomfilter:{bloom}:false")
+        if table:
+            parts.append("block_based_table_factory={" + ";".join(table) + "}")
+    return RocksTranslation(";".join(parts), warnings)
+
+
+@dataclass
+class DbBenchPlan:
+    spec: RunSpec
+    histogram: bool
+    warnings: list
+    seed_was_time: bool
+
+
+def plan(engine: str, argv) -> DbBenchPlan:
+    flags = parse_argv(argv)
+    if engine == "wiredtiger" or (engine.startswith("wiredtiger") and "use_lsm" in flags):
+        # db_bench_wiredtiger's default is use_lsm=1
+        engine = "wiredtiger-lsm" if flags.get("use_lsm", True) else "wiredtiger-btree"
+    cfg = engines.get(engine)
+    is_rocks = cfg.adapter == "rocksdb"
+    run_args, settings, not_honoured = {}, {}, []
+    for name, value in flags.items():
+        f = FLAGS[name]
+        if f.kind == "spec":
+            run_args[f.target] = value
+        elif f.kind == "setting":
+            if is_rocks and f.target in ("cache_size", "block_size", "bloom_bits"):
+                continue  # in the RocksDB options string, with the table factory
+            settings[f.target] = value
+        elif f.kind == "rocksdb" and not is_rocks:
+            not_honoured.append(f"--{name} (RocksDB only)")
+        elif f.kind == "gone":
+            not_honoured.append(f"--{name} ({f.note})" if is_rocks else f"--{name} (RocksDB only; {f.note})")
+        elif f.kind == "ignored":
+            not_honoured.append(f"--{name}" + (f" ({f.note})" if f.note else ""))
+        elif name == "use_lsm" and cfg.adapter != "wiredtiger":
+            not_honoured.append("--use_lsm (WiredTiger only)")
+        elif name == "verify_checksum" and not value:
+            not_honoured.append("--verify_checksum=0 (kvlab always verifies)")
+    if is_rocks:
+        extra = _rocksdb_options(flags).options
+        if extra:
+            settings["options"] = extra
+        if "compression_type" not in flags:
+            settings["compression"] = "snappy"   # db_bench's default compression_type
+    elif "compression_type" not in flags and "snappy" in cfg.compressions:
+        settings["compression"] = "snappy"
+    for k in cfg.ignored(settings):
+        flag = next((n for n, f in FLAGS.items() if f.target == k and f.kind == "setting"), k)
+        not_honoured.append(f"--{flag} (no such setting in {engine})")
+    if "benchmark_write_rate_limit" in flags and flags["benchmark_write_rate_limit"] > 0:
+        per_write = run_args.get("key_size", 16) + run_args.get("value_size", 100)
+        run_args["writes_per_second"] = flags["benchmark_write_rate_limit"] / per_write
+    benchmarks = flags.get("benchmarks", "fillseq,fillsync,fillrandom,overwrite,readrandom,readrandom,readseq")
+    names = [b.strip() for b in benchmarks.split(",") if b.strip()]
+    for b in names:
+        workloads.get(b)
+    seed = flags.get("seed", 0)
+    spec = RunSpec(engine=engine, workloads=tuple(names), seed=seed or None, auto_load=False,
+                   keep_db=bool(run_args.get("db")), engine_settings=settings, **run_args)
+    warnings = []
+    if not_honoured:
+        warnings.append(f"warning: accepted but not honoured for {engine}: " + ", ".join(not_honoured))
+    return DbBenchPlan(spec, flags.get("histogram", False), warnings, seed_was_time=not seed)
+
+
+def format_line(b) -> str:
+    """db_bench's result line: `name : X micros/op Y ops/sec; Z MB/s (F of N found)`."""
+    line = (f"{b.workload:<12} : {b.micros_per_op:11.3f} micros/op {b.ops_per_sec:.0f} ops/sec;"
+            f" {b.mb_per_sec:6.1f} MB/s")
+    if b.found is not None and b.workload != "deleterandom":
+        line += f" ({b.found} of {b.ops} found)"
+    if b.phase == "load":
+        line += " [load phase]"
+    if b.partial:
+        line += " [stopped early: partial]"
+    return line
+
+
+def format_histogram(b) -> str:
+    lat = b.latency_us
+    unit = "batch" if b.latency_unit == "batch" else "op"
+    return (f"Microseconds per {unit}:\n"
+            f"Count: {lat['count']} Average: {lat['mean']:.4f}  StdDev: {lat['stddev']:.2f}\n"
+            f"Min: {lat['min']:.4f}  Median: {lat['p50']:.4f}  Max: {lat['max']:.4f}\n"
+            f"Percentiles: P50: {lat['p50']:.2f} P75: {lat['p75']:.2f} P99: {lat['p99']:.2f} "
+            f"P99.9: {lat['p999']:.2f} P99.99: {lat['p9999']:.2f}\n")
+
+
+def header(p: DbBenchPlan, version: str, key_encoding: str) -> str:
+    s = p.spec
+    comp = s.engine_settings.get("compression", "none")
+    after = int(s.value_size * s.compression_ratio + 0.5)
+    lines = [
+        f"kvlab dbbench: {s.engine} (library {version}), key encoding {key_encoding}",
+        f"Keys:       {s.key_size} bytes each",
+        f"Values:     {s.value_size} bytes each ({after} bytes after compression)",
+        f"Entries:    {s.num}",
+        f"Compression: {comp}",
+        f"Seed:       {s.seed}" + (" (from the clock; pass --seed to repeat)" if p.seed_was_time else ""),
+        "------------------------------------------------",
+    ]
+    return "\n".join(lines)
+
+
+def help_flags() -> str:
+    rows = [f"--{n:<40} {f.kind:<8} {f.note}" for n, f in sorted(FLAGS.items())]
+    return "\n".join(rows)
+
+
+def command_line(engine: str, argv) -> str:
+    return "kvlab dbbench --engine " + shlex.quote(engine) + " " + " ".join(shlex.quote(a) for a in argv)
