@@ -70,6 +70,7 @@ cdef extern from "kv_hist.h":
         uint64_t count, min, max
         double sum
         uint64_t buckets[1]
+    void kv_hist_record(kv_hist *h, uint64_t v) nogil
 
 cdef extern from "kv_driver.h":
     int KV_NOPTYPES
@@ -306,6 +307,27 @@ def make_key(uint64_t index, int key_size=16):
     cdef char buf[1024]
     kv_make_key(buf, key_size, index)
     return buf[:key_size]
+
+
+def histogram_of(values):
+    """Record `values` (ns, non-negative integers) in the driver's histogram; for tests
+    and for checking the histogram against exact percentiles."""
+    cdef uint64_t[::1] vals = np.ascontiguousarray(values, dtype=np.uint64)
+    cdef kv_hist *h = <kv_hist *> calloc(1, sizeof(kv_hist))
+    if h == NULL:
+        raise MemoryError()
+    cdef Py_ssize_t i
+    cdef uint64_t[::1] view
+    try:
+        with nogil:
+            for i in range(vals.shape[0]):
+                kv_hist_record(h, vals[i])
+        counts = np.empty(KV_HIST_BUCKETS, dtype=np.uint64)
+        view = counts
+        memcpy(&view[0], h.buckets, KV_HIST_BUCKETS * 8)
+        return {"counts": counts, "count": h.count, "min": h.min, "max": h.max, "sum": h.sum}
+    finally:
+        free(h)
 
 
 cdef class Run:

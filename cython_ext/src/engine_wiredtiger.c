@@ -50,8 +50,23 @@ static int wt_code(int rc) {
     }
 }
 
+/* WiredTiger reports details through its event handler; keep the last one per
+   OS thread and append it to the error, instead of letting it print to stderr. */
+static __thread char wt_lastmsg[KV_ERRMSG_MAX];
+
+static int on_error(WT_EVENT_HANDLER *h, WT_SESSION *s, int error, const char *message) {
+    (void)h; (void)s; (void)error;
+    snprintf(wt_lastmsg, sizeof wt_lastmsg, "%s", message);
+    return 0;
+}
+
+static WT_EVENT_HANDLER event_handler = {.handle_error = on_error};
+
 static int fail(char *buf, int rc, const char *what) {
-    return kv_seterr(buf, wt_code(rc), "WiredTiger %s: %s", what, wiredtiger_strerror(rc));
+    int code = kv_seterr(buf, wt_code(rc), "WiredTiger %s: %s%s%s", what, wiredtiger_strerror(rc),
+                         wt_lastmsg[0] ? " | " : "", wt_lastmsg);
+    wt_lastmsg[0] = '\0';
+    return code;
 }
 
 static int wt_open(const char *path, const kv_config *cfg, kv_db **out, char *err) {
@@ -77,7 +92,8 @@ static int wt_open(const char *path, const kv_config *cfg, kv_db **out, char *er
     if (cfg->options && *cfg->options) n += snprintf(conf + n, sizeof conf - n, ",%s", cfg->options);
     if ((size_t)n >= sizeof conf) { free(d); return kv_seterr(err, KV_E_CONFIG, "WiredTiger: connection config too long"); }
 
-    int rc = wiredtiger_open(path, NULL, conf, &d->conn);
+    wt_lastmsg[0] = '\0';
+    int rc = wiredtiger_open(path, &event_handler, conf, &d->conn);
     if (rc) { fail(err, rc, "open"); free(d); return wt_code(rc); }
 
     char tconf[4096];

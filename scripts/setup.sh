@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Everything kvlab needs on Debian 12, from nothing: the engines' Debian packages,
+# a virtual environment in .venv, and the native build.  Safe to re-run: it skips
+# what is already there.  Run as root or with sudo available.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PKGS=(build-essential pkg-config python3-dev python3-venv
+      liblmdb-dev libleveldb-dev librocksdb-dev rocksdb-tools libwiredtiger-dev libdb5.3-dev libsnappy-dev)
+missing=()
+for p in "${PKGS[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+    SUDO=""
+    [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+    echo "== installing Debian packages: ${missing[*]}"
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+PY=${PYTHON:-python3}
+if [ ! -x .venv/bin/python ]; then
+    echo "== creating .venv with $($PY --version)"
+    $PY -m venv .venv
+fi
+.venv/bin/python -m pip install -q --upgrade pip
+.venv/bin/python -m pip install -q -r requirements-dev.txt
+echo "== building kvlab's native extension"
+.venv/bin/python -m pip install -q --no-build-isolation -e . 2>&1 | grep -v "^\s*$" || true
+.venv/bin/python -c "import kvlab._native as n; print('== engines built:', ', '.join(f'{k} {v}' for k, v in n.adapters().items()))"

@@ -1,0 +1,98 @@
+"""The command line as users run it: engines, run --json, and the seeds' db_bench lines."""
+import json
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+
+from kvlab import cli, dbbench, engines, errors, load_json
+
+from .conftest import require
+
+SEED_LINES = [l for l in (Path(__file__).with_name("seed_command_lines.txt")).read_text().splitlines()
+              if l.strip() and not l.startswith("#")]
+
+
+def test_engines_json(capsys):
+    assert cli.main(["engines", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    names = {r["engine"] for r in rows}
+    assert {"lmdb", "leveldb", "rocksdb", "rocksdb-tuned", "wiredtiger-btree", "wiredtiger-lsm", "fdb"} <= names
+    for r in rows:
+        assert set(r) >= {"engine", "built", "version", "package"}
+        if r["built"]:
+            assert re.match(r"\d+\.\d+", r["version"])
+
+
+def test_run_json_schema(tmp_path, capsys):
+    require("lmdb")
+    out = tmp_path / "f.json"
+    assert cli.main(["run", "--engine", "lmdb", "--workload", "fillseq,readrandom", "--num", "5000",
+                     "--threads", "2", "--seed", "11", "--json", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert re.search(r"readrandom\s+:\s+[\d.]+ micros/op \d+ ops/sec; .*\(10000 of 10000 found\)", text)
+    data = json.loads(out.read_text())
+    assert isinstance(data, list) and [d["workload"] for d in data] == ["fillseq", "readrandom"]
+    for d in data:
+        for key in ("engine", "workload", "threads", "ops", "seconds", "ops_per_sec", "micros_per_op",
+                    "found", "latency_us", "seed", "params", "versions"):
+            assert key in d
+        assert set(d["latency_us"]) >= {"p50", "p99", "p999", "p9999", "max"}
+        assert d["seed"] == 11 and d["versions"]["kvlab"] and d["versions"]["engine_library"]
+    assert data[1]["found"] == 10000
+    assert load_json(out)[1].found == 10000
+
+
+def test_load_json_refuses_broken_file(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('[{"schema": "kvlab.result/1", "engine": "lmdb"')
+    with pytest.raises(errors.ResultsError):
+        load_json(bad)
+    bad.write_text('[{"schema": "other/9"}]')
+    with pytest.raises(errors.ResultsError, match="schema"):
+        load_json(bad)
+
+
+@pytest.fixture(scope="module")
+def seed_cwd(tmp_path_factory):
+    """One working directory for all seed lines, so a line's relative --db=DB... is
+    the database an earlier line of the same seed wrote (as in the seeds' scripts)."""
+    return tmp_path_factory.mktemp("seedlines")
+
+
+@pytest.mark.parametrize("line", SEED_LINES, ids=[f"seed-line-{i}" for i in range(len(SEED_LINES))])
+def test_seed_dbbench_lines_run(line, seed_cwd, tmp_path, capsys, monkeypatch):
+    engine, flags = (part.strip() for part in line.split("|", 1))
+    require({"wiredtiger": "wiredtiger-lsm"}.get(engine, engine))
+    monkeypatch.chdir(seed_cwd)
+    argv = shlex.split(flags)
+    assert cli.main(["dbbench", "--engine", engine, "--json", str(tmp_path / "o.json"), *argv]) == 0
+    out = capsys.readouterr()
+    names = dbbench.parse_argv(argv)["benchmarks"].split(",")
+    for name in names:
+        assert re.search(rf"^{name}\s+: +[\d.]+ micros/op \d+ ops/sec;", out.out, re.M), out.out
+    if engine != "rocksdb":
+        assert "num_levels" not in out.out
+    if any(f.startswith("--max_grandparent_overlap_factor") for f in argv):
+        assert "--max_grandparent_overlap_factor (removed" in out.err or "RocksDB only" in out.err
+    records = json.loads((tmp_path / "o.json").read_text())
+    assert len(records) == len(names)
+    for r in records:
+        if r["workload"] == "readrandom":   # the seeds read a database an earlier line loaded
+            # seed 000 reads after fillseq: everything; seed 002 after fillrandom + overwrite: most
+            assert r["found"] == r["ops"] if "DB000" in flags else r["found"] > r["ops"] // 2
+
+
+def test_rocksdb_tuned_translation():
+    t = dbbench.translate_rocksdb_flags(engines.ROCKSDB_PFX_FLAGS.split())
+    assert "table_factory=PlainTable" in t.options
+    assert "prefix_extractor=rocksdb.FixedPrefix.16" in t.options
+    assert "hard_rate_limit" not in t.options
+
+
+def test_dbbench_warns_once_for_unhonoured_flags():
+    plan = dbbench.plan("lmdb", ["--num=10", "--num_levels=6", "--cache_size=100", "--hard_rate_limit=2"])
+    assert len(plan.warnings) == 1
+    w = plan.warnings[0]
+    assert "--num_levels (RocksDB only)" in w and "--cache_size" in w and "--hard_rate_limit" in w
