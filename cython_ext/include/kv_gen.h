@@ -21,6 +21,12 @@
 #define KV_KEY_ENCODING "decimal-zero-padded"
 #define KV_VALUE_BUFFER (1u << 20)
 
+/* RNG streams: reads and writes draw from different sequences, so a readrandom
+   after a fillrandom with the same seed samples independently of what was written. */
+#define KV_STREAM_WRITE 1
+#define KV_STREAM_READ 2
+#define KV_STREAM_WRITER 3
+
 typedef struct { uint64_t s[4]; } kv_rng;
 
 static inline uint64_t kv_splitmix64(uint64_t *x) {

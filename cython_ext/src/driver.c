@@ -17,12 +17,6 @@
 #include "kv_driver.h"
 #include "kv_gen.h"
 
-/* RNG streams: reads and writes draw from different sequences, so a readrandom
-   after a fillrandom with the same seed samples independently of what was written. */
-#define STREAM_WRITE 1
-#define STREAM_READ 2
-#define STREAM_WRITER 3
-
 typedef struct worker_arg {
     kv_run *run;
     int index;
@@ -237,7 +231,7 @@ static void *worker(void *arg) {
     }
     int is_write = p->workload == KV_W_FILLSEQ || p->workload == KV_W_FILLRANDOM ||
                    p->workload == KV_W_OVERWRITE || p->workload == KV_W_DELETERANDOM;
-    kv_rng_seed(&c.rng, p->seed, writer ? STREAM_WRITER : is_write ? STREAM_WRITE : STREAM_READ, a->index);
+    kv_rng_seed(&c.rng, p->seed, writer ? KV_STREAM_WRITER : is_write ? KV_STREAM_WRITE : KV_STREAM_READ, a->index);
     c.value_pos = ((size_t)a->index * 7919u * (size_t)p->value_size) % (run->values_len - p->value_size);
 
     /* this thread's share of the key space for write workloads */

@@ -1,0 +1,59 @@
+"""Helpers shared by kvlab's own benchmarks: build the bare C loop, run kvlab, medians."""
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import kvlab  # noqa: E402
+from kvlab import engines  # noqa: E402
+
+BARE = ROOT / "build" / "bare_loop"
+LIBS = {"lmdb": "lmdb", "leveldb": "leveldb", "rocksdb": "rocksdb", "wiredtiger": "wiredtiger", "bdb": "db"}
+
+
+def build_bare() -> Path:
+    """Compile benchmarks/bare_loop.c against the same adapters and libraries as the extension."""
+    built = engines.build_config()["engines"]
+    src = [ROOT / "benchmarks/bare_loop.c", ROOT / "cython_ext/src/registry.c"]
+    flags = ["-O2", "-Wno-unused-function", f"-I{ROOT / 'cython_ext/include'}"]
+    libs = []
+    for name, where in built.items():
+        src.append(ROOT / f"cython_ext/src/engine_{name}.c")
+        flags += [f"-DKV_HAVE_{name.upper()}=1", f"-I{where['include']}"]
+        if where["prefix"] != "/usr":
+            libs += [f"-L{where['libdir']}", f"-Wl,-rpath,{where['libdir']}"]
+        libs.append(f"-l{LIBS[name]}")
+        if name == "rocksdb":
+            from kvlab import _native
+            flags.append(f'-DKV_ROCKSDB_VERSION="{_native.adapters()["rocksdb"]}"')
+        if name == "wiredtiger":
+            flags.append(f'-DKV_WT_EXTDIR="{where["libdir"]}"')
+    BARE.parent.mkdir(exist_ok=True)
+    cmd = ["cc", *flags, *map(str, src), "-o", str(BARE), *libs, "-lpthread"]
+    subprocess.run(cmd, check=True)
+    return BARE
+
+
+def fresh_dir(tag):
+    return tempfile.mkdtemp(prefix=f"kvlab-bench-{tag}-", dir=os.environ.get("KVLAB_TMPDIR"))
+
+
+def bare(adapter, variant, db, workload, num, reads, threads, seed):
+    out = subprocess.run([str(BARE), adapter, variant or "-", db, workload, str(num), str(reads), str(threads),
+                          str(seed)], check=True, capture_output=True, text=True)
+    return json.loads(out.stdout)
+
+
+def median(xs):
+    return statistics.median(xs)
+
+
+def rm(path):
+    shutil.rmtree(path, ignore_errors=True)

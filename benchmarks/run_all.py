@@ -1,0 +1,9 @@
+"""Every benchmark of kvlab's own targets, at a scale that finishes in a few minutes on 2 cores."""
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+for script, args in (("vs_dbbench.py", []), ("harness_overhead.py", []), ("scaling.py", []), ("memory.py", [])):
+    print(f"\n=== {script}", flush=True)
+    subprocess.run([sys.executable, str(HERE / script), *args], check=True)

@@ -1,0 +1,52 @@
+"""kvlab against Debian's db_bench on the same RocksDB library, the same flags, alternately.
+
+Both get one command line; only the binary differs (`db_bench` vs `kvlab dbbench --engine rocksdb`).
+Prints the median ops/sec of each and kvlab/db_bench (target >= 1.05 for fillseq and readrandom).
+
+    python benchmarks/vs_dbbench.py [--num 500000] [--rounds 3] [--threads 1] [--db-bench /usr/bin/db_bench]
+"""
+import argparse
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from _common import median
+
+LINE = re.compile(r"^(\w+)\s+:\s+([\d.]+) micros/op (\d+) ops/sec", re.M)
+
+
+def ops_per_sec(text):
+    return {m.group(1): float(m.group(3)) for m in LINE.finditer(text)}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--num", type=int, default=500_000)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--db-bench", default=shutil.which("db_bench") or "/usr/bin/db_bench")
+    args = ap.parse_args()
+    kvlab_bin = str(Path(sys.executable).with_name("kvlab"))
+    flags = [f"--benchmarks=fillseq,readrandom", f"--num={args.num}", f"--reads={args.num}",
+             f"--threads={args.threads}", "--value_size=100", "--key_size=16", "--compression_type=none",
+             "--use_existing_db=0", "--seed=1"]
+    print(f"RocksDB through kvlab vs Debian db_bench, same flags: {' '.join(flags)}")
+    results = {"db_bench": {}, "kvlab": {}}
+    for r in range(args.rounds):
+        for who, cmd in (("db_bench", [args.db_bench]), ("kvlab", [kvlab_bin, "dbbench", "--engine", "rocksdb"])):
+            base = tempfile.mkdtemp(prefix="kvlab-vs-dbbench-")
+            out = subprocess.run(cmd + flags + [f"--db={base}/db"], capture_output=True, text=True, check=True)
+            shutil.rmtree(base, ignore_errors=True)
+            for name, v in ops_per_sec(out.stdout).items():
+                results[who].setdefault(name, []).append(v)
+    for name in ("fillseq", "readrandom"):
+        d, k = median(results["db_bench"][name]), median(results["kvlab"][name])
+        print(f"  {name:<11} db_bench {d:>12,.0f} ops/s   kvlab {k:>12,.0f} ops/s   kvlab/db_bench {k / d:.2f}x "
+              "(target >= 1.05)")
+
+
+if __name__ == "__main__":
+    main()
