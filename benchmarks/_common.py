@@ -48,7 +48,7 @@ def fresh_dir(tag):
 def bare(adapter, variant, db, workload, num, reads, threads, seed):
     out = subprocess.run([str(BARE), adapter, variant or "-", db, workload, str(num), str(reads), str(threads),
                           str(seed)], check=True, capture_output=True, text=True)
-    return json.loads(out.stdout)
+    return {d["workload"]: d for d in map(json.loads, out.stdout.strip().splitlines())}
 
 
 def median(xs):

@@ -2,9 +2,10 @@
  * calls as kvlab's driver (same adapters, same keys, same values, same RNG
  * streams), with no per-op timing, histograms or progress counters.
  *
- *   bare_loop ENGINE VARIANT DBDIR fillseq|readrandom NUM READS THREADS SEED [VALUE_SIZE]
+ *   bare_loop ENGINE VARIANT DBDIR WORKLOADS NUM READS THREADS SEED [VALUE_SIZE]
  *
- * Prints one JSON line: {"ops":..., "seconds":..., "ops_per_sec":..., "found":...}.
+ * WORKLOADS is fillseq, readrandom or fillseq,readrandom (run in order on one open db, as kvlab does).
+ * Prints one JSON line per workload: {"workload":..., "ops":..., "seconds":..., "ops_per_sec":..., "found":...}.
  * Wall time runs from the moment all threads are released to the last join, as in kvlab.
  */
 #include <pthread.h>
@@ -84,28 +85,33 @@ int main(int argc, char **argv) {
     char *values = malloc(vlen);
     uint64_t seed = strtoull(argv[8], NULL, 10);
     kv_fill_values(values, vlen, 0.5, seed);
-    pthread_barrier_t barrier;
-    pthread_barrier_init(&barrier, NULL, (unsigned)threads + 1);
-    pthread_t tid[256];
-    arg_t args[256];
-    for (int i = 0; i < threads; i++) {
-        args[i] = (arg_t){.e = e, .db = db, .index = i, .threads = threads,
-                          .readrandom = !strcmp(argv[4], "readrandom"), .value_size = value_size,
-                          .num = strtoull(argv[5], NULL, 10), .reads = strtoull(argv[6], NULL, 10),
-                          .seed = seed, .values = values, .values_len = vlen, .barrier = &barrier};
-        pthread_create(&tid[i], NULL, run, &args[i]);
+    char *list = strdup(argv[4]), *save = NULL;
+    for (char *wl = strtok_r(list, ",", &save); wl; wl = strtok_r(NULL, ",", &save)) {
+        pthread_barrier_t barrier;
+        pthread_barrier_init(&barrier, NULL, (unsigned)threads + 1);
+        pthread_t tid[256];
+        arg_t args[256];
+        for (int i = 0; i < threads; i++) {
+            args[i] = (arg_t){.e = e, .db = db, .index = i, .threads = threads,
+                              .readrandom = !strcmp(wl, "readrandom"), .value_size = value_size,
+                              .num = strtoull(argv[5], NULL, 10), .reads = strtoull(argv[6], NULL, 10),
+                              .seed = seed, .values = values, .values_len = vlen, .barrier = &barrier};
+            pthread_create(&tid[i], NULL, run, &args[i]);
+        }
+        pthread_barrier_wait(&barrier);
+        int64_t t0 = kv_now_ns();
+        uint64_t ops = 0, found = 0;
+        for (int i = 0; i < threads; i++) {
+            pthread_join(tid[i], NULL);
+            ops += args[i].ops;
+            found += args[i].found;
+        }
+        double secs = (kv_now_ns() - t0) / 1e9;
+        printf("{\"workload\": \"%s\", \"ops\": %llu, \"seconds\": %.6f, \"ops_per_sec\": %.1f, \"found\": %llu}\n",
+               wl, (unsigned long long)ops, secs, ops / secs, (unsigned long long)found);
+        pthread_barrier_destroy(&barrier);
     }
-    pthread_barrier_wait(&barrier);
-    int64_t t0 = kv_now_ns();
-    uint64_t ops = 0, found = 0;
-    for (int i = 0; i < threads; i++) {
-        pthread_join(tid[i], NULL);
-        ops += args[i].ops;
-        found += args[i].found;
-    }
-    double secs = (kv_now_ns() - t0) / 1e9;
-    printf("{\"ops\": %llu, \"seconds\": %.6f, \"ops_per_sec\": %.1f, \"found\": %llu}\n",
-           (unsigned long long)ops, secs, ops / secs, (unsigned long long)found);
+    free(list);
     e->close(db, err);
     free(values);
     return 0;

@@ -30,8 +30,8 @@ def main():
             for r in range(args.rounds):
                 seed = 1000 + r
                 d = fresh_dir("bare")
-                b_fill = bare(cfg.adapter, cfg.variant, d, "fillseq", args.num, 0, threads, seed)
-                b_read = bare(cfg.adapter, cfg.variant, d, "readrandom", args.num, args.num, threads, seed)
+                b = bare(cfg.adapter, cfg.variant, d, "fillseq,readrandom", args.num, args.num, threads, seed)
+                b_fill, b_read = b["fillseq"], b["readrandom"]
                 rm(d)
                 k = kvlab.run(name, "fillseq,readrandom", num=args.num, threads=threads, seed=seed)
                 got["fillseq"][0].append(b_fill["ops_per_sec"])

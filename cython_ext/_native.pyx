@@ -84,6 +84,7 @@ cdef extern from "kv_driver.h":
         double compression_ratio
         int seek_nexts
         double writes_per_second
+        int use_tsc
     ctypedef struct kv_thread_result:
         uint64_t progress
         int role, rc
@@ -98,6 +99,7 @@ cdef extern from "kv_driver.h":
         kv_run_params p
         int nthreads
         kv_thread_result *results
+        double ns_per_tick
     int kv_run_thread_count(const kv_run_params *p) nogil
     int kv_run_execute(kv_run *run) nogil
     void kv_run_request_stop(kv_run *run) nogil
@@ -309,6 +311,21 @@ def make_key(uint64_t index, int key_size=16):
     return buf[:key_size]
 
 
+_TSC = None
+
+
+def _kernel_uses_tsc():
+    """The TSC is used for latency only where the kernel's own clocksource is tsc."""
+    global _TSC
+    if _TSC is None:
+        try:
+            with open("/sys/devices/system/clocksource/clocksource0/current_clocksource") as f:
+                _TSC = f.read().strip() == "tsc"
+        except OSError:
+            _TSC = False
+    return _TSC
+
+
 def histogram_of(values):
     """Record `values` (ns, non-negative integers) in the driver's histogram; for tests
     and for checking the histogram against exact percentiles."""
@@ -357,6 +374,7 @@ cdef class Run:
         p.compression_ratio = params["compression_ratio"]
         p.seek_nexts = params["seek_nexts"]
         p.writes_per_second = params["writes_per_second"]
+        p.use_tsc = 1 if params.get("latency_clock", "auto") != "monotonic" and _kernel_uses_tsc() else 0
         self.nthreads = kv_run_thread_count(p)
         cdef void *mem = NULL
         if posix_memalign(&mem, 64, sizeof(kv_thread_result) * self.nthreads) != 0:
@@ -382,6 +400,11 @@ cdef class Run:
         if rc:
             raise _errors.from_code(rc, "could not start the run's threads")
         return self._collect()
+
+    @property
+    def latency_clock(self):
+        """(name, ns per tick) of the clock the run's histograms are in."""
+        return ("tsc" if self.run.p.use_tsc else "CLOCK_MONOTONIC", self.run.ns_per_tick)
 
     def request_stop(self):
         kv_run_request_stop(&self.run)
@@ -412,7 +435,7 @@ cdef class Run:
                     view = counts
                     memcpy(&view[0], h.buckets, KV_HIST_BUCKETS * 8)
                     hists[OP_TYPES[j]] = {"counts": counts, "count": h.count, "min": h.min,
-                                          "max": h.max, "sum": h.sum}
+                                          "max": h.max, "sum": h.sum, "ns_per_tick": self.run.ns_per_tick}
             threads.append({
                 "index": i, "role": "writer" if r.role == 1 else "worker",
                 "ops": {OP_TYPES[j]: r.ops[j] for j in range(KV_NOPTYPES) if r.ops[j]},

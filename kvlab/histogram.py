@@ -29,24 +29,28 @@ def bucket_bounds(n_buckets: int):
 class Histogram:
     """A merged latency histogram (ns)."""
 
-    def __init__(self, counts=None, count=0, vmin=0, vmax=0, total=0.0):
+    def __init__(self, counts=None, count=0, vmin=0, vmax=0, total=0.0, ns_per_tick=1.0):
         self.counts = counts
         self.count = int(count)
-        self.min = int(vmin)
+        self.min = int(vmin)            # in ticks of the run's latency clock
         self.max = int(vmax)
         self.sum = float(total)
+        self.ns_per_tick = float(ns_per_tick)
 
     @classmethod
     def from_native(cls, h: dict) -> "Histogram":
-        return cls(h["counts"].astype(np.uint64), h["count"], h["min"], h["max"], h["sum"])
+        return cls(h["counts"].astype(np.uint64), h["count"], h["min"], h["max"], h["sum"],
+                   h.get("ns_per_tick", 1.0))
 
     def merge(self, other: "Histogram") -> "Histogram":
         if other is None or other.count == 0:
             return self
         if self.count == 0:
-            return Histogram(other.counts.copy(), other.count, other.min, other.max, other.sum)
+            return Histogram(other.counts.copy(), other.count, other.min, other.max, other.sum, other.ns_per_tick)
+        if abs(self.ns_per_tick - other.ns_per_tick) > 1e-9 * self.ns_per_tick:
+            raise ValueError("histograms from runs with different latency clocks do not merge")
         return Histogram(self.counts + other.counts, self.count + other.count, min(self.min, other.min),
-                         max(self.max, other.max), self.sum + other.sum)
+                         max(self.max, other.max), self.sum + other.sum, self.ns_per_tick)
 
     def percentile(self, q: float) -> float:
         """Value in ns at percentile q (0-100), by the nearest-rank rule."""
@@ -57,10 +61,10 @@ class Histogram:
         i = int(np.searchsorted(cum, rank))
         low, high = bucket_bounds(len(self.counts))
         mid = low[i] if i < SUB else (low[i] + high[i]) / 2.0
-        return float(min(max(mid, self.min), self.max))
+        return float(min(max(mid, self.min), self.max)) * self.ns_per_tick
 
     def mean(self) -> float:
-        return self.sum / self.count if self.count else float("nan")
+        return self.sum * self.ns_per_tick / self.count if self.count else float("nan")
 
     def stddev(self) -> float:
         if not self.count:
@@ -69,14 +73,15 @@ class Histogram:
         mids = np.where(np.arange(len(self.counts)) < SUB, low, (low + high) / 2)
         c = self.counts.astype(np.float64)
         m = (c * mids).sum() / self.count
-        return float(np.sqrt(max((c * (mids - m) ** 2).sum() / self.count, 0.0)))
+        return float(np.sqrt(max((c * (mids - m) ** 2).sum() / self.count, 0.0))) * self.ns_per_tick
 
     def summary_us(self) -> dict:
         """The percentiles every result carries, in microseconds."""
         if self.count == 0:
             return {k: None for k in (*PERCENTILES, "max", "min", "mean", "stddev", "count")}
         out = {k: self.percentile(q) / 1000.0 for k, q in PERCENTILES.items()}
-        out.update(max=self.max / 1000.0, min=self.min / 1000.0, mean=self.mean() / 1000.0,
+        out.update(max=self.max * self.ns_per_tick / 1000.0, min=self.min * self.ns_per_tick / 1000.0,
+                   mean=self.mean() / 1000.0,
                    stddev=self.stddev() / 1000.0, count=self.count)
         return out
 

@@ -102,6 +102,7 @@ class _Session:
         run = self.native.Run(engine, wl.native, params)
         started = time.strftime("%Y-%m-%dT%H:%M:%S%z")
         threads, partial = _execute(run)
+        params["latency_clock"], params["ns_per_tick"] = run.latency_clock
         ended = time.strftime("%Y-%m-%dT%H:%M:%S%z")
         if wl.writes or wl.native in ("fillseq", "fillrandom"):
             self.loaded = True

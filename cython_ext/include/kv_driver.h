@@ -32,6 +32,7 @@ typedef struct kv_run_params {
     double compression_ratio;
     int seek_nexts;             /* entries read after each seek in seekrandom */
     double writes_per_second;   /* readwhilewriting writer limit; 0 = unlimited */
+    int use_tsc;                /* latency clock: 1 = TSC (kernel clocksource is tsc), 0 = CLOCK_MONOTONIC */
 } kv_run_params;
 
 /* One per thread, cache-line aligned; the driver writes only its own. */
@@ -61,6 +62,8 @@ typedef struct kv_run {
     pthread_cond_t gate_cond;
     int ready, go;
     int64_t deadline_ns;
+    uint64_t deadline_ticks;        /* the deadline on the latency clock */
+    double ns_per_tick;             /* latency clock rate: histograms hold ticks */
 } kv_run;
 
 /* Number of threads the run will start (readwhilewriting adds the writer). */

@@ -29,7 +29,7 @@ typedef struct ctx {
     kv_rng rng;
     char key[1024];
     size_t value_pos;
-    int64_t last;
+    uint64_t last;      /* latency clock at the end of the previous op */
     uint64_t done;
 } ctx;
 
@@ -47,15 +47,19 @@ static inline const char *next_value(ctx *c) {
     return v;
 }
 
+static inline uint64_t latency_clock(const kv_run *run) {
+    return run->p.use_tsc ? kv_tsc() : (uint64_t)kv_now_ns();
+}
+
 /* Record one finished op; returns nonzero when the run should end for this thread. */
 static inline int finish_op(ctx *c, int optype, uint64_t nops) {
-    int64_t now = kv_now_ns();
-    kv_hist_record(&c->res->hist[optype], (uint64_t)(now - c->last));
+    uint64_t now = latency_clock(c->run);
+    kv_hist_record(&c->res->hist[optype], now - c->last);
     c->last = now;
     c->res->ops[optype] += nops;
     c->done += nops;
     __atomic_store_n(&c->res->progress, c->done, __ATOMIC_RELAXED);
-    if (c->run->deadline_ns && now >= c->run->deadline_ns) return 1;
+    if (c->run->deadline_ticks && now >= c->run->deadline_ticks) return 1;
     return stopped(c);
 }
 
@@ -175,7 +179,7 @@ static int loop_writer(ctx *c) {
     const kv_run_params *p = &c->run->p;
     const kv_engine_ops *e = c->run->ops;
     int ks = p->key_size, vs = p->value_size;
-    int64_t start = c->last;
+    int64_t start = kv_now_ns();
     while (__atomic_load_n(&c->run->workers_left, __ATOMIC_ACQUIRE) > 0 && !stopped(c)) {
         if (p->writes_per_second > 0) {
             int64_t now = kv_now_ns();
@@ -185,8 +189,8 @@ static int loop_writer(ctx *c) {
                 if (wait > 100000000) wait = 100000000;
                 struct timespec ts = {wait / 1000000000, wait % 1000000000};
                 nanosleep(&ts, NULL);
-                c->last = kv_now_ns();  /* time spent throttled is not write latency */
-                if (c->run->deadline_ns && c->last >= c->run->deadline_ns) break;
+                c->last = latency_clock(c->run);  /* time spent throttled is not write latency */
+                if (c->run->deadline_ticks && c->last >= c->run->deadline_ticks) break;
                 continue;
             }
         }
@@ -243,7 +247,8 @@ static void *worker(void *arg) {
     pthread_cond_broadcast(&run->gate_cond);
     while (!run->go) pthread_cond_wait(&run->gate_cond, &run->gate);
     pthread_mutex_unlock(&run->gate);
-    c.last = c.res->t_start_ns = kv_now_ns();
+    c.res->t_start_ns = kv_now_ns();
+    c.last = latency_clock(run);
     if (!rc && !stopped(&c)) {
         switch (writer ? -1 : p->workload) {
         case -1: loop_writer(&c); break;
@@ -275,6 +280,17 @@ int kv_run_execute(kv_run *run) {
     worker_arg *args = calloc((size_t)n, sizeof *args);
     if (!run->values || !tids || !args) { free(run->values); free(tids); free(args); return KV_E_OTHER; }
     kv_fill_values(run->values, run->values_len, p->compression_ratio, p->seed);
+    if (!KV_HAVE_TSC) run->p.use_tsc = 0;
+    run->ns_per_tick = 1.0;
+    if (run->p.use_tsc) {  /* calibrate the TSC against CLOCK_MONOTONIC over 20 ms */
+        int64_t n0 = kv_now_ns();
+        uint64_t t0 = kv_tsc();
+        struct timespec ts = {0, 20000000};
+        nanosleep(&ts, NULL);
+        int64_t n1 = kv_now_ns();
+        uint64_t t1 = kv_tsc();
+        run->ns_per_tick = t1 > t0 ? (double)(n1 - n0) / (double)(t1 - t0) : 1.0;
+    }
     pthread_mutex_init(&run->gate, NULL);
     pthread_cond_init(&run->gate_cond, NULL);
     run->ready = run->go = 0;
@@ -293,6 +309,7 @@ int kv_run_execute(kv_run *run) {
     pthread_mutex_lock(&run->gate);
     while (run->ready < started) pthread_cond_wait(&run->gate_cond, &run->gate);
     run->deadline_ns = p->duration_s > 0 ? kv_now_ns() + (int64_t)(p->duration_s * 1e9) : 0;
+    run->deadline_ticks = p->duration_s > 0 ? latency_clock(run) + (uint64_t)(p->duration_s * 1e9 / run->ns_per_tick) : 0;
     run->go = 1;
     pthread_cond_broadcast(&run->gate_cond);
     pthread_mutex_unlock(&run->gate);
