@@ -55,6 +55,7 @@ cdef extern from "kv_engine.h":
         int (*iter_next)(kv_thread *t, const char **ko, size_t *klo, const char **vo, size_t *vlo) nogil
         void (*iter_close)(kv_thread *t) nogil
         int (*compact)(kv_db *db, char *err) nogil
+        int (*stats)(kv_db *db, char *buf, size_t len) nogil
         const char *(*version)() nogil
         void (*process_shutdown)() nogil
     const kv_engine_ops *kv_engines[]
@@ -91,6 +92,7 @@ cdef extern from "kv_driver.h":
         uint64_t ops[5]
         uint64_t found, not_found, bytes
         int64_t t_start_ns, t_end_ns
+        int64_t cpu_user_ns, cpu_sys_ns, nvcsw, nivcsw
         char errmsg[512]
         kv_hist hist[5]
     ctypedef struct kv_run:
@@ -289,6 +291,36 @@ cdef class Engine:
         self._in_batch = False
         check(self.ops.batch_abort(self.t), kv_thread_errmsg(self.t))
 
+    def stats(self):
+        """Engine-internal statistics: ({name: number}, free text), or None where the
+        adapter has none."""
+        self._live()
+        if self.ops.stats == NULL:
+            return None
+        cdef size_t cap = 1 << 20
+        cdef char *buf = <char *> calloc(cap, 1)
+        if buf == NULL:
+            raise MemoryError()
+        cdef int rc
+        try:
+            with nogil:
+                rc = self.ops.stats(self.db, buf, cap)
+            if rc:
+                return None
+            raw = buf[:strlen(buf)].decode("utf-8", "replace")
+        finally:
+            free(buf)
+        numbers, _, text = raw.partition("#text\n")
+        out = {}
+        for line in numbers.splitlines():
+            name, eq, value = line.rpartition("=")
+            if eq:
+                try:
+                    out[name] = int(value)
+                except ValueError:
+                    out[name] = value
+        return out, text
+
     def compact(self):
         self._live()
         cdef char err[512]
@@ -441,6 +473,8 @@ cdef class Run:
                 "ops": {OP_TYPES[j]: r.ops[j] for j in range(KV_NOPTYPES) if r.ops[j]},
                 "found": r.found, "not_found": r.not_found, "bytes": r.bytes,
                 "t_start_ns": r.t_start_ns, "t_end_ns": r.t_end_ns, "hist": hists,
+                "cpu_user_s": r.cpu_user_ns / 1e9, "cpu_sys_s": r.cpu_sys_ns / 1e9,
+                "nvcsw": r.nvcsw, "nivcsw": r.nivcsw,
             })
             if r.rc and error is None:
                 error = (r.rc, r.errmsg)

@@ -44,6 +44,8 @@ typedef struct kv_thread_result {
     uint64_t found, not_found;
     uint64_t bytes;                 /* key + value bytes moved */
     int64_t t_start_ns, t_end_ns;
+    int64_t cpu_user_ns, cpu_sys_ns;    /* this thread's CPU over the run (RUSAGE_THREAD) */
+    int64_t nvcsw, nivcsw;              /* its voluntary / involuntary context switches */
     char errmsg[KV_ERRMSG_MAX];
     kv_hist hist[KV_NOPTYPES];
 } __attribute__((aligned(64))) kv_thread_result;

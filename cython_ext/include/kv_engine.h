@@ -102,6 +102,10 @@ typedef struct kv_engine_ops {
     /* Full-range compaction (db_bench "compact"); KV_E_NOTSUP where meaningless. */
     int (*compact)(kv_db *db, char *err);
 
+    /* Engine-internal statistics into buf: "name=number" lines, then optionally a
+       line "#text" followed by the engine's own free-text report.  May be NULL. */
+    int (*stats)(kv_db *db, char *buf, size_t len);
+
     /* Library version as linked, e.g. "0.9.24". */
     const char *(*version)(void);
 

@@ -9,8 +9,10 @@
  *  - readwhilewriting runs `threads` readers plus one writer; the writer's
  *    stats are returned apart (role KV_ROLE_WRITER).
  */
+#define _GNU_SOURCE   /* RUSAGE_THREAD */
 #include <errno.h>
 #include <stdio.h>
+#include <sys/resource.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -247,6 +249,8 @@ static void *worker(void *arg) {
     pthread_cond_broadcast(&run->gate_cond);
     while (!run->go) pthread_cond_wait(&run->gate_cond, &run->gate);
     pthread_mutex_unlock(&run->gate);
+    struct rusage ru0, ru1;
+    getrusage(RUSAGE_THREAD, &ru0);
     c.res->t_start_ns = kv_now_ns();
     c.last = latency_clock(run);
     if (!rc && !stopped(&c)) {
@@ -264,6 +268,13 @@ static void *worker(void *arg) {
         }
     }
     c.res->t_end_ns = kv_now_ns();
+    getrusage(RUSAGE_THREAD, &ru1);
+    c.res->cpu_user_ns = (ru1.ru_utime.tv_sec - ru0.ru_utime.tv_sec) * 1000000000ll +
+                         (ru1.ru_utime.tv_usec - ru0.ru_utime.tv_usec) * 1000ll;
+    c.res->cpu_sys_ns = (ru1.ru_stime.tv_sec - ru0.ru_stime.tv_sec) * 1000000000ll +
+                        (ru1.ru_stime.tv_usec - ru0.ru_stime.tv_usec) * 1000ll;
+    c.res->nvcsw = ru1.ru_nvcsw - ru0.ru_nvcsw;
+    c.res->nivcsw = ru1.ru_nivcsw - ru0.ru_nivcsw;
     if (!writer) __atomic_sub_fetch(&run->workers_left, 1, __ATOMIC_RELEASE);
     if (c.t) run->ops->thread_close(c.t);
     return NULL;

@@ -222,6 +222,23 @@ static int ldb_compact(kv_db *d, char *err) {
     return KV_OK;
 }
 
+static int ldb_stats(kv_db *d, char *buf, size_t len) {
+    char *mem = leveldb_property_value(d->db, "leveldb.approximate-memory-usage");
+    char *text = leveldb_property_value(d->db, "leveldb.stats");
+    int n = snprintf(buf, len, "approximate_memory_usage=%s\n", mem ? mem : "0");
+    for (int level = 0; level < 7 && (size_t)n < len; level++) {
+        char prop[64];
+        snprintf(prop, sizeof prop, "leveldb.num-files-at-level%d", level);
+        char *v = leveldb_property_value(d->db, prop);
+        n += snprintf(buf + n, len - n, "num_files_at_level%d=%s\n", level, v ? v : "0");
+        if (v) leveldb_free(v);
+    }
+    if ((size_t)n < len) snprintf(buf + n, len - n, "#text\n%s", text ? text : "");
+    if (mem) leveldb_free(mem);
+    if (text) leveldb_free(text);
+    return KV_OK;
+}
+
 static const char *ldb_version(void) {
     static char buf[32];
     snprintf(buf, sizeof buf, "%d.%d", leveldb_major_version(), leveldb_minor_version());
@@ -235,5 +252,5 @@ const kv_engine_ops kv_engine_leveldb = {
     .put = ldb_put, .get = ldb_get, .del = ldb_del,
     .batch_begin = ldb_batch_begin, .batch_commit = ldb_batch_commit, .batch_abort = ldb_batch_abort,
     .iter_seek = ldb_iter_seek, .iter_next = ldb_iter_next, .iter_close = ldb_iter_close,
-    .compact = ldb_compact, .version = ldb_version, .process_shutdown = NULL,
+    .compact = ldb_compact, .stats = ldb_stats, .version = ldb_version, .process_shutdown = NULL,
 };

@@ -220,6 +220,19 @@ static int lm_compact(kv_db *db, char *err) {
     return kv_seterr(err, KV_E_NOTSUP, "LMDB is a B+tree with no compaction step");
 }
 
+static int lm_stats(kv_db *db, char *buf, size_t len) {
+    MDB_envinfo info;
+    MDB_stat st;
+    mdb_env_info(db->env, &info);
+    mdb_env_stat(db->env, &st);
+    snprintf(buf, len,
+             "map_size=%zu\nlast_pgno=%zu\nlast_txnid=%zu\nmax_readers=%u\nnum_readers=%u\n"
+             "page_size=%u\ndepth=%u\nbranch_pages=%zu\nleaf_pages=%zu\noverflow_pages=%zu\nentries=%zu\n",
+             info.me_mapsize, info.me_last_pgno, info.me_last_txnid, info.me_maxreaders, info.me_numreaders,
+             st.ms_psize, st.ms_depth, st.ms_branch_pages, st.ms_leaf_pages, st.ms_overflow_pages, st.ms_entries);
+    return KV_OK;
+}
+
 static const char *lm_version(void) {
     static char buf[32];
     int a, b, c;
@@ -235,5 +248,5 @@ const kv_engine_ops kv_engine_lmdb = {
     .put = lm_put, .get = lm_get, .del = lm_del,
     .batch_begin = lm_batch_begin, .batch_commit = lm_batch_commit, .batch_abort = lm_batch_abort,
     .iter_seek = lm_iter_seek, .iter_next = lm_iter_next, .iter_close = lm_iter_close,
-    .compact = lm_compact, .version = lm_version, .process_shutdown = NULL,
+    .compact = lm_compact, .stats = lm_stats, .version = lm_version, .process_shutdown = NULL,
 };

@@ -214,6 +214,25 @@ static int rdb_compact(kv_db *d, char *err) {
     return KV_OK;
 }
 
+static int rdb_stats(kv_db *d, char *buf, size_t len) {
+    static const char *props[] = {
+        "rocksdb.estimate-num-keys", "rocksdb.total-sst-files-size", "rocksdb.live-sst-files-size",
+        "rocksdb.cur-size-all-mem-tables", "rocksdb.num-immutable-mem-table", "rocksdb.num-running-compactions",
+        "rocksdb.num-running-flushes", "rocksdb.estimate-pending-compaction-bytes", "rocksdb.block-cache-usage",
+        "rocksdb.estimate-table-readers-mem", "rocksdb.num-live-versions", "rocksdb.actual-delayed-write-rate",
+    };
+    int n = 0;
+    for (size_t i = 0; i < sizeof props / sizeof props[0] && (size_t)n < len; i++) {
+        uint64_t v = 0;
+        if (rocksdb_property_int(d->db, props[i], &v) == 0)
+            n += snprintf(buf + n, len - n, "%s=%llu\n", props[i] + 8, (unsigned long long)v);
+    }
+    char *text = rocksdb_property_value(d->db, "rocksdb.stats");
+    if ((size_t)n < len) snprintf(buf + n, len - n, "#text\n%s", text ? text : "");
+    if (text) rocksdb_free(text);
+    return KV_OK;
+}
+
 /* The C API has no version call; the build records the header's version. */
 static const char *rdb_version(void) { return KV_ROCKSDB_VERSION; }
 
@@ -224,5 +243,5 @@ const kv_engine_ops kv_engine_rocksdb = {
     .put = rdb_put, .get = rdb_get, .del = rdb_del,
     .batch_begin = rdb_batch_begin, .batch_commit = rdb_batch_commit, .batch_abort = rdb_batch_abort,
     .iter_seek = rdb_iter_seek, .iter_next = rdb_iter_next, .iter_close = rdb_iter_close,
-    .compact = rdb_compact, .version = rdb_version, .process_shutdown = NULL,
+    .compact = rdb_compact, .stats = rdb_stats, .version = rdb_version, .process_shutdown = NULL,
 };

@@ -80,7 +80,7 @@ static int wt_open(const char *path, const kv_config *cfg, kv_db **out, char *er
     snprintf(d->uri, sizeof d->uri, "%s:kvlab", lsm ? "lsm" : "table");
 
     char conf[4096];
-    int n = snprintf(conf, sizeof conf, "%ssession_max=%d", cfg->create ? "create," : "",
+    int n = snprintf(conf, sizeof conf, "%sstatistics=(fast),session_max=%d", cfg->create ? "create," : "",
                      (cfg->max_threads > 0 ? cfg->max_threads : 1) + 20);
     if (cfg->cache_size) n += snprintf(conf + n, sizeof conf - n, ",cache_size=%llu", (unsigned long long)cfg->cache_size);
     if (cfg->sync && !cfg->disable_wal)
@@ -280,6 +280,24 @@ static int wt_compact(kv_db *d, char *err) {
     return rc ? fail(err, rc, "compact") : KV_OK;
 }
 
+/* Every connection statistic (statistics=(fast) is on unless the options turn it off). */
+static int wt_stats(kv_db *d, char *buf, size_t len) {
+    WT_SESSION *s;
+    WT_CURSOR *c;
+    int rc = d->conn->open_session(d->conn, NULL, NULL, &s);
+    if (rc) return wt_code(rc);
+    if ((rc = s->open_cursor(s, "statistics:", NULL, NULL, &c))) { s->close(s, NULL); return KV_E_NOTSUP; }
+    size_t n = 0;
+    const char *desc, *pvalue;
+    int64_t value;
+    while (c->next(c) == 0 && n < len) {
+        if (c->get_value(c, &desc, &pvalue, &value)) break;
+        n += (size_t)snprintf(buf + n, len - n, "%s=%lld\n", desc, (long long)value);
+    }
+    s->close(s, NULL);
+    return KV_OK;
+}
+
 static const char *wt_version(void) {
     static char buf[32];
     int a, b, c;
@@ -295,5 +313,5 @@ const kv_engine_ops kv_engine_wiredtiger = {
     .put = wt_put, .get = wt_get, .del = wt_del,
     .batch_begin = wt_batch_begin, .batch_commit = wt_batch_commit, .batch_abort = wt_batch_abort,
     .iter_seek = wt_iter_seek, .iter_next = wt_iter_next, .iter_close = wt_iter_close,
-    .compact = wt_compact, .version = wt_version, .process_shutdown = NULL,
+    .compact = wt_compact, .stats = wt_stats, .version = wt_version, .process_shutdown = NULL,
 };
