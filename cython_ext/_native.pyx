@@ -438,6 +438,39 @@ cdef class Run:
         """(name, ns per tick) of the clock the run's histograms are in."""
         return ("tsc" if self.run.p.use_tsc else "CLOCK_MONOTONIC", self.run.ns_per_tick)
 
+    def snapshot(self):
+        """Counters of the running threads, read without pausing them: ops per op type,
+        found, and per-op-type histogram counts, for workers and the writer apart.
+        Values being incremented concurrently are read whole (aligned 64-bit)."""
+        cdef int i, j
+        cdef kv_thread_result *r
+        cdef uint64_t[::1] acc
+        cdef uint64_t *src
+        cdef Py_ssize_t b
+        out = {"workers": {"ops": [0] * KV_NOPTYPES, "found": 0, "hist": {}, "sum": {}},
+               "writer": {"ops": [0] * KV_NOPTYPES, "found": 0, "hist": {}, "sum": {}}}
+        for i in range(self.nthreads):
+            r = &self.run.results[i]
+            side = out["writer" if i >= self.run.p.threads else "workers"]
+            side["found"] += r.found
+            for j in range(KV_NOPTYPES):
+                side["ops"][j] += r.ops[j]
+                if r.hist[j].count == 0:
+                    continue
+                name = OP_TYPES[j]
+                if name not in side["hist"]:
+                    side["hist"][name] = np.zeros(KV_HIST_BUCKETS, dtype=np.uint64)
+                    side["sum"][name] = 0.0
+                side["sum"][name] += r.hist[j].sum
+                acc = side["hist"][name]
+                src = r.hist[j].buckets
+                for b in range(KV_HIST_BUCKETS):
+                    acc[b] += src[b]
+        for side in out.values():
+            side["ops"] = {OP_TYPES[j]: v for j, v in enumerate(side["ops"]) if v}
+        out["ns_per_tick"] = self.run.ns_per_tick
+        return out
+
     def request_stop(self):
         kv_run_request_stop(&self.run)
 

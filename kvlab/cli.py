@@ -44,16 +44,64 @@ def cmd_run(args) -> int:
         args.engine, args.workload, num=args.num, reads=args.reads, threads=args.threads,
         duration=args.duration, value_size=args.value_size, key_size=args.key_size, batch=args.batch,
         seed=args.seed, db=args.db, use_existing_db=args.use_existing_db, keep_db=args.db is not None,
-        writes_per_second=args.writes_per_second, seek_nexts=args.seek_nexts, **_engine_settings(args))
+        writes_per_second=args.writes_per_second, seek_nexts=args.seek_nexts, interval=args.interval,
+        warmup=args.warmup, repeat=args.repeat, **_engine_settings(args))
     print(f"kvlab run: {spec.engine}, {','.join(spec.workloads)}, num={spec.num}, threads={spec.threads}, "
           f"seed={spec.seed}", flush=True)
     result = run_spec(spec, on_result=_print_result)
     for w in sorted({w for b in result for w in b.warnings}):
         print(f"warning: {w}", file=sys.stderr)
+    _print_accounting(result)
     if args.json:
         result.write_json(args.json)
         print(f"results written to {args.json}")
+    _store(result, args)
     return 130 if any(b.partial for b in result) else 0
+
+
+def _print_accounting(result):
+    print(f"\n{'workload':<16} {'phase':<5} {'wall s':>8} {'user s':>8} {'sys s':>7} {'CPU %':>6} "
+          f"{'DB MiB':>8} {'proc MiB':>9} {'vol cs':>8} {'invol cs':>8} {'KB w/op':>8}")
+    for b in result:
+        a = b.accounting or {}
+        mib = lambda v: f"{v / 1048576:.1f}" if v is not None else "-"  # noqa: E731
+        kb = a.get("io_kb_written_per_op")
+        print(f"{b.workload:<16} {b.phase:<5} {a.get('wall_s', 0):>8.2f} {a.get('cpu_user_s', 0):>8.2f} "
+              f"{a.get('cpu_sys_s', 0):>7.2f} {a.get('cpu_pct') or 0:>6.0f} {mib(a.get('db_size_bytes')):>8} "
+              f"{mib(a.get('process_peak_rss_bytes')):>9} {a.get('ctx_voluntary', 0):>8} "
+              f"{a.get('ctx_involuntary', 0):>8} {kb if kb is None else round(kb, 3)!s:>8}")
+        if b.repetitions:
+            r = b.repetitions["ops_per_sec"]
+            lo, hi = r["ci95"]
+            print(f"  {b.workload}: {r['n']} trials, median {r['median']:,.0f} ops/s, "
+                  f"95% CI [{lo:,.0f}, {hi:,.0f}]" if lo is not None else "")
+
+
+def _store(result, args):
+    if getattr(args, "no_store", False):
+        return
+    from .store import Store
+    store = Store(args.store)
+    run_id = store.append(result)
+    print(f"stored as run {run_id} in {store.path}")
+
+
+def cmd_results(args) -> int:
+    from .store import Store
+    store = Store(args.store)
+    filters = {k: getattr(args, k) for k in ("engine", "workload", "run_id") if getattr(args, k)}
+    if args.action == "list":
+        import pandas as pd
+        df = store.frame(**filters)
+        with pd.option_context("display.width", 200, "display.max_columns", 30):
+            print(df[["id", "run_id", "stored_at", "engine", "workload", "phase", "threads", "trial", "ops_per_sec",
+                      "p50_us", "p99_us", "p999_us", "cpu_pct", "db_size_bytes"]].to_string(index=False))
+    else:
+        if not args.out:
+            raise errors.SpecError("export needs --out FILE")
+        path = store.export(args.out, args.format, args.table, **filters)
+        print(f"exported to {path}")
+    return 0
 
 
 def cmd_dbbench(args, rest) -> int:
@@ -76,10 +124,11 @@ def cmd_dbbench(args, rest) -> int:
             print(dbbench.format_histogram(b), flush=True)
 
     result = run_spec(plan.spec, on_result=show)
+    for b in result:
+        b.params["command_line"] = dbbench.command_line(args.engine, rest)
     if args.json:
-        for b in result:
-            b.params["command_line"] = dbbench.command_line(args.engine, rest)
         result.write_json(args.json)
+    _store(result, args)
     return 130 if any(b.partial for b in result) else 0
 
 
@@ -103,6 +152,9 @@ def cmd_compare(args) -> int:
             spec = RunSpec(engine=name, workloads=("fillseq", "readrandom"), num=args.num, threads=threads,
                            seed=seed)
             result = run_spec(spec)
+            if not args.no_store:
+                from .store import Store
+                Store(args.store).append(result)
             records += result.to_list()
             for b in result:
                 rows.append((name, b.workload, threads, b.ops_per_sec, b.micros_per_op,
@@ -148,7 +200,22 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--map-size", type=int, default=None, help="LMDB map size in bytes")
     r.add_argument("--options", default=None, help="engine-native option string")
     r.add_argument("--table-options", default=None, help="WiredTiger table config")
+    r.add_argument("--interval", type=float, default=1.0, help="time-series interval in s (0: off)")
+    r.add_argument("--warmup", type=float, default=0.0, help="seconds left out of each run phase's summary")
+    r.add_argument("--repeat", type=int, default=1, help="trials; adds median and 95%% CI")
     r.add_argument("--json", default=None, metavar="FILE")
+    r.add_argument("--store", default=None, metavar="PATH", help="results store (default results/kvlab.duckdb)")
+    r.add_argument("--no-store", action="store_true", help="do not append to the results store")
+
+    s = sub.add_parser("results", help="list or export stored results")
+    s.add_argument("action", choices=("list", "export"))
+    s.add_argument("--store", default=None, metavar="PATH")
+    s.add_argument("--engine", default=None)
+    s.add_argument("--workload", default=None)
+    s.add_argument("--run-id", default=None)
+    s.add_argument("--format", default="csv", choices=("csv", "parquet"))
+    s.add_argument("--table", default="benchmarks", choices=("benchmarks", "intervals"))
+    s.add_argument("--out", default=None)
 
     d = sub.add_parser("dbbench", help="run a db_bench command line (binary replaced by kvlab)",
                        description="Accepts db_bench's flags with db_bench's meanings; "
@@ -156,6 +223,8 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--engine", default="lmdb")
     d.add_argument("--json", default=None, metavar="FILE")
     d.add_argument("--help-flags", action="store_true")
+    d.add_argument("--store", default=None, metavar="PATH")
+    d.add_argument("--no-store", action="store_true")
 
     c = sub.add_parser("compare", help="the main job: every built engine, small fillseq + readrandom")
     c.add_argument("--num", type=int, default=200_000)
@@ -163,6 +232,8 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--engines", default=None, help="comma list (default: every built engine)")
     c.add_argument("--seed", type=int, default=None)
     c.add_argument("--out", default="results")
+    c.add_argument("--store", default=None, metavar="PATH")
+    c.add_argument("--no-store", action="store_true")
     return p
 
 
@@ -174,7 +245,8 @@ def main(argv=None) -> int:
             args, rest = parser.parse_known_args(argv)
             return cmd_dbbench(args, rest)
         args = parser.parse_args(argv)
-        return {"engines": cmd_engines, "run": cmd_run, "compare": cmd_compare}[args.command](args)
+        return {"engines": cmd_engines, "run": cmd_run, "compare": cmd_compare,
+                "results": cmd_results}[args.command](args)
     except errors.KvlabError as exc:
         print(f"kvlab: error: {exc}", file=sys.stderr)
         return 2

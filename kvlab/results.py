@@ -15,7 +15,26 @@ from pathlib import Path
 
 from . import errors
 
-SCHEMA = "kvlab.result/1"
+SCHEMA = "kvlab.result/2"
+# Older schemas this version reads, with the step that brings a record up to date.
+UPGRADES = {
+    # /1 (foundation) had no accounting, time series, warm-up, provenance or trials
+    "kvlab.result/1": lambda d: {**d, "schema": SCHEMA, "accounting": None, "intervals": [], "warmup": None,
+                                 "engine_stats": None, "provenance": None, "trial": 0, "repetitions": None},
+}
+
+
+def upgrade(d: dict) -> dict:
+    """Bring a stored record to the current schema, or raise ResultsError."""
+    seen = set()
+    while d.get("schema") != SCHEMA:
+        step = UPGRADES.get(d.get("schema"))
+        if step is None or d.get("schema") in seen:
+            raise errors.ResultsError(f"result schema {d.get('schema')!r} is unknown; this kvlab reads "
+                                      f"{SCHEMA!r} and upgrades {', '.join(UPGRADES)}")
+        seen.add(d.get("schema"))
+        d = step(d)
+    return d
 
 
 @dataclass
@@ -43,6 +62,13 @@ class BenchmarkResult:
     started_at: str = ""
     ended_at: str = ""
     per_thread_ops: list = field(default_factory=list)
+    accounting: dict | None = None      # CPU, context switches, I/O, sizes, memory (kvlab/accounting.py)
+    intervals: list = field(default_factory=list)   # the time series, one record per interval
+    warmup: dict | None = None          # what the warm-up excluded
+    engine_stats: dict | None = None    # the engine's own statistics after the phase
+    provenance: dict | None = None      # spec, configs, versions, machine, storage, times
+    trial: int = 0
+    repetitions: dict | None = None     # across trials: median and 95% CI (kvlab/stats.py)
 
     @property
     def ops_per_sec(self) -> float:
@@ -68,12 +94,14 @@ class BenchmarkResult:
             "seed": self.seed, "key_encoding": self.key_encoding, "params": self.params,
             "versions": self.versions, "partial": self.partial, "warnings": list(self.warnings),
             "started_at": self.started_at, "ended_at": self.ended_at, "per_thread_ops": self.per_thread_ops,
+            "accounting": self.accounting, "intervals": self.intervals, "warmup": self.warmup,
+            "engine_stats": self.engine_stats, "provenance": self.provenance, "trial": self.trial,
+            "repetitions": self.repetitions,
         }
 
     @classmethod
     def from_dict(cls, d: dict) -> "BenchmarkResult":
-        if d.get("schema") != SCHEMA:
-            raise errors.ResultsError(f"result schema {d.get('schema')!r} is not {SCHEMA!r}")
+        d = upgrade(d)
         names = cls.__dataclass_fields__
         try:
             return cls(**{k: v for k, v in d.items() if k in names})
@@ -113,24 +141,59 @@ class RunResult:
     def to_list(self) -> list:
         return [b.to_dict() for b in self.benchmarks]
 
-    def to_frame(self):
-        """One tidy row per benchmark: throughput, latency percentiles (us), counts."""
+    def to_frame(self, kind: str = "summary"):
+        """Tidy pandas frames: "summary" (one row per benchmark: throughput, latency
+        percentiles in us, accounting), "latency" (one row per benchmark x op type x
+        percentile) or "intervals" (one row per benchmark x interval x op type)."""
         import pandas as pd
-        rows = []
-        for b in self.benchmarks:
-            row = {"engine": b.engine, "workload": b.workload, "phase": b.phase, "threads": b.threads,
-                   "ops": b.ops, "seconds": b.seconds, "ops_per_sec": b.ops_per_sec,
+        return pd.DataFrame(frame_rows(self.benchmarks, kind))
+
+    def write_json(self, path):
+        write_json_atomic(path, self.to_list())
+
+
+_ID = ("engine", "workload", "phase", "threads", "trial")
+
+
+def frame_rows(benchmarks, kind="summary") -> list:
+    rows = []
+    for b in benchmarks:
+        ident = {k: getattr(b, k) for k in _ID}
+        if kind == "summary":
+            row = {**ident, "ops": b.ops, "seconds": b.seconds, "ops_per_sec": b.ops_per_sec,
                    "micros_per_op": b.micros_per_op, "mb_per_sec": b.mb_per_sec, "found": b.found,
                    "seed": b.seed, "partial": b.partial}
             for k, v in b.latency_us.items():
                 row[f"latency_us.{k}"] = v
             if b.writer:
                 row["writer.ops_per_sec"] = b.writer.get("ops_per_sec")
+            for k, v in (b.accounting or {}).items():
+                if not isinstance(v, (dict, list)):
+                    row[f"accounting.{k}"] = v
             rows.append(row)
-        return pd.DataFrame(rows)
-
-    def write_json(self, path):
-        write_json_atomic(path, self.to_list())
+        elif kind == "latency":
+            for op, lat in {"all": b.latency_us, **b.latency_by_op}.items():
+                for pct, v in lat.items():
+                    if pct not in ("count", "mean", "stddev", "min"):
+                        rows.append({**ident, "op": op, "percentile": pct, "latency_us": v})
+            if b.writer:
+                for pct, v in b.writer["latency_us"].items():
+                    if pct not in ("count", "mean", "stddev", "min"):
+                        rows.append({**ident, "op": "writer", "percentile": pct, "latency_us": v})
+        elif kind == "intervals":
+            for i, iv in enumerate(b.intervals):
+                base = {**ident, "interval": i, "t_start_s": iv["t_start_s"], "t_end_s": iv["t_end_s"],
+                        "cpu_pct": iv.get("cpu_pct"), "io_read_bytes": iv.get("io_read_bytes"),
+                        "io_write_bytes": iv.get("io_write_bytes")}
+                for side in ("workers", "writer"):
+                    for op, n in iv.get(side, {}).get("ops", {}).items():
+                        lat = iv[side]["latency_us"].get(op, {})
+                        rows.append({**base, "side": side, "op": op, "ops": n,
+                                     "ops_per_sec": iv[side]["ops_per_sec"][op],
+                                     **{f"latency_us.{k}": v for k, v in lat.items()}})
+        else:
+            raise errors.SpecError(f"frame kind {kind!r} is unknown; allowed: summary, latency, intervals")
+    return rows
 
 
 def write_json_atomic(path, data):

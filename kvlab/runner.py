@@ -1,11 +1,12 @@
 """The runner: turns a RunSpec into native runs and results.
 
 It prepares the database directory, opens the engine once, runs each workload
-through the native driver (GIL released for the whole run, on a helper thread
-so Ctrl-C in the main thread can stop the native threads and keep a partial
-result), and builds one BenchmarkResult per workload.  A read workload on a
-fresh database first gets a load phase (fillseq in batches of 1000, reported
-with phase="load").
+through the native driver (GIL released for the whole run, on a helper thread),
+and builds one BenchmarkResult per workload.  While the native threads run, the
+calling thread samples their counters every `interval` seconds without pausing
+them (the time series), takes the warm-up snapshot, and turns Ctrl-C into a
+clean stop with a partial result.  A read workload on a fresh database first
+gets a load phase (fillseq in batches of 1000, reported with phase="load").
 """
 from __future__ import annotations
 
@@ -13,30 +14,45 @@ import threading
 import time
 from typing import Callable
 
-from . import __version__, dbdir, engines, errors, workloads
+from . import accounting, dbdir, engines, stats, workloads
 from .histogram import Histogram, merge_all
 from .results import BenchmarkResult, RunResult
 from .spec import RunSpec, make_spec
 
 LOAD_BATCH = 1000
+OP_NAMES = ("read", "write", "delete", "seek", "compact")
 
 
 def run(engine: str = "lmdb", workload="fillseq,readrandom", **params) -> RunResult:
     """Run `workload` (a name or comma list, in order) on `engine`.
 
     Parameters are RunSpec fields (num, reads, threads, duration, value_size,
-    key_size, batch, seed, db, ...) and engine settings (cache_size, sync,
-    compression, options, ...).  Unknown names raise SpecError listing the allowed ones.
+    key_size, batch, seed, db, interval, warmup, repeat, ...) and engine settings
+    (cache_size, sync, compression, options, ...).  Unknown names raise SpecError
+    listing the allowed ones.
     """
     return run_spec(make_spec(engine, workload, **params))
 
 
 def run_spec(spec: RunSpec, on_result: Callable[[BenchmarkResult], None] | None = None) -> RunResult:
+    trials = []
+    for trial in range(spec.repeat):
+        trials.append(_run_trial(spec, trial, on_result))
+        if any(b.partial for b in trials[-1]):
+            break
+    results = [b for t in trials for b in t]
+    if len(trials) > 1:
+        stats.attach_repetitions(trials)
+    return RunResult(results, spec)
+
+
+def _run_trial(spec, trial, on_result):
     cfg = engines.require_built(spec.engine)
     native = engines._native()
     warnings = [f"{spec.engine} ignores {k} (it has no such setting)" for k in cfg.ignored(spec.engine_settings)]
-    where = dbdir.prepare(spec.db, spec.engine, native.KEY_ENCODING, spec.use_existing_db)
-    session = _Session(spec, cfg, native, where, warnings)
+    use_existing = spec.use_existing_db if trial == 0 else spec.use_existing_db
+    where = dbdir.prepare(spec.db, spec.engine, native.KEY_ENCODING, use_existing)
+    session = _Session(spec, cfg, native, where, warnings, trial)
     try:
         for name in spec.workloads:
             wl = workloads.get(name)
@@ -49,18 +65,21 @@ def run_spec(spec: RunSpec, on_result: Callable[[BenchmarkResult], None] | None 
         session.close()
         if not spec.keep_db:
             where.cleanup()
-    return RunResult(session.results, spec)
+    return session.results
 
 
 class _Session:
-    """One open engine across the workloads of a run."""
+    """One open engine across the workloads of a trial."""
 
-    def __init__(self, spec, cfg, native, where, warnings):
+    def __init__(self, spec, cfg, native, where, warnings, trial):
         self.spec, self.cfg, self.native, self.where, self.warnings = spec, cfg, native, where, warnings
+        self.trial = trial
         self.loaded = where.existed
         self.results = []
         self.engine = None
         self.engine_settings = None
+        self.device, self.device_note = accounting.block_device(where.path)
+        self.storage = accounting.storage(where.path)
 
     def open(self, settings: dict):
         if self.engine is not None and settings == self.engine_settings:
@@ -69,6 +88,7 @@ class _Session:
         config = self.cfg.config(settings, max_threads=self.spec.threads + 2)
         self.engine = self.native.Engine(self.cfg.adapter, str(self.where.path), config)
         self.engine_settings = settings
+        self.given_config = dict(settings)
         self.effective_config = {k: v for k, v in config.items() if v not in (None, "")}
         return self.engine
 
@@ -89,52 +109,130 @@ class _Session:
         if "sync" in implies:
             settings["sync"] = implies.pop("sync")
         num = spec.num // implies.pop("num_divisor", 1) or 1
+        load = phase == "load"
         params = {
-            "num": spec.num if phase == "load" else num,
-            "reads": spec.reads_per_thread, "threads": 1 if phase == "load" else spec.threads,
-            "duration": 0.0 if phase == "load" else float(spec.duration),
+            "num": spec.num if load else num,
+            "reads": spec.reads_per_thread, "threads": 1 if load else spec.threads,
+            "duration": 0.0 if load else float(spec.duration),
             "key_size": spec.key_size, "value_size": spec.value_size,
-            "batch": LOAD_BATCH if phase == "load" else implies.pop("batch", spec.batch),
+            "batch": LOAD_BATCH if load else implies.pop("batch", spec.batch),
             "seed": spec.seed, "compression_ratio": float(spec.compression_ratio),
             "seek_nexts": spec.seek_nexts, "writes_per_second": float(spec.writes_per_second),
         }
         engine = self.open(settings)
         run = self.native.Run(engine, wl.native, params)
         started = time.strftime("%Y-%m-%dT%H:%M:%S%z")
-        threads, partial = _execute(run)
+        peak_scope = "phase" if accounting.reset_peak_rss() else "process"
+        before = accounting.snapshot(self.device)
+        sampler = _Sampler(run, spec.interval, 0.0 if load else spec.warmup, self.device)
+        threads, partial = sampler.execute()
+        after = accounting.snapshot(self.device)
         params["latency_clock"], params["ns_per_tick"] = run.latency_clock
         ended = time.strftime("%Y-%m-%dT%H:%M:%S%z")
         if wl.writes or wl.native in ("fillseq", "fillrandom"):
             self.loaded = True
-        return _build(self, wl, phase, params, threads, partial, started, ended)
+        engine_stats = None
+        if spec.engine_stats:
+            got = engine.stats()
+            if got is not None:
+                engine_stats = {"numbers": got[0], "text": got[1]}
+        return _build(self, wl, phase, params, threads, partial, started, ended, before, after, sampler,
+                      peak_scope, engine_stats)
 
 
-def _execute(run):
-    """Run on a helper thread; Ctrl-C here asks the native threads to stop and
-    returns what they did (partial=True)."""
-    box = {}
+class _Sampler:
+    """Runs the native Run on a helper thread and samples it from this one."""
 
-    def target():
-        try:
-            box["threads"] = run.execute()
-        except BaseException as exc:  # re-raised on the caller's thread
-            box["error"] = exc
+    def __init__(self, run, interval, warmup, device):
+        self.run, self.interval, self.warmup, self.device = run, interval, warmup, device
+        self.samples = []        # (monotonic ns, native snapshot, accounting snapshot)
+        self.warm = None         # the sample at the end of the warm-up
 
-    t = threading.Thread(target=target, name="kvlab-native-run", daemon=True)
-    t.start()
-    partial = False
-    while t.is_alive():
-        try:
-            t.join(0.1)
-        except KeyboardInterrupt:
-            run.request_stop()
-            partial = True
-    if "error" in box:
-        raise box["error"]
-    return box["threads"], partial
+    def _sample(self):
+        return time.monotonic_ns(), self.run.snapshot(), accounting.snapshot(self.device)
+
+    def execute(self):
+        box = {}
+
+        def target():
+            try:
+                box["threads"] = self.run.execute()
+            except BaseException as exc:  # re-raised on the caller's thread
+                box["error"] = exc
+
+        t = threading.Thread(target=target, name="kvlab-native-run", daemon=True)
+        t0 = time.monotonic_ns()
+        t.start()
+        partial = False
+        next_sample = t0 + int(self.interval * 1e9) if self.interval else None
+        warm_at = t0 + int(self.warmup * 1e9) if self.warmup else None
+        if self.interval:
+            self.samples.append(self._sample())
+        while t.is_alive():
+            now = time.monotonic_ns()
+            due = [x for x in (next_sample, warm_at) if x is not None]
+            wait = min([0.1] + [max(0.0, (x - now) / 1e9) for x in due])
+            try:
+                t.join(wait)
+            except KeyboardInterrupt:
+                self.run.request_stop()
+                partial = True
+                continue
+            now = time.monotonic_ns()
+            if not t.is_alive():
+                break
+            if warm_at is not None and now >= warm_at:
+                self.warm = self._sample()
+                warm_at = None
+            if next_sample is not None and now >= next_sample:
+                self.samples.append(self._sample())
+                next_sample += int(self.interval * 1e9)
+        if "error" in box:
+            raise box["error"]
+        if self.interval:
+            self.samples.append(self._sample())
+        return box["threads"], partial
 
 
-def _build(session, wl, phase, params, threads, partial, started, ended) -> BenchmarkResult:
+def _interval_hist(counts, ns_per_tick) -> Histogram:
+    n = int(counts.sum())
+    return Histogram(counts, n, 0, 2 ** 62, 0.0, ns_per_tick)
+
+
+def _intervals(samples, t_origin) -> list:
+    out = []
+    for (ta, na, aa), (tb, nb, ab) in zip(samples, samples[1:]):
+        secs = (tb - ta) / 1e9
+        if secs <= 0:
+            continue
+        rec = {"t_start_s": (ta - t_origin) / 1e9, "t_end_s": (tb - t_origin) / 1e9, "seconds": secs}
+        for side in ("workers", "writer"):
+            a, b = na[side], nb[side]
+            ops = {op: b["ops"].get(op, 0) - a["ops"].get(op, 0) for op in b["ops"]}
+            if side == "writer" and not any(ops.values()):
+                continue
+            lat = {}
+            for op, counts in b["hist"].items():
+                prev = a["hist"].get(op)
+                d = counts - prev if prev is not None else counts
+                if d.sum():
+                    h = _interval_hist(d, nb["ns_per_tick"])
+                    lat[op] = {k: h.percentile(q) / 1000 for k, q in
+                               (("p50", 50), ("p99", 99), ("p999", 99.9), ("max", 100))}
+            rec[side] = {"ops": ops, "ops_per_sec": {op: v / secs for op, v in ops.items()},
+                         "latency_us": lat}
+        acct = accounting.delta(aa, ab)
+        rec.update({k: acct[k] for k in ("cpu_user_s", "cpu_sys_s", "cpu_pct", "io_read_bytes", "io_write_bytes",
+                                         "ctx_voluntary", "ctx_involuntary") if k in acct})
+        for k in ("disk_reads", "disk_writes"):
+            if k in acct:
+                rec[k] = acct[k]
+        out.append(rec)
+    return out
+
+
+def _build(session, wl, phase, params, threads, partial, started, ended, before, after, sampler,
+           peak_scope, engine_stats) -> BenchmarkResult:
     spec = session.spec
     workers = [t for t in threads if t["role"] == "worker"]
     writer = next((t for t in threads if t["role"] == "writer"), None)
@@ -148,27 +246,62 @@ def _build(session, wl, phase, params, threads, partial, started, ended) -> Benc
         for op, h in t["hist"].items():
             by_op[op] = by_op.get(op, Histogram()).merge(Histogram.from_native(h))
     reads = not wl.writes or wl.native in ("readwhilewriting", "deleterandom")
+    found = sum(t["found"] for t in workers) if reads else None
+    not_found = sum(t["not_found"] for t in workers) if reads else None
+    warmup = None
+    if sampler.warm is not None:
+        wt, wsnap, _ = sampler.warm
+        w_ops = sum(wsnap["workers"]["ops"].values())
+        warmup = {"seconds": (wt - t0) / 1e9, "ops_excluded": w_ops, "excluded": True}
+        ops -= w_ops
+        if found is not None:
+            found -= wsnap["workers"]["found"]
+            not_found = None
+        for op, counts in wsnap["workers"]["hist"].items():
+            if op in by_op:
+                h = by_op[op]
+                by_op[op] = Histogram(h.counts - counts, h.count - int(counts.sum()), h.min, h.max,
+                                      h.sum - wsnap["workers"]["sum"][op], h.ns_per_tick)
+        t0 = wt
     writer_record = None
     if writer is not None:
         w_ops = sum(writer["ops"].values())
         w_secs = (writer["t_end_ns"] - writer["t_start_ns"]) / 1e9
         w_hist = merge_all(Histogram.from_native(h) for h in writer["hist"].values())
         writer_record = {"ops": w_ops, "seconds": w_secs, "ops_per_sec": w_ops / w_secs if w_secs > 0 else 0.0,
-                         "bytes": writer["bytes"], "latency_us": w_hist.summary_us()}
+                         "bytes": writer["bytes"], "latency_us": w_hist.summary_us(),
+                         "cpu_user_s": writer["cpu_user_s"], "cpu_sys_s": writer["cpu_sys_s"],
+                         "ctx_voluntary": writer["nvcsw"], "ctx_involuntary": writer["nivcsw"]}
+    acct = accounting.phase_record(before, after, ops, session.where.path, session.device_note
+                                   if session.device is None else session.device, peak_scope)
+    acct["threads"] = [{"index": t["index"], "role": t["role"], "cpu_user_s": t["cpu_user_s"],
+                        "cpu_sys_s": t["cpu_sys_s"], "ctx_voluntary": t["nvcsw"],
+                        "ctx_involuntary": t["nivcsw"]} for t in threads]
+    worker_cpu = sum(t["cpu_user_s"] + t["cpu_sys_s"] for t in workers)
+    acct["workers_cpu_pct"] = worker_cpu / ((t1 - t0) / 1e9) * 100 if t1 > t0 else None
     adapter_version = session.native.adapters()[session.cfg.adapter]
+    provenance = {
+        "spec": spec.to_dict(), "trial": session.trial, "key_encoding": session.native.KEY_ENCODING,
+        "engine_config_given": session.given_config, "engine_config_effective": session.effective_config,
+        "machine": accounting.machine(), "storage": session.storage, "build": accounting.kvlab_build(),
+        "library_prefix": engines.build_config().get("engines", {}).get(session.cfg.adapter, {}).get("prefix"),
+        "started_at": started, "ended_at": ended,
+    }
     return BenchmarkResult(
         engine=spec.engine, workload=wl.name, phase=phase, threads=params["threads"], ops=ops,
-        seconds=(t1 - t0) / 1e9, thread_seconds=sum(t["t_end_ns"] - t["t_start_ns"] for t in workers) / 1e9,
-        found=sum(t["found"] for t in workers) if reads else None,
-        not_found=sum(t["not_found"] for t in workers) if reads else None,
-        bytes=sum(t["bytes"] for t in workers),
+        seconds=(t1 - t0) / 1e9,
+        thread_seconds=sum(t["t_end_ns"] - max(t["t_start_ns"], t0) for t in workers) / 1e9,
+        found=found, not_found=not_found, bytes=sum(t["bytes"] for t in workers),
         latency_us=merge_all(by_op.values()).summary_us(),
         latency_by_op={op: h.summary_us() for op, h in by_op.items()},
         latency_unit="batch" if params["batch"] > 1 and wl.writes else "op",
         seed=spec.seed, params={**params, "workload": wl.name, "native_loop": wl.native,
                                 "engine_config": session.effective_config},
-        versions={"engine_library": adapter_version, "adapter": session.cfg.adapter, "kvlab": __version__},
+        versions={"engine_library": adapter_version, "adapter": session.cfg.adapter,
+                  "kvlab": provenance["build"]["kvlab"], "git_commit": provenance["build"]["git_commit"]},
         key_encoding=session.native.KEY_ENCODING, writer=writer_record, partial=partial,
         warnings=list(session.warnings), started_at=started, ended_at=ended,
         per_thread_ops=[sum(t["ops"].values()) for t in workers],
+        accounting=acct, intervals=_intervals(sampler.samples, sampler.samples[0][0] if sampler.samples else t0),
+        warmup=warmup, engine_stats=engine_stats, provenance=provenance, trial=session.trial,
     )

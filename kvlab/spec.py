@@ -37,6 +37,10 @@ class RunSpec:
     use_existing_db: bool = False
     keep_db: bool = False
     auto_load: bool = True            # a read workload on a fresh db gets a fillseq load phase first
+    interval: float = 1.0             # seconds between time-series samples; 0 = no time series
+    warmup: float = 0.0               # seconds at the start of each run phase left out of its summary
+    repeat: int = 1                   # trials; > 1 adds median and 95% CI across trials
+    engine_stats: bool = True         # attach the engine's internal statistics after each phase
     engine_settings: Mapping[str, object] = field(default_factory=dict)
 
     def __post_init__(self):
@@ -72,6 +76,13 @@ class RunSpec:
         # db_bench accepts ratios above 1 (seed 002 passes 50): they mean incompressible, as 1 does
         _number_range("compression_ratio", self.compression_ratio, 0.01, 1000.0)
         _number_range("writes_per_second", self.writes_per_second, 0, 1e12)
+        _number_range("interval", self.interval, 0, 3600)
+        if 0 < self.interval < 0.05:
+            raise errors.SpecError(f"interval={self.interval} is too short; allowed: 0 (off) or 0.05 to 3600 s")
+        _number_range("warmup", self.warmup, 0, 7 * 24 * 3600)
+        if self.warmup and self.duration and self.warmup >= self.duration:
+            raise errors.SpecError(f"warmup={self.warmup} must be shorter than duration={self.duration}")
+        _int_range("repeat", self.repeat, 1, 1000)
         # readmissing draws keys from [num, 2 num); every index must fit the key's digits
         if 2 * self.num > 10 ** self.key_size:
             raise errors.SpecError(f"num={self.num} does not fit {self.key_size}-byte decimal keys; "
