@@ -116,8 +116,13 @@ register(EngineConfig(
     compressions=("none", "snappy"),
     notes="write_buffer_size maps to lsm chunk_size, bloom_bits to lsm bloom_bit_count"))
 register(EngineConfig(
-    "bdb", "bdb", "Berkeley DB 5.3 B-tree, transactional", "libdb5.3-dev",
-    honours=frozenset({"cache_size", "sync", "options"}), notes="adapter not written yet"))
+    "bdb", "bdb", "Berkeley DB 5.3 B-tree, transactional environment with the log on (as seed 001)",
+    "libdb5.3-dev", variant="txn", honours=frozenset({"cache_size", "sync"}),
+    notes="cache_size defaults to 64 MiB; deadlocks are detected and retried"))
+register(EngineConfig(
+    "bdb-notxn", "bdb", "Berkeley DB 5.3 B-tree, no transactions or log (Concurrent Data Store)",
+    "libdb5.3-dev", variant="notxn", honours=frozenset({"cache_size"}),
+    notes="a batch is buffered and applied at commit: abort discards it, a crash mid-commit is not atomic"))
 register(EngineConfig(
     "fdb", "fdb", "FoundationDB through libfdb_c (needs a running cluster)",
     "libfdb_c (FoundationDB client; no reachable registry ships it)",

@@ -6,9 +6,10 @@ import pytest
 from kvlab import engines
 
 # Engines whose libraries scripts/setup.sh installs from Debian: in CI their absence is a failure.
-DEBIAN_ENGINES = ("lmdb", "leveldb", "rocksdb", "rocksdb-tuned", "wiredtiger-btree", "wiredtiger-lsm")
+DEBIAN_ENGINES = ("lmdb", "leveldb", "rocksdb", "rocksdb-tuned", "wiredtiger-btree", "wiredtiger-lsm", "bdb",
+                  "bdb-notxn")
 # Configurations the contract suite runs on: one per adapter and variant.
-CONFORMANCE = ("lmdb", "leveldb", "rocksdb", "wiredtiger-btree", "wiredtiger-lsm", "bdb")
+CONFORMANCE = ("lmdb", "leveldb", "rocksdb", "wiredtiger-btree", "wiredtiger-lsm", "bdb", "bdb-notxn")
 
 
 def require(name):

@@ -10,7 +10,7 @@ from kvlab import _native
 
 from .conftest import require
 
-ENGINES = ("lmdb", "leveldb", "rocksdb", "wiredtiger-btree", "wiredtiger-lsm", "bdb")
+ENGINES = ("lmdb", "leveldb", "rocksdb", "wiredtiger-btree", "wiredtiger-lsm", "bdb", "bdb-notxn")
 
 
 @pytest.fixture(params=ENGINES)
