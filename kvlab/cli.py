@@ -18,16 +18,21 @@ def cmd_engines(args) -> int:
     if args.json:
         print(json.dumps(rows, indent=1))
         return 0
-    print(f"{'engine':<18} {'built':<6} {'version':<9} {'library':<10} description")
+    print(f"{'engine':<18} {'built':<6} {'version':<9} {'asserts':<8} {'build':<40} description")
     for r in rows:
-        lib = r["library_prefix"] or ("-" if r["built"] else f"install {r['package']}")
-        print(f"{r['engine']:<18} {'yes' if r['built'] else 'no':<6} {r['version'] or '-':<9} {lib:<10} "
-              f"{r['description']}")
+        build = r["origin"] or f"not built: install {r['package']}"
+        asserts = {True: "ON", False: "off", None: "-"}[r["assertions"]]
+        print(f"{r['engine']:<18} {'yes' if r['built'] else 'no':<6} {r['version'] or '-':<9} {asserts:<8} "
+              f"{build:<40} {r['description']}")
     return 0
 
 
 def _print_result(b):
     print(dbbench.format_line(b), flush=True)
+    facts = b.versions.get("engine_build") or {}
+    if facts.get("assertions") and b.phase == "run":
+        print(f"  WARNING: {b.engine}'s library has assertions compiled in ({facts.get('origin')}); "
+              "benchmarks unnecessarily slow", flush=True)
     if b.writer:
         w = b.writer
         print(f"{'  writer':<12} : {w['ops_per_sec']:.0f} writes/sec, {w['ops']} writes, "
@@ -117,7 +122,7 @@ def cmd_dbbench(args, rest) -> int:
     print(dbbench.header(plan, native.adapters()[cfg.adapter], native.KEY_ENCODING), flush=True)
 
     def show(b):
-        print(dbbench.format_line(b), flush=True)
+        _print_result(b) if not b.writer else print(dbbench.format_line(b), flush=True)
         if b.writer:
             _print_result_writer(b)
         if plan.histogram:

@@ -180,8 +180,13 @@ def describe() -> list[dict]:
     rows = []
     for name in REGISTRY:
         cfg = get(name)
+        facts = {}
+        if cfg.adapter in adapters:
+            from .buildfacts import library_facts
+            facts = library_facts(cfg.adapter)
         rows.append({
             "engine": name, "adapter": cfg.adapter, "variant": cfg.variant, "built": cfg.adapter in adapters,
+            "origin": facts.get("origin"), "assertions": facts.get("assertions"),
             "version": adapters.get(cfg.adapter), "library_prefix": where.get(cfg.adapter, {}).get("prefix"),
             "package": cfg.debian_package, "description": cfg.description,
         })

@@ -14,7 +14,7 @@ import threading
 import time
 from typing import Callable
 
-from . import accounting, dbdir, engines, stats, workloads
+from . import accounting, buildfacts, dbdir, engines, stats, workloads
 from .histogram import Histogram, merge_all
 from .results import BenchmarkResult, RunResult
 from .spec import RunSpec, make_spec
@@ -280,6 +280,9 @@ def _build(session, wl, phase, params, threads, partial, started, ended, before,
     worker_cpu = sum(t["cpu_user_s"] + t["cpu_sys_s"] for t in workers)
     acct["workers_cpu_pct"] = worker_cpu / ((t1 - t0) / 1e9) * 100 if t1 > t0 else None
     adapter_version = session.native.adapters()[session.cfg.adapter]
+    build = buildfacts.facts_for_result(session.cfg.adapter, session.where.path)
+    build_warning = buildfacts.warning_for(spec.engine, build)
+    warnings_all = list(session.warnings) + ([build_warning] if build_warning else [])
     provenance = {
         "spec": spec.to_dict(), "trial": session.trial, "key_encoding": session.native.KEY_ENCODING,
         "engine_config_given": session.given_config, "engine_config_effective": session.effective_config,
@@ -298,9 +301,10 @@ def _build(session, wl, phase, params, threads, partial, started, ended, before,
         seed=spec.seed, params={**params, "workload": wl.name, "native_loop": wl.native,
                                 "engine_config": session.effective_config},
         versions={"engine_library": adapter_version, "adapter": session.cfg.adapter,
-                  "kvlab": provenance["build"]["kvlab"], "git_commit": provenance["build"]["git_commit"]},
+                  "kvlab": provenance["build"]["kvlab"], "git_commit": provenance["build"]["git_commit"],
+                  "engine_build": build},
         key_encoding=session.native.KEY_ENCODING, writer=writer_record, partial=partial,
-        warnings=list(session.warnings), started_at=started, ended_at=ended,
+        warnings=warnings_all, started_at=started, ended_at=ended,
         per_thread_ops=[sum(t["ops"].values()) for t in workers],
         accounting=acct, intervals=_intervals(sampler.samples, sampler.samples[0][0] if sampler.samples else t0),
         warmup=warmup, engine_stats=engine_stats, provenance=provenance, trial=session.trial,

@@ -1,0 +1,132 @@
+"""Facts about the engine builds a result was measured on.
+
+A comparison made on a library built with assertions (Debian's RocksDB 7.8.3 and
+LevelDB keep theirs) or without hardware CRC32 misleads, so every result says,
+for its engine: the library file, where it came from (a Debian package and its
+version, or a local build under a prefix), whether assertions are compiled in
+(the library imports __assert_fail), the CRC32 implementation where the engine
+reports it, and the compiler flags where known.
+"""
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from functools import lru_cache
+from pathlib import Path
+
+# adapter -> shared-library stem as it appears in /proc/self/maps
+_LIBS = {"lmdb": "liblmdb", "leveldb": "libleveldb", "rocksdb": "librocksdb", "wiredtiger": "libwiredtiger",
+         "bdb": "libdb-", "fdb": "libfdb_c"}
+
+
+def _mapped_library(adapter: str) -> str | None:
+    """The library file this process has mapped for the adapter (after importing _native)."""
+    stem = _LIBS.get(adapter)
+    if not stem:
+        return None
+    try:
+        for line in Path("/proc/self/maps").read_text().splitlines():
+            path = line.split()[-1] if len(line.split()) >= 6 else ""
+            name = Path(path).name
+            if name.startswith(stem) and ".so" in name and "_snappy" not in name and "_zlib" not in name:
+                return path
+    except OSError:
+        pass
+    return None
+
+
+def _debian_package(path: str) -> tuple[str, str] | None:
+    try:
+        out = subprocess.run(["dpkg-query", "-S", path], capture_output=True, text=True, timeout=10)
+        if out.returncode != 0:
+            real = str(Path(path).resolve())
+            out = subprocess.run(["dpkg-query", "-S", real], capture_output=True, text=True, timeout=10)
+        if out.returncode != 0:
+            return None
+        pkg = out.stdout.split(":")[0].strip()
+        ver = subprocess.run(["dpkg-query", "-W", "-f=${Version}", pkg], capture_output=True, text=True,
+                             timeout=10).stdout.strip()
+        return pkg, ver
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def _has_assertions(path: str) -> bool | None:
+    """True if the library imports __assert_fail, i.e. was built without NDEBUG."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError:
+        return None
+    return b"__assert_fail\x00" in data
+
+
+def _local_build_info(path: str) -> dict | None:
+    """`make engines` leaves build-info.json in its prefix."""
+    for parent in Path(path).resolve().parents:
+        info = parent / "build-info.json"
+        if info.exists():
+            try:
+                return json.loads(info.read_text())
+            except ValueError:
+                return None
+    return None
+
+
+@lru_cache(maxsize=None)
+def library_facts(adapter: str) -> dict:
+    from .engines import _native
+    _native()  # make sure the libraries are mapped
+    path = _mapped_library(adapter)
+    if path is None:
+        # statically linked into the extension (a local release build)
+        ext = Path(_native().__file__)
+        return {"library": str(ext), "origin": "linked statically into kvlab's extension",
+                "assertions": _has_assertions(str(ext)), "crc32": None, "compiler_flags": None}
+    facts = {"library": path, "assertions": _has_assertions(path), "crc32": None, "compiler_flags": None}
+    deb = _debian_package(path)
+    if deb:
+        facts["origin"] = f"Debian package {deb[0]} {deb[1]}"
+        facts["compiler_flags"] = "Debian's packaging defaults (dpkg-buildflags; -O2)"
+    else:
+        local = _local_build_info(path)
+        facts["origin"] = f"local build at {Path(path).parent}"
+        if local:
+            facts["compiler_flags"] = local.get("compiler_flags")
+            facts["origin"] = f"local release build ({local.get('source', 'unknown source')})"
+    if adapter == "leveldb":
+        facts["crc32"] = _leveldb_crc32(path)
+    return facts
+
+
+def _leveldb_crc32(path: str) -> str:
+    try:
+        out = subprocess.run(["ldd", path], capture_output=True, text=True, timeout=10).stdout
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    return ("crc32c library (SSE4.2 when the CPU has it)" if "libcrc32c" in out
+            else "LevelDB's portable CRC32C (no hardware acceleration linked)")
+
+
+def crc32_from_rocksdb_log(db_path) -> str | None:
+    """RocksDB writes 'Fast CRC32 supported: ...' into its LOG at open."""
+    log = Path(db_path) / "LOG"
+    try:
+        m = re.search(r"Fast CRC32 supported: (.*)", log.read_text(errors="replace"))
+    except OSError:
+        return None
+    return m.group(1).strip() if m else None
+
+
+def facts_for_result(adapter: str, db_path) -> dict:
+    facts = dict(library_facts(adapter))
+    if adapter == "rocksdb":
+        facts["crc32"] = crc32_from_rocksdb_log(db_path)
+    return facts
+
+
+def warning_for(engine: str, facts: dict) -> str | None:
+    if facts.get("assertions"):
+        return (f"{engine}: the library ({facts.get('origin')}) has assertions compiled in; "
+                "its numbers understate a release build")
+    return None
