@@ -13,10 +13,11 @@
  */
 #include <db.h>
 #include <errno.h>
+#include <time.h>
 
 #include "kv_util.h"
 
-#define KV_BDB_RETRIES 100
+#define KV_BDB_RETRIES 1000
 
 struct kv_db {
     DB_ENV *env;
@@ -31,6 +32,7 @@ struct kv_thread {
     int in_batch;
     int doomed;          /* the batch transaction deadlocked: replay at commit */
     kv_oplog log;
+    uint64_t jitter;     /* backoff RNG state */
     DBT val, ckey, cval; /* DB_DBT_REALLOC buffers */
     DBC *cur;
 };
@@ -61,6 +63,15 @@ static int fail(char *buf, int rc, const char *what) {
                          bdb_lastmsg[0] ? " | " : "", bdb_lastmsg);
     bdb_lastmsg[0] = '\0';
     return code;
+}
+
+/* Two transactions that deadlocked and retry at once tend to deadlock again:
+   back off for a random time that grows with the attempt (at most ~10 ms). */
+static void backoff(kv_thread *t, int attempt) {
+    t->jitter = t->jitter * 6364136223846793005ull + 1442695040888963407ull;
+    long max_us = 50L * (attempt < 200 ? attempt + 1 : 200);
+    struct timespec ts = {0, (long)((t->jitter >> 33) % (uint64_t)max_us) * 1000L};
+    nanosleep(&ts, NULL);
 }
 
 static int bdb_open(const char *path, const kv_config *cfg, kv_db **out, char *err) {
@@ -120,6 +131,7 @@ static int bdb_thread_open(kv_db *d, kv_thread **out, char *err) {
     kv_thread *t = calloc(1, sizeof *t);
     if (!t) return kv_seterr(err, KV_E_OTHER, "BerkeleyDB: out of memory");
     t->db = d;
+    t->jitter = (uint64_t)(uintptr_t)t;
     t->val.flags = t->ckey.flags = t->cval.flags = DB_DBT_REALLOC;
     *out = t;
     return KV_OK;
@@ -162,7 +174,7 @@ static int write_op(kv_thread *t, const char *k, size_t kl, const char *v, size_
     }
     int rc;
     for (int i = 0; (rc = apply(t, NULL, k, kl, v, vl, is_del)) == DB_LOCK_DEADLOCK && i < KV_BDB_RETRIES; i++)
-        ;
+        backoff(t, i);
     if (rc == DB_NOTFOUND) return KV_NOTFOUND;
     return rc ? fail(t->c.errmsg, rc, is_del ? "del" : "put") : KV_OK;
 }
@@ -227,7 +239,10 @@ static int bdb_batch_commit(kv_thread *t) {
         if (t->doomed) { t->batch->abort(t->batch); rc = DB_LOCK_DEADLOCK; }
         else rc = t->batch->commit(t->batch, 0);
         t->batch = NULL;
-        for (int i = 0; rc == DB_LOCK_DEADLOCK && i < KV_BDB_RETRIES; i++) rc = replay(t);
+        for (int i = 0; rc == DB_LOCK_DEADLOCK && i < KV_BDB_RETRIES; i++) {
+            backoff(t, i);
+            rc = replay(t);
+        }
     }
     t->in_batch = 0;
     t->doomed = 0;
