@@ -6,6 +6,14 @@
 """
 __version__ = "0.1.0"
 
+import os as _os
+
+# numpy's OpenBLAS starts a pool of spinning threads that compete with the engine's
+# threads for the cores (3% of CPU in a RocksDB readrandom profile on 2 cores); kvlab
+# never needs parallel BLAS.  Set before numpy is imported; an explicit setting wins.
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    _os.environ.setdefault(_var, "1")
+
 from .errors import KvlabError, SpecError, EngineError, EngineNotBuilt, UnsafeDirectory  # noqa: E402
 from .spec import RunSpec, make_spec  # noqa: E402
 from .runner import run, run_spec  # noqa: E402
