@@ -1,5 +1,5 @@
 # kvlab: the two commands in the README are `make compare` and `make test`.
-.PHONY: setup compare test bench clean
+.PHONY: setup compare test bench engines clean
 
 setup:
 	bash scripts/setup.sh
@@ -9,6 +9,11 @@ compare: setup
 
 test: setup
 	.venv/bin/python -m pytest -q -ra tests
+
+# Optional: release builds of RocksDB, LevelDB (Debian source) and WiredTiger 11.3.1 (PyPI sdist);
+# kvlab is rebuilt against them, and `make setup` keeps using them once they exist.
+engines: setup
+	bash scripts/build_engines.sh
 
 bench: setup
 	.venv/bin/python benchmarks/run_all.py

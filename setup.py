@@ -29,6 +29,11 @@ ENGINES = {
     "bdb": ("db.h", "db", [], "engine_bdb.c"),
 }
 LIB_SUBDIRS = ("lib/x86_64-linux-gnu", "lib64", "lib")
+# What a static library (a local release build) needs linked beside it.
+STATIC_DEPS = {
+    "rocksdb": ["stdc++", "snappy", "lz4", "zstd", "z", "bz2", "dl"],
+    "leveldb": ["stdc++", "snappy"],
+}
 
 
 def find_engine(name, header, lib):
@@ -38,8 +43,10 @@ def find_engine(name, header, lib):
         return None
     for sub in LIB_SUBDIRS:
         libdir = prefix / sub
-        if any((libdir / f"lib{lib}{ext}").exists() for ext in (".so", ".a")):
-            return {"prefix": str(prefix), "include": str(inc), "libdir": str(libdir)}
+        shared = (libdir / f"lib{lib}.so").exists()
+        if shared or (libdir / f"lib{lib}.a").exists():
+            return {"prefix": str(prefix), "include": str(inc), "libdir": str(libdir),
+                    "linkage": "shared" if shared else "static"}
     return None
 
 
@@ -73,6 +80,8 @@ def configure():
             library_dirs.append(where["libdir"])
             runtime_dirs.append(where["libdir"])
         libraries += [lib] + extra
+        if where["linkage"] == "static":
+            libraries += STATIC_DEPS.get(name, [])
         if name == "rocksdb":
             macros.append(("KV_ROCKSDB_VERSION", f'"{rocksdb_version(where["include"])}"'))
         if name == "wiredtiger":

@@ -58,7 +58,7 @@ def _has_assertions(path: str) -> bool | None:
         data = Path(path).read_bytes()
     except OSError:
         return None
-    return b"__assert_fail\x00" in data
+    return b"__assert_fail" in data
 
 
 def _local_build_info(path: str) -> dict | None:
@@ -75,15 +75,19 @@ def _local_build_info(path: str) -> dict | None:
 
 @lru_cache(maxsize=None)
 def library_facts(adapter: str) -> dict:
-    from .engines import _native
+    from .engines import _native, build_config
     _native()  # make sure the libraries are mapped
+    where = build_config().get("engines", {}).get(adapter, {})
     path = _mapped_library(adapter)
+    if path is None and where.get("linkage") == "static":
+        # a local release build linked statically into the extension
+        stem = _LIBS.get(adapter, "lib" + adapter).rstrip("-")
+        path = str(Path(where["libdir"]) / f"{stem}.a")
     if path is None:
-        # statically linked into the extension (a local release build)
-        ext = Path(_native().__file__)
-        return {"library": str(ext), "origin": "linked statically into kvlab's extension",
-                "assertions": _has_assertions(str(ext)), "crc32": None, "compiler_flags": None}
-    facts = {"library": path, "assertions": _has_assertions(path), "crc32": None, "compiler_flags": None}
+        return {"library": None, "origin": "unknown", "assertions": None, "crc32": None, "compiler_flags": None,
+                "linkage": None}
+    facts = {"library": path, "assertions": _has_assertions(path), "crc32": None, "compiler_flags": None,
+             "linkage": where.get("linkage", "shared")}
     deb = _debian_package(path)
     if deb:
         facts["origin"] = f"Debian package {deb[0]} {deb[1]}"

@@ -26,6 +26,13 @@ if [ ! -x .venv/bin/python ]; then
 fi
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q -r requirements-dev.txt
-echo "== building kvlab's native extension"
-.venv/bin/python -m pip install -q --no-build-isolation -e . 2>&1 | grep -v "^\s*$" || true
+# Release engine builds from `make engines`, where present, replace the Debian libraries.
+env_args=()
+for e in rocksdb leveldb wiredtiger; do
+    if [ -z "${KVLAB_NO_RELEASE_ENGINES:-}" ] && [ -f "engines-build/prefix/$e/build-info.json" ]; then
+        env_args+=("KVLAB_${e^^}_PREFIX=$PWD/engines-build/prefix/$e")
+    fi
+done
+echo "== building kvlab's native extension${env_args[*]:+ (release engines: ${env_args[*]})}"
+env "${env_args[@]}" .venv/bin/python -m pip install -q --no-build-isolation -e . 2>&1 | grep -v "^\s*$" || true
 .venv/bin/python -c "import kvlab._native as n; print('== engines built:', ', '.join(f'{k} {v}' for k, v in n.adapters().items()))"
