@@ -258,6 +258,9 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         print("kvlab: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # output piped into head and the like
+        sys.stderr.close()
+        return 0
 
 
 if __name__ == "__main__":

@@ -1,0 +1,129 @@
+"""Figures in one house style, exported as SVG, PNG and PDF with a caption line.
+
+Plots only read results (frames and BenchmarkResults); they never run anything.
+Every caption names the engines with their library version and build, flags
+builds with assertions, and states the scale and the machine.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from . import accounting
+
+
+def house_style():
+    import matplotlib
+    matplotlib.use("Agg", force=False)
+    import seaborn as sns
+    sns.set_theme(context="notebook", style="whitegrid", palette="colorblind",
+                  rc={"figure.figsize": (7.5, 4.2), "axes.titleweight": "bold", "savefig.bbox": "tight"})
+
+
+def caption(results, scale: str) -> str:
+    """'engines: rocksdb 7.8.3 (Debian package ..., ASSERTIONS ON); scale: ...; machine: ...'"""
+    seen = {}
+    for b in results:
+        facts = b.versions.get("engine_build") or {}
+        tag = f"{b.engine} {b.versions.get('engine_library')} ({facts.get('origin', 'unknown build')}"
+        tag += ", ASSERTIONS ON)" if facts.get("assertions") else ")"
+        seen.setdefault(b.engine, tag)
+    m = accounting.machine()
+    mem = f"{m['memory_bytes'] / 2**30:.0f} GiB" if m.get("memory_bytes") else "?"
+    return (f"engines: {'; '.join(seen.values())} | scale: {scale} | machine: {m.get('cpu_model')}, "
+            f"{m.get('cores')} cores, {mem}, {m.get('kernel')}")
+
+
+def save(fig, out_dir, name: str, caption_text: str) -> list:
+    """Write name.svg/.png/.pdf with the caption under the axes; returns the paths."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    import textwrap
+    fig.text(0.01, -0.02, "\n".join(textwrap.wrap(caption_text, 130)), ha="left", va="top", fontsize=7,
+             color="#444444")
+    paths = []
+    for ext in ("svg", "png", "pdf"):
+        p = out / f"{name}.{ext}"
+        fig.savefig(p, dpi=150 if ext == "png" else None)
+        paths.append(p)
+    return paths
+
+
+def read_scalability(measured, published=None, metric="ops_per_sec"):
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+    house_style()
+    fig, axes = plt.subplots(1, 2 if published is not None else 1, figsize=(11, 4.2), squeeze=False)
+    sns.lineplot(data=measured, x="threads", y=metric, hue="engine", marker="o", ax=axes[0][0])
+    axes[0][0].set_title("measured here")
+    if published is not None:
+        sns.lineplot(data=published, x="threads", y=metric, hue="engine", marker="o", ax=axes[0][1])
+        axes[0][1].set_title("published (seed 000)")
+    for ax in axes[0]:
+        ax.set_xlabel("reader threads")
+        ax.set_ylabel(metric.replace("_", " "))
+    return fig
+
+
+def speedup(frame):
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+    house_style()
+    fig, ax = plt.subplots()
+    sns.lineplot(data=frame, x="threads", y="speedup", hue="engine", style="source", marker="o", ax=ax)
+    ax.set_xlabel("threads")
+    ax.set_ylabel("throughput relative to 1 thread")
+    ax.set_title("scaling: measured vs published")
+    return fig
+
+
+def latency_cdf(results, op="read"):
+    """CDF of per-op latency from each result's histogram percentiles."""
+    import matplotlib.pyplot as plt
+    house_style()
+    fig, ax = plt.subplots()
+    qs = [1, 5, 10, 25, 50, 75, 90, 95, 99, 99.9, 99.99]
+    for b in results:
+        lat = b.latency_by_op.get(op)
+        if not lat:
+            continue
+        pts = {50: lat["p50"], 75: lat["p75"], 99: lat["p99"], 99.9: lat["p999"], 99.99: lat["p9999"]}
+        xs = [pts[q] for q in qs if q in pts]
+        ys = [q / 100 for q in qs if q in pts]
+        ax.plot(xs, ys, marker="o", label=f"{b.engine} ({b.threads} thr)")
+    ax.set_xscale("log")
+    ax.set_xlabel(f"{op} latency (us, log)")
+    ax.set_ylabel("fraction of ops")
+    ax.legend()
+    ax.set_title(f"{op} latency distribution")
+    return fig
+
+
+def bars(frame, x, y, hue="engine", title="", log=False):
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+    house_style()
+    fig, ax = plt.subplots()
+    sns.barplot(data=frame, x=x, y=y, hue=hue, ax=ax)
+    if log:
+        ax.set_yscale("log")
+    ax.set_title(title)
+    ax.set_ylabel(y.replace("_", " "))
+    return fig
+
+
+def rww(frame):
+    """Seed 001's readwhilewriting: read and write rates, and CPU against the ideal line."""
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+    house_style()
+    fig, axes = plt.subplots(1, 3, figsize=(14, 4.2))
+    sns.lineplot(data=frame, x="readers", y="reads_per_sec", hue="engine", marker="o", ax=axes[0])
+    axes[0].set_title("read rate")
+    sns.lineplot(data=frame, x="readers", y="writes_per_sec", hue="engine", marker="o", ax=axes[1])
+    axes[1].set_title("write rate")
+    sns.lineplot(data=frame, x="readers", y="cpu_pct", hue="engine", marker="o", ax=axes[2])
+    ideal = frame.drop_duplicates("readers").sort_values("readers")
+    axes[2].plot(ideal.readers, ideal.ideal_cpu_pct, "k--", label="ideal (readers + writer)")
+    axes[2].legend()
+    axes[2].set_title("CPU %")
+    return fig

@@ -1,0 +1,274 @@
+"""The published benchmarks, as functions the notebooks call.
+
+Each function runs one seed's experiment at a given scale on the engines asked
+for and returns tidy pandas frames in the seed's own columns, so a notebook
+stays a parameters cell plus calls.  `published(name)` loads the seed's table
+from data/reference/ to show beside the measurement.
+"""
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+
+from . import engines as engine_registry
+from .runner import run
+
+ROOT = Path(__file__).resolve().parent.parent
+REFERENCE = ROOT / "data" / "reference"
+
+# Per notebook: the scale presets.  "full" is the seed's own scale.
+SCALES = {
+    "read_scalability": {
+        "smoke": dict(num=20_000, reads=20_000, threads=[1, 2]),
+        "default": dict(num=1_000_000, reads=1_000_000, threads=[1, 2, 4]),
+        "full": dict(num=10_000_000, reads=10_000_000, threads=[1, 2, 4, 8, 12, 16, 20, 24, 28, 32]),
+    },
+    "readwhilewriting": {
+        "smoke": dict(num=20_000, readers=[1, 2], duration=1.0, writes_per_second=1000),
+        "default": dict(num=1_000_000, readers=[1, 2, 4], duration=10.0, writes_per_second=10_000),
+        "full": dict(num=100_000_000, readers=[1, 2, 4, 8, 16, 32, 64], duration=600.0, writes_per_second=10_000),
+    },
+    "dbbench_suite": {
+        "smoke": dict(num=10_000, reads=2_000, threads=2),
+        "default": dict(num=500_000, reads=100_000, threads=2),
+        "full": dict(num=50_000_000, reads=500_000, threads=32),
+    },
+    "quickstart": {
+        "smoke": dict(num=5_000),
+        "default": dict(num=200_000),
+        "full": dict(num=1_000_000),
+    },
+}
+
+
+def resolve(notebook: str, scale: str, **given) -> dict:
+    """The notebook's parameters: `given` (the parameters cell) at scale "default",
+    else the preset of that scale."""
+    presets = SCALES[notebook]
+    if scale not in presets:
+        from .errors import SpecError
+        raise SpecError(f"scale {scale!r} is unknown; allowed: {', '.join(presets)}")
+    return dict(given) if scale == "default" else {**given, **presets[scale]}
+
+
+def built(names) -> list:
+    """The engines of `names` that this kvlab has built, in order."""
+    have = engine_registry.built_adapters()
+    return [n for n in names if engine_registry.get(n).adapter in have]
+
+
+def published(name: str):
+    import pandas as pd
+    path = REFERENCE / f"{name}.csv"
+    return pd.read_csv(path) if path.exists() else None
+
+
+def _tmpdb():
+    d = tempfile.mkdtemp(prefix="kvlab-nb-")
+    shutil.rmtree(d)
+    return d
+
+
+# --- seed 000: read scalability ----------------------------------------------------------
+
+def read_scalability(engines, threads, num, reads, cache_size=None, seed=1):
+    """fillseq, then readrandom over the thread ladder, per engine: (table, results)."""
+    import pandas as pd
+    rows, results = [], []
+    for name in engines:
+        db = _tmpdb()
+        try:
+            settings = {"cache_size": cache_size} if cache_size else {}
+            results += list(run(name, "fillseq", num=num, db=db, seed=seed, interval=0, **settings))
+            for t in threads:
+                r = run(name, "readrandom", num=num, reads=reads, threads=t, db=db, use_existing_db=True,
+                        seed=seed + t, **settings)
+                b = r.by_workload("readrandom")
+                results.append(b)
+                rows.append({"engine": name, "threads": t, "us_per_op": b.micros_per_op,
+                             "ops_per_sec": b.ops_per_sec, "p99_us": b.latency_us["p99"]})
+        finally:
+            shutil.rmtree(db, ignore_errors=True)
+    return pd.DataFrame(rows), results
+
+
+def scaling_vs_published(measured, published_df):
+    """Throughput relative to each engine's 1-thread figure, measured beside published."""
+    import pandas as pd
+    frames = []
+    for label, df in (("measured", measured), ("published", published_df)):
+        if df is None or df.empty:
+            continue
+        d = df[["engine", "threads", "ops_per_sec"]].copy()
+        base = d[d.threads == 1].set_index("engine")["ops_per_sec"]
+        d["speedup"] = d.apply(lambda r: r.ops_per_sec / base.get(r.engine, float("nan")), axis=1)
+        d["source"] = label
+        frames.append(d)
+    return pd.concat(frames, ignore_index=True)
+
+
+# --- seed 001: load + readwhilewriting ---------------------------------------------------
+
+LOAD_COLUMNS = ["engine", "wall_s", "user_s", "sys_s", "cpu_pct", "db_size_kb", "process_size_kb", "total_size_kb",
+                "ctx_voluntary", "ctx_involuntary"]
+
+
+def _row(engine, b):
+    a = b.accounting
+    return {"engine": engine, "wall_s": a["wall_s"], "user_s": a["cpu_user_s"], "sys_s": a["cpu_sys_s"],
+            "cpu_pct": a["cpu_pct"], "db_size_kb": (a["db_size_bytes"] or 0) / 1024,
+            "process_size_kb": a["process_peak_rss_bytes"] / 1024,
+            "total_size_kb": (a["total_size_bytes"] or 0) / 1024,
+            "ctx_voluntary": a["ctx_voluntary"], "ctx_involuntary": a["ctx_involuntary"]}
+
+
+def load_and_readwhilewriting(engines, num, readers, duration, writes_per_second, seed=1):
+    """Seed 001: load (fillseq) then readwhilewriting per reader count: (load table, rww table, results)."""
+    import pandas as pd
+    load_rows, rww_rows, results = [], [], []
+    for name in engines:
+        db = _tmpdb()
+        try:
+            b = run(name, "fillseq", num=num, db=db, seed=seed, interval=0)[0]
+            results.append(b)
+            load_rows.append(_row(name, b))
+            for n in readers:
+                r = run(name, "readwhilewriting", num=num, threads=n, duration=duration, db=db, use_existing_db=True,
+                        writes_per_second=writes_per_second, seed=seed + n)
+                b = r.by_workload("readwhilewriting")
+                results.append(b)
+                rww_rows.append({**_row(name, b), "readers": n, "writes_per_sec": b.writer["ops_per_sec"],
+                                 "reads_per_sec": b.ops_per_sec, "read_p99_us": b.latency_us["p99"],
+                                 "ideal_cpu_pct": 100 * (n + 1)})
+        finally:
+            shutil.rmtree(db, ignore_errors=True)
+    return pd.DataFrame(load_rows, columns=LOAD_COLUMNS), pd.DataFrame(rww_rows), results
+
+
+def rocksdb_tuning_report() -> dict:
+    """Seed 001's RocksDB 'pfx' flags: which became RocksDB 7.8 options, which it no longer has."""
+    from .dbbench import FLAGS, translate_rocksdb_flags
+    flags = engine_registry.ROCKSDB_PFX_FLAGS.split()
+    names = [f[2:].split("=")[0] for f in flags]
+    gone = [n for n in names if FLAGS[n].kind == "gone"]
+    ignored = [n for n in names if FLAGS[n].kind == "ignored"]
+    return {"options_string": translate_rocksdb_flags(flags).options, "no_longer_in_rocksdb": gone,
+            "not_honoured": ignored}
+
+
+# --- seed 002: the db_bench suite ----------------------------------------------------------
+
+def dbbench_suite(engines, num, reads, threads, value_size=800, compression="snappy", seed=1):
+    """fillseq; fillrandom then compact; overwrite; readrandom, per engine, as seed 002 ran them."""
+    import pandas as pd
+    rows, results = [], []
+    steps = [("fillseq", "fillseq", False), ("fillrandom", "fillrandom", False), ("compact", "compact", True),
+             ("overwrite", "overwrite", True), ("readrandom", "readrandom", True)]
+    for name in engines:
+        db = _tmpdb()
+        try:
+            comp = compression if compression in engine_registry.get(name).compressions else "none"
+            for test, workload, existing in steps:
+                r = run(name, workload, num=num, reads=reads, threads=threads if workload == "readrandom" else 1,
+                        value_size=value_size, db=db, use_existing_db=existing, seed=seed, compression=comp,
+                        compression_ratio=0.5, interval=0)
+                b = r.by_workload(workload)
+                results.append(b)
+                lat = b.latency_us
+                rows.append({"engine": name, "benchmark": test, "ops_per_sec": b.ops_per_sec,
+                             "micros_per_op": b.micros_per_op, "mb_per_sec": b.mb_per_sec, "p99_us": lat["p99"],
+                             "p9999_us": lat["p9999"], "max_us": lat["max"],
+                             "db_size_gb": (b.accounting["db_size_bytes"] or 0) / 1e9, "compression": comp})
+        finally:
+            shutil.rmtree(db, ignore_errors=True)
+    return pd.DataFrame(rows), results
+
+
+def engine_ratio(df, value="ops_per_sec", by="benchmark", base=None):
+    """Each engine's figure relative to `base` (default: the first engine), per `by`."""
+    engines_ = list(dict.fromkeys(df.engine))
+    base = base or engines_[0]
+    piv = df.pivot_table(index=by, columns="engine", values=value)
+    return piv.div(piv[base], axis=0)
+
+
+# --- quickstart: native loop vs Python bindings ------------------------------------------
+
+def python_loop_baseline(num, threads=(1, 2), seed=1):
+    """fillseq + readrandom through the Python bindings, in a plain Python loop with 1 and 2
+    Python threads (the GIL serialises them); bindings not installed are skipped."""
+    import random
+    import threading
+    import time
+
+    import pandas as pd
+    from ._native import make_key
+    rows = []
+    keys = [make_key(i) for i in range(num)]
+    value = b"x" * 100
+
+    def bench(name, put, get, close):
+        for t in threads:
+            rng = random.Random(seed)
+            order = [keys[rng.randrange(num)] for _ in range(num)]
+            t0 = time.perf_counter()
+            for k in keys:
+                put(k, value)
+            fill = num / (time.perf_counter() - t0)
+            chunks = [order[i::t] for i in range(t)]
+            t0 = time.perf_counter()
+            ths = [threading.Thread(target=lambda c=c: [get(k) for k in c]) for c in chunks]
+            for th in ths:
+                th.start()
+            for th in ths:
+                th.join()
+            read = num / (time.perf_counter() - t0)
+            rows.append({"engine": name, "loop": "python", "threads": t, "fillseq_ops_per_sec": fill,
+                         "readrandom_ops_per_sec": read})
+        close()
+
+    d = tempfile.mkdtemp(prefix="kvlab-py-")
+    try:
+        try:
+            import lmdb
+            env = lmdb.open(f"{d}/lmdb", map_size=1 << 32, sync=False)
+
+            def lput(k, v):
+                with env.begin(write=True) as txn:
+                    txn.put(k, v)
+
+            def lget(k):
+                with env.begin() as txn:
+                    return txn.get(k)
+            bench("lmdb", lput, lget, env.close)
+        except ImportError:
+            pass
+        try:
+            import plyvel
+            db = plyvel.DB(f"{d}/leveldb", create_if_missing=True)
+            bench("leveldb", db.put, db.get, db.close)
+        except ImportError:
+            pass
+        try:
+            import rocksdict
+            rdb = rocksdict.Rdict(f"{d}/rocksdb")
+            bench("rocksdb", rdb.put, rdb.get, rdb.close)
+        except ImportError:
+            pass
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+    return pd.DataFrame(rows)
+
+
+def native_loop(engines, num, threads=(1, 2), seed=1):
+    import pandas as pd
+    rows, results = [], []
+    for name in engines:
+        for t in threads:
+            r = run(name, "fillseq,readrandom", num=num, reads=max(1, num // t), threads=t, seed=seed, interval=0)
+            results += list(r)
+            rows.append({"engine": name, "loop": "kvlab native", "threads": t,
+                         "fillseq_ops_per_sec": r.by_workload("fillseq").ops_per_sec,
+                         "readrandom_ops_per_sec": r.by_workload("readrandom").ops_per_sec})
+    return pd.DataFrame(rows), results
