@@ -109,6 +109,17 @@ def cmd_results(args) -> int:
     return 0
 
 
+def cmd_notebooks(args) -> int:
+    from . import notebooks
+    if args.action == "list":
+        print("\n".join(notebooks.available()))
+        return 0
+    folder = notebooks.run(args.scale, args.only, args.out)
+    figures = sorted(p.name for p in folder.rglob("*.svg"))
+    print(f"executed notebooks and {len(figures)} figures (SVG, PNG, PDF) in {folder}")
+    return 0
+
+
 def cmd_dbbench(args, rest) -> int:
     if args.help_flags:
         print(dbbench.help_flags())
@@ -231,6 +242,12 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--store", default=None, metavar="PATH")
     d.add_argument("--no-store", action="store_true")
 
+    n = sub.add_parser("notebooks", help="run every notebook with papermill into a dated folder")
+    n.add_argument("action", choices=("run", "list"))
+    n.add_argument("--scale", default="default", choices=("smoke", "default", "full"))
+    n.add_argument("--only", default=None, help="comma list of notebook names")
+    n.add_argument("--out", default=None)
+
     c = sub.add_parser("compare", help="the main job: every built engine, small fillseq + readrandom")
     c.add_argument("--num", type=int, default=200_000)
     c.add_argument("--threads", type=int, default=2)
@@ -251,7 +268,7 @@ def main(argv=None) -> int:
             return cmd_dbbench(args, rest)
         args = parser.parse_args(argv)
         return {"engines": cmd_engines, "run": cmd_run, "compare": cmd_compare,
-                "results": cmd_results}[args.command](args)
+                "results": cmd_results, "notebooks": cmd_notebooks}[args.command](args)
     except errors.KvlabError as exc:
         print(f"kvlab: error: {exc}", file=sys.stderr)
         return 2

@@ -35,4 +35,5 @@ for e in rocksdb leveldb wiredtiger; do
 done
 echo "== building kvlab's native extension${env_args[*]:+ (release engines: ${env_args[*]})}"
 env "${env_args[@]}" .venv/bin/python -m pip install -q --no-build-isolation -e . 2>&1 | grep -v "^\s*$" || true
+.venv/bin/python -m ipykernel install --sys-prefix --name python3 >/dev/null
 .venv/bin/python -c "import kvlab._native as n; print('== engines built:', ', '.join(f'{k} {v}' for k, v in n.adapters().items()))"
