@@ -117,7 +117,8 @@ LOAD_COLUMNS = ["engine", "wall_s", "user_s", "sys_s", "cpu_pct", "db_size_kb", 
 def _row(engine, b):
     a = b.accounting
     return {"engine": engine, "wall_s": a["wall_s"], "user_s": a["cpu_user_s"], "sys_s": a["cpu_sys_s"],
-            "cpu_pct": a["cpu_pct"], "db_size_kb": (a["db_size_bytes"] or 0) / 1024,
+            "cpu_pct": a["cpu_pct"],
+            "db_size_kb": (a.get("db_size_after_close_bytes") or a["db_size_bytes"] or 0) / 1024,
             "process_size_kb": a["process_peak_rss_bytes"] / 1024,
             "total_size_kb": (a["total_size_bytes"] or 0) / 1024,
             "ctx_voluntary": a["ctx_voluntary"], "ctx_involuntary": a["ctx_involuntary"]}
