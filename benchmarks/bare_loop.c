@@ -78,6 +78,7 @@ int main(int argc, char **argv) {
     cfg.variant = strcmp(argv[2], "-") ? argv[2] : NULL;
     cfg.create = 1;
     cfg.max_threads = threads + 2;
+    if (getenv("KV_MAP_SIZE")) cfg.map_size = strtoull(getenv("KV_MAP_SIZE"), NULL, 10);  /* e.g. under valgrind */
     char err[KV_ERRMSG_MAX];
     kv_db *db;
     if (e->open(argv[3], &cfg, &db, err)) { fprintf(stderr, "%s\n", err); return 1; }

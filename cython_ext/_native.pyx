@@ -71,7 +71,9 @@ cdef extern from "kv_hist.h":
         uint64_t count, min, max
         double sum
         uint64_t buckets[1]
+    void kv_hist_init(kv_hist *h) nogil
     void kv_hist_record(kv_hist *h, uint64_t v) nogil
+    void kv_hist_finish(kv_hist *h) nogil
 
 cdef extern from "kv_driver.h":
     int KV_NOPTYPES
@@ -88,7 +90,7 @@ cdef extern from "kv_driver.h":
         int use_tsc
     ctypedef struct kv_thread_result:
         uint64_t progress
-        int role, rc
+        int optype, role, rc
         uint64_t ops[5]
         uint64_t found, not_found, bytes
         int64_t t_start_ns, t_end_ns
@@ -369,8 +371,10 @@ def histogram_of(values):
     cdef uint64_t[::1] view
     try:
         with nogil:
+            kv_hist_init(h)
             for i in range(vals.shape[0]):
                 kv_hist_record(h, vals[i])
+            kv_hist_finish(h)
         counts = np.empty(KV_HIST_BUCKETS, dtype=np.uint64)
         view = counts
         memcpy(&view[0], h.buckets, KV_HIST_BUCKETS * 8)
@@ -453,9 +457,10 @@ cdef class Run:
             r = &self.run.results[i]
             side = out["writer" if i >= self.run.p.threads else "workers"]
             side["found"] += r.found
+            # a running loop counts in `progress` (its op type); ops[] is filled when it ends
+            side["ops"][r.optype] += r.progress
             for j in range(KV_NOPTYPES):
-                side["ops"][j] += r.ops[j]
-                if r.hist[j].count == 0:
+                if j != r.optype and r.hist[j].count == 0:
                     continue
                 name = OP_TYPES[j]
                 if name not in side["hist"]:

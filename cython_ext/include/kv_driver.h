@@ -38,6 +38,7 @@ typedef struct kv_run_params {
 /* One per thread, cache-line aligned; the driver writes only its own. */
 typedef struct kv_thread_result {
     volatile uint64_t progress;     /* ops done so far, published relaxed for monitors */
+    int optype;                     /* the op type this thread's loop counts in progress */
     int role;
     int rc;
     uint64_t ops[KV_NOPTYPES];

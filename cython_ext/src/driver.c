@@ -32,6 +32,7 @@ typedef struct ctx {
     char key[1024];
     size_t value_pos;
     uint64_t last;      /* latency clock at the end of the previous op */
+    uint64_t deadline;  /* on the latency clock; UINT64_MAX when the run is bounded by count */
     uint64_t done;
 } ctx;
 
@@ -58,11 +59,9 @@ static inline int finish_op(ctx *c, int optype, uint64_t nops) {
     uint64_t now = latency_clock(c->run);
     kv_hist_record(&c->res->hist[optype], now - c->last);
     c->last = now;
-    c->res->ops[optype] += nops;
     c->done += nops;
     __atomic_store_n(&c->res->progress, c->done, __ATOMIC_RELAXED);
-    if (c->run->deadline_ticks && now >= c->run->deadline_ticks) return 1;
-    return stopped(c);
+    return (now >= c->deadline) | stopped(c);
 }
 
 static int fail(ctx *c, int rc) {
@@ -192,7 +191,7 @@ static int loop_writer(ctx *c) {
                 struct timespec ts = {wait / 1000000000, wait % 1000000000};
                 nanosleep(&ts, NULL);
                 c->last = latency_clock(c->run);  /* time spent throttled is not write latency */
-                if (c->run->deadline_ticks && c->last >= c->run->deadline_ticks) break;
+                if (c->last >= c->deadline) break;
                 continue;
             }
         }
@@ -238,6 +237,14 @@ static void *worker(void *arg) {
     int is_write = p->workload == KV_W_FILLSEQ || p->workload == KV_W_FILLRANDOM ||
                    p->workload == KV_W_OVERWRITE || p->workload == KV_W_DELETERANDOM;
     kv_rng_seed(&c.rng, p->seed, writer ? KV_STREAM_WRITER : is_write ? KV_STREAM_WRITE : KV_STREAM_READ, a->index);
+    for (int j = 0; j < KV_NOPTYPES; j++) kv_hist_init(&c.res->hist[j]);
+    static const int optype_of[KV_W__COUNT] = {
+        [KV_W_FILLSEQ] = KV_OP_WRITE, [KV_W_FILLRANDOM] = KV_OP_WRITE, [KV_W_OVERWRITE] = KV_OP_WRITE,
+        [KV_W_READRANDOM] = KV_OP_READ, [KV_W_READSEQ] = KV_OP_READ, [KV_W_SEEKRANDOM] = KV_OP_SEEK,
+        [KV_W_DELETERANDOM] = KV_OP_DELETE, [KV_W_READWHILEWRITING] = KV_OP_READ,
+        [KV_W_READMISSING] = KV_OP_READ, [KV_W_READHOT] = KV_OP_READ, [KV_W_COMPACT] = KV_OP_COMPACT,
+    };
+    c.res->optype = writer ? KV_OP_WRITE : optype_of[p->workload];
     c.value_pos = ((size_t)a->index * 7919u * (size_t)p->value_size) % (run->values_len - p->value_size);
 
     /* this thread's share of the key space for write workloads */
@@ -253,6 +260,7 @@ static void *worker(void *arg) {
     getrusage(RUSAGE_THREAD, &ru0);
     c.res->t_start_ns = kv_now_ns();
     c.last = latency_clock(run);
+    c.deadline = run->deadline_ticks ? run->deadline_ticks : UINT64_MAX;
     if (!rc && !stopped(&c)) {
         switch (writer ? -1 : p->workload) {
         case -1: loop_writer(&c); break;
@@ -268,6 +276,8 @@ static void *worker(void *arg) {
         }
     }
     c.res->t_end_ns = kv_now_ns();
+    c.res->ops[c.res->optype] = c.done;
+    for (int j = 0; j < KV_NOPTYPES; j++) kv_hist_finish(&c.res->hist[j]);
     getrusage(RUSAGE_THREAD, &ru1);
     c.res->cpu_user_ns = (ru1.ru_utime.tv_sec - ru0.ru_utime.tv_sec) * 1000000000ll +
                          (ru1.ru_utime.tv_usec - ru0.ru_utime.tv_usec) * 1000ll;
