@@ -18,6 +18,23 @@ static inline int kv_seterr(char *buf, int code, const char *fmt, ...) {
     return code;
 }
 
+/* LevelDB and RocksDB report errors as Status strings ("IO error: ...", "Corruption: ..."). */
+static inline int kv_code_from_status(const char *msg) {
+    if (!msg) return KV_OK;
+    if (strncmp(msg, "NotFound", 8) == 0) return KV_NOTFOUND;
+    if (strncmp(msg, "Corruption", 10) == 0) return KV_E_CORRUPT;
+    if (strncmp(msg, "IO error", 8) == 0) {
+        if (strstr(msg, "No space left")) return KV_E_FULL;
+        if (strstr(msg, "lock")) return KV_E_BUSY;
+        return KV_E_IO;
+    }
+    if (strncmp(msg, "Invalid argument", 16) == 0 || strncmp(msg, "Not implemented", 15) == 0)
+        return KV_E_CONFIG;
+    if (strncmp(msg, "Resource busy", 13) == 0 || strncmp(msg, "Operation aborted", 17) == 0)
+        return KV_E_CONFLICT;
+    return KV_E_OTHER;
+}
+
 /* Iterate "a,b;c" style lists: copies the next token (trimmed) into tok. Returns the
    rest of the string or NULL at the end. Separators: ',' and ';'. */
 static inline const char *kv_next_token(const char *s, char *tok, size_t toklen) {

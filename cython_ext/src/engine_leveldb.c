@@ -27,23 +27,8 @@ struct kv_thread {
     char *value;   /* last get()'s malloc'd value */
 };
 
-/* LevelDB reports errors only as strings ("IO error: ...", "Corruption: ..."). */
-static int status_code(const char *msg) {
-    if (!msg) return KV_OK;
-    if (strncmp(msg, "NotFound", 8) == 0) return KV_NOTFOUND;
-    if (strncmp(msg, "Corruption", 10) == 0) return KV_E_CORRUPT;
-    if (strncmp(msg, "IO error", 8) == 0) {
-        if (strstr(msg, "No space left")) return KV_E_FULL;
-        if (strstr(msg, "lock")) return KV_E_BUSY;
-        return KV_E_IO;
-    }
-    if (strncmp(msg, "Invalid argument", 16) == 0 || strncmp(msg, "Not implemented", 15) == 0)
-        return KV_E_CONFIG;
-    return KV_E_OTHER;
-}
-
 static int take_error(char *buf, char *msg) {
-    int code = status_code(msg);
+    int code = kv_code_from_status(msg);
     kv_seterr(buf, code, "LevelDB: %s", msg);
     leveldb_free(msg);
     return code;

@@ -31,24 +31,8 @@ struct kv_thread {
     rocksdb_pinnableslice_t *pinned;
 };
 
-static int status_code(const char *msg) {
-    if (!msg) return KV_OK;
-    if (strncmp(msg, "NotFound", 8) == 0) return KV_NOTFOUND;
-    if (strncmp(msg, "Corruption", 10) == 0) return KV_E_CORRUPT;
-    if (strncmp(msg, "IO error", 8) == 0) {
-        if (strstr(msg, "No space left")) return KV_E_FULL;
-        if (strstr(msg, "lock")) return KV_E_BUSY;
-        return KV_E_IO;
-    }
-    if (strncmp(msg, "Invalid argument", 16) == 0 || strncmp(msg, "Not implemented", 15) == 0)
-        return KV_E_CONFIG;
-    if (strncmp(msg, "Resource busy", 13) == 0 || strncmp(msg, "Operation aborted", 17) == 0)
-        return KV_E_CONFLICT;
-    return KV_E_OTHER;
-}
-
 static int take_error(char *buf, char *msg) {
-    int code = status_code(msg);
+    int code = kv_code_from_status(msg);
     kv_seterr(buf, code, "RocksDB: %s", msg);
     rocksdb_free(msg);
     return code;
@@ -96,7 +80,7 @@ static int rdb_open(const char *path, const kv_config *cfg, kv_db **out, char *e
         rocksdb_get_options_from_string(base, cfg->options, d->opts, &msg);
         rocksdb_options_destroy(base);
         if (msg) {
-            int code = status_code(msg) == KV_E_OTHER ? KV_E_CONFIG : status_code(msg);
+            int code = kv_code_from_status(msg) == KV_E_OTHER ? KV_E_CONFIG : kv_code_from_status(msg);
             kv_seterr(err, code, "RocksDB options string rejected by RocksDB's parser: %s", msg);
             rocksdb_free(msg);
             destroy(d);
