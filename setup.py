@@ -79,9 +79,9 @@ def configure():
         if where["prefix"] != "/usr":
             library_dirs.append(where["libdir"])
             runtime_dirs.append(where["libdir"])
-        libraries += [lib] + extra
-        if where["linkage"] == "static":
-            libraries += STATIC_DEPS.get(name, [])
+        # what this engine links against, recorded for kvlab's build facts and the bare C benchmark
+        where["libraries"] = [lib] + extra + (STATIC_DEPS.get(name, []) if where["linkage"] == "static" else [])
+        libraries += where["libraries"]
         if name == "rocksdb":
             macros.append(("KV_ROCKSDB_VERSION", f'"{rocksdb_version(where["include"])}"'))
         if name == "wiredtiger":

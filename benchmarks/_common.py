@@ -15,7 +15,6 @@ import kvlab  # noqa: E402
 from kvlab import engines  # noqa: E402
 
 BARE = ROOT / "build" / "bare_loop"
-LIBS = {"lmdb": "lmdb", "leveldb": "leveldb", "rocksdb": "rocksdb", "wiredtiger": "wiredtiger", "bdb": "db"}
 
 
 def build_bare() -> Path:
@@ -29,7 +28,7 @@ def build_bare() -> Path:
         flags += [f"-DKV_HAVE_{name.upper()}=1", f"-I{where['include']}"]
         if where["prefix"] != "/usr":
             libs += [f"-L{where['libdir']}", f"-Wl,-rpath,{where['libdir']}"]
-        libs.append(f"-l{LIBS[name]}")
+        libs += [f"-l{lib}" for lib in where["libraries"]]
         if name == "rocksdb":
             from kvlab import _native
             flags.append(f'-DKV_ROCKSDB_VERSION="{_native.adapters()["rocksdb"]}"')

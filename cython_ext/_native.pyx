@@ -8,7 +8,7 @@ releases the GIL once, for the whole run; other Python threads may call
 """
 from libc.stdint cimport uint64_t, int64_t
 from libc.stdlib cimport calloc, free
-from libc.string cimport memcpy, strlen
+from libc.string cimport memcpy, memset, strlen
 from posix.stdlib cimport posix_memalign
 
 import numpy as np
@@ -69,7 +69,6 @@ cdef extern from "kv_hist.h":
     int KV_HIST_BUCKETS, KV_HIST_SUB_BITS, KV_HIST_MAX_EXP
     ctypedef struct kv_hist:
         uint64_t count, min, max
-        double sum
         uint64_t buckets[1]
     void kv_hist_init(kv_hist *h) nogil
     void kv_hist_record(kv_hist *h, uint64_t v) nogil
@@ -378,7 +377,7 @@ def histogram_of(values):
         counts = np.empty(KV_HIST_BUCKETS, dtype=np.uint64)
         view = counts
         memcpy(&view[0], h.buckets, KV_HIST_BUCKETS * 8)
-        return {"counts": counts, "count": h.count, "min": h.min, "max": h.max, "sum": h.sum}
+        return {"counts": counts, "count": h.count, "min": h.min, "max": h.max}
     finally:
         free(h)
 
@@ -416,10 +415,7 @@ cdef class Run:
         if posix_memalign(&mem, 64, sizeof(kv_thread_result) * self.nthreads) != 0:
             raise MemoryError()
         self.run.results = <kv_thread_result *> mem
-        cdef char *z = <char *> mem
-        cdef size_t i
-        for i in range(sizeof(kv_thread_result) * self.nthreads):
-            z[i] = 0
+        memset(mem, 0, sizeof(kv_thread_result) * self.nthreads)
 
     def __dealloc__(self):
         free(self.run.results)
@@ -451,8 +447,8 @@ cdef class Run:
         cdef uint64_t[::1] acc
         cdef uint64_t *src
         cdef Py_ssize_t b
-        out = {"workers": {"ops": [0] * KV_NOPTYPES, "found": 0, "hist": {}, "sum": {}},
-               "writer": {"ops": [0] * KV_NOPTYPES, "found": 0, "hist": {}, "sum": {}}}
+        out = {"workers": {"ops": [0] * KV_NOPTYPES, "found": 0, "hist": {}},
+               "writer": {"ops": [0] * KV_NOPTYPES, "found": 0, "hist": {}}}
         for i in range(self.nthreads):
             r = &self.run.results[i]
             side = out["writer" if i >= self.run.p.threads else "workers"]
@@ -465,8 +461,6 @@ cdef class Run:
                 name = OP_TYPES[j]
                 if name not in side["hist"]:
                     side["hist"][name] = np.zeros(KV_HIST_BUCKETS, dtype=np.uint64)
-                    side["sum"][name] = 0.0
-                side["sum"][name] += r.hist[j].sum
                 acc = side["hist"][name]
                 src = r.hist[j].buckets
                 for b in range(KV_HIST_BUCKETS):
@@ -505,7 +499,7 @@ cdef class Run:
                     view = counts
                     memcpy(&view[0], h.buckets, KV_HIST_BUCKETS * 8)
                     hists[OP_TYPES[j]] = {"counts": counts, "count": h.count, "min": h.min,
-                                          "max": h.max, "sum": h.sum, "ns_per_tick": self.run.ns_per_tick}
+                                          "max": h.max, "ns_per_tick": self.run.ns_per_tick}
             threads.append({
                 "index": i, "role": "writer" if r.role == 1 else "worker",
                 "ops": {OP_TYPES[j]: r.ops[j] for j in range(KV_NOPTYPES) if r.ops[j]},

@@ -15,22 +15,15 @@ import subprocess
 from functools import lru_cache
 from pathlib import Path
 
-# adapter -> shared-library stem as it appears in /proc/self/maps
-_LIBS = {"lmdb": "liblmdb", "leveldb": "libleveldb", "rocksdb": "librocksdb", "wiredtiger": "libwiredtiger",
-         "bdb": "libdb-", "fdb": "libfdb_c"}
-
-
-def _mapped_library(adapter: str) -> str | None:
-    """The library file this process has mapped for the adapter (after importing _native)."""
-    stem = _LIBS.get(adapter)
-    if not stem:
-        return None
+def _mapped_library(lib: str) -> str | None:
+    """The file this process has mapped for library `lib` (liblmdb.so.0, libdb-5.3.so, ...),
+    not its look-alikes (libdbus-1, libwiredtiger_snappy)."""
     try:
         for line in Path("/proc/self/maps").read_text().splitlines():
-            path = line.split()[-1] if len(line.split()) >= 6 else ""
-            name = Path(path).name
-            if name.startswith(stem) and ".so" in name and "_snappy" not in name and "_zlib" not in name:
-                return path
+            fields = line.split()
+            name = Path(fields[-1]).name if len(fields) >= 6 else ""
+            if name.startswith((f"lib{lib}.so", f"lib{lib}-")) and ".so" in name:
+                return fields[-1]
     except OSError:
         pass
     return None
@@ -78,11 +71,11 @@ def library_facts(adapter: str) -> dict:
     from .engines import _native, build_config
     _native()  # make sure the libraries are mapped
     where = build_config().get("engines", {}).get(adapter, {})
-    path = _mapped_library(adapter)
+    lib = (where.get("libraries") or [None])[0]
+    path = _mapped_library(lib) if lib else None
     if path is None and where.get("linkage") == "static":
         # a local release build linked statically into the extension
-        stem = _LIBS.get(adapter, "lib" + adapter).rstrip("-")
-        path = str(Path(where["libdir"]) / f"{stem}.a")
+        path = str(Path(where["libdir"]) / f"lib{lib}.a")
     if path is None:
         return {"library": None, "origin": "unknown", "assertions": None, "crc32": None, "compiler_flags": None,
                 "linkage": None}

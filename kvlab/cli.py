@@ -75,11 +75,10 @@ def _print_accounting(result):
               f"{a.get('cpu_sys_s', 0):>7.2f} {a.get('cpu_pct') or 0:>6.0f} {mib(a.get('db_size_bytes')):>8} "
               f"{mib(a.get('process_peak_rss_bytes')):>9} {a.get('ctx_voluntary', 0):>8} "
               f"{a.get('ctx_involuntary', 0):>8} {kb if kb is None else round(kb, 3)!s:>8}")
-        if b.repetitions:
+        if b.repetitions and b.repetitions["ops_per_sec"]["ci95"][0] is not None:
             r = b.repetitions["ops_per_sec"]
             lo, hi = r["ci95"]
-            print(f"  {b.workload}: {r['n']} trials, median {r['median']:,.0f} ops/s, "
-                  f"95% CI [{lo:,.0f}, {hi:,.0f}]" if lo is not None else "")
+            print(f"  {b.workload}: {r['n']} trials, median {r['median']:,.0f} ops/s, 95% CI [{lo:,.0f}, {hi:,.0f}]")
 
 
 def _store(result, args):
@@ -133,9 +132,7 @@ def cmd_dbbench(args, rest) -> int:
     print(dbbench.header(plan, native.adapters()[cfg.adapter], native.KEY_ENCODING), flush=True)
 
     def show(b):
-        _print_result(b) if not b.writer else print(dbbench.format_line(b), flush=True)
-        if b.writer:
-            _print_result_writer(b)
+        _print_result(b)
         if plan.histogram:
             print(dbbench.format_histogram(b), flush=True)
 
@@ -146,11 +143,6 @@ def cmd_dbbench(args, rest) -> int:
         result.write_json(args.json)
     _store(result, args)
     return 130 if any(b.partial for b in result) else 0
-
-
-def _print_result_writer(b):
-    w = b.writer
-    print(f"{'  writer':<12} : {w['ops_per_sec']:.0f} writes/sec, {w['ops']} writes", flush=True)
 
 
 def cmd_compare(args) -> int:

@@ -17,7 +17,7 @@ engine are named in one warning line, never dropped silently.
 from __future__ import annotations
 
 import shlex
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from . import engines, errors, workloads
 from .spec import RunSpec
@@ -128,7 +128,6 @@ FLAGS: dict[str, Flag] = {
 @dataclass
 class RocksTranslation:
     options: str
-    warnings: list = field(default_factory=list)
 
 
 def parse_argv(argv) -> dict:
@@ -168,7 +167,7 @@ def translate_rocksdb_flags(argv) -> RocksTranslation:
 
 
 def _rocksdb_options(flags: dict) -> RocksTranslation:
-    parts, warnings = [], []
+    parts = []
     key_size = flags.get("key_size", 16)
     bloom = flags.get("bloom_bits", -1)
     for name, value in flags.items():
@@ -218,7 +217,7 @@ def _rocksdb_options(flags: dict) -> RocksTranslation:
             table.append(f"filter_policy=bloomfilter:{bloom}:false")
         if table:
             parts.append("block_based_table_factory={" + ";".join(table) + "}")
-    return RocksTranslation(";".join(parts), warnings)
+    return RocksTranslation(";".join(parts))
 
 
 @dataclass

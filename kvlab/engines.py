@@ -7,6 +7,7 @@ branches on engine names; what differs between engines lives here as data.
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,6 +47,7 @@ class EngineConfig:
     compressions: tuple = ("none",)
     ordered_scan: bool = True                 # full-range iteration in key order works
     notes: str = ""
+    options_separator: str = ","              # joins default and given option strings
 
     def config(self, settings: Mapping[str, object], max_threads: int) -> dict:
         """The adapter config: defaults, then the caller's settings on top."""
@@ -54,7 +56,7 @@ class EngineConfig:
             if value is None:
                 continue
             if key in ("options", "table_options") and cfg.get(key) and value:
-                cfg[key] = f"{cfg[key]};{value}" if self.adapter == "rocksdb" else f"{cfg[key]},{value}"
+                cfg[key] = f"{cfg[key]}{self.options_separator}{value}"
             else:
                 cfg[key] = value
         cfg["variant"] = self.variant
@@ -95,13 +97,13 @@ register(EngineConfig(
           "paranoid_checks, block_restart_interval, bloom_bits"))
 register(EngineConfig(
     "rocksdb", "rocksdb", "RocksDB LSM tree, default options", "librocksdb-dev", honours=_LSM,
-    compressions=("none", "snappy", "lz4", "zstd"),
+    compressions=("none", "snappy", "lz4", "zstd"), options_separator=";",
     notes="options: a RocksDB options string, parsed by RocksDB's GetOptionsFromString"))
 register(EngineConfig(
     "rocksdb-tuned", "rocksdb",
     "RocksDB with seed 001's 'pfx' tuning (plain table, prefix-hash memtable, mmap reads)",
     "librocksdb-dev", honours=_LSM, compressions=("none", "snappy", "lz4", "zstd"),
-    defaults={"options": None}, ordered_scan=False,
+    defaults={"options": None}, ordered_scan=False, options_separator=";",
     notes="point lookups only: a plain table with a prefix-hash memtable has no total-order scan"))
 register(EngineConfig(
     "wiredtiger-btree", "wiredtiger", "WiredTiger row-store B-tree (table:)", "libwiredtiger-dev",
@@ -159,8 +161,8 @@ def get(name: str) -> EngineConfig:
     except KeyError:
         raise errors.SpecError(f"engine {name!r} is unknown; allowed: {', '.join(REGISTRY)}") from None
     if cfg.name == "rocksdb-tuned" and cfg.defaults.get("options") is None:
-        cfg = REGISTRY[name] = EngineConfig(**{**cfg.__dict__, "defaults": {
-            "options": _rocksdb_tuned_options(), "compression": "none"}})
+        cfg = REGISTRY[name] = dataclasses.replace(cfg, defaults={
+            "options": _rocksdb_tuned_options(), "compression": "none"})
     return cfg
 
 

@@ -9,6 +9,8 @@ midpoint (clamped to the recorded min/max), within 0.4% of any value in it.
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 SUB_BITS = 7
@@ -29,57 +31,59 @@ def bucket_bounds(n_buckets: int):
     return low, high
 
 
+@lru_cache(maxsize=4)
+def _reported(n_buckets: int):
+    """The value each bucket reports: exact below SUB, else its midpoint."""
+    low, high = bucket_bounds(n_buckets)
+    mids = np.where(np.arange(n_buckets) < SUB, low, (low + high) / 2)
+    mids.setflags(write=False)
+    return mids
+
+
 class Histogram:
     """A merged latency histogram (ns)."""
 
-    def __init__(self, counts=None, count=0, vmin=0, vmax=0, total=0.0, ns_per_tick=1.0):
+    def __init__(self, counts=None, count=0, vmin=0, vmax=0, ns_per_tick=1.0):
         self.counts = counts
         self.count = int(count)
         self.min = int(vmin)            # in ticks of the run's latency clock
         self.max = int(vmax)
-        self.sum = float(total)
         self.ns_per_tick = float(ns_per_tick)
 
     @classmethod
     def from_native(cls, h: dict) -> "Histogram":
-        return cls(h["counts"].astype(np.uint64), h["count"], h["min"], h["max"], h["sum"],
-                   h.get("ns_per_tick", 1.0))
+        return cls(h["counts"].astype(np.uint64), h["count"], h["min"], h["max"], h.get("ns_per_tick", 1.0))
 
     def merge(self, other: "Histogram") -> "Histogram":
         if other is None or other.count == 0:
             return self
         if self.count == 0:
-            return Histogram(other.counts.copy(), other.count, other.min, other.max, other.sum, other.ns_per_tick)
+            return Histogram(other.counts.copy(), other.count, other.min, other.max, other.ns_per_tick)
         if abs(self.ns_per_tick - other.ns_per_tick) > 1e-9 * self.ns_per_tick:
             raise ValueError("histograms from runs with different latency clocks do not merge")
         return Histogram(self.counts + other.counts, self.count + other.count, min(self.min, other.min),
-                         max(self.max, other.max), self.sum + other.sum, self.ns_per_tick)
+                         max(self.max, other.max), self.ns_per_tick)
 
     def percentile(self, q: float) -> float:
         """Value in ns at percentile q (0-100), by the nearest-rank rule."""
         if self.count == 0:
             return float("nan")
         rank = max(1, int(np.ceil(q / 100.0 * self.count)))
-        cum = np.cumsum(self.counts)
-        i = int(np.searchsorted(cum, rank))
-        low, high = bucket_bounds(len(self.counts))
-        mid = low[i] if i < SUB else (low[i] + high[i]) / 2.0
-        return float(min(max(mid, self.min), self.max)) * self.ns_per_tick
+        i = int(np.searchsorted(np.cumsum(self.counts), rank))
+        return float(min(max(_reported(len(self.counts))[i], self.min), self.max)) * self.ns_per_tick
 
     def mean(self) -> float:
         """From bucket midpoints (within 0.4%): the driver keeps no exact sum, to keep
         its per-op recording to one increment and a max."""
         if not self.count:
             return float("nan")
-        low, high = bucket_bounds(len(self.counts))
-        mids = np.where(np.arange(len(self.counts)) < SUB, low, (low + high) / 2)
+        mids = _reported(len(self.counts))
         return float((self.counts.astype(np.float64) * mids).sum() / self.count) * self.ns_per_tick
 
     def stddev(self) -> float:
         if not self.count:
             return float("nan")
-        low, high = bucket_bounds(len(self.counts))
-        mids = np.where(np.arange(len(self.counts)) < SUB, low, (low + high) / 2)
+        mids = _reported(len(self.counts))
         c = self.counts.astype(np.float64)
         m = (c * mids).sum() / self.count
         return float(np.sqrt(max((c * (mids - m) ** 2).sum() / self.count, 0.0))) * self.ns_per_tick

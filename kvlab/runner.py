@@ -50,8 +50,7 @@ def _run_trial(spec, trial, on_result):
     cfg = engines.require_built(spec.engine)
     native = engines._native()
     warnings = [f"{spec.engine} ignores {k} (it has no such setting)" for k in cfg.ignored(spec.engine_settings)]
-    use_existing = spec.use_existing_db if trial == 0 else spec.use_existing_db
-    where = dbdir.prepare(spec.db, spec.engine, native.KEY_ENCODING, use_existing)
+    where = dbdir.prepare(spec.db, spec.engine, native.KEY_ENCODING, spec.use_existing_db)
     session = _Session(spec, cfg, native, where, warnings, trial)
     try:
         for name in spec.workloads:
@@ -199,8 +198,7 @@ class _Sampler:
 
 
 def _interval_hist(counts, ns_per_tick) -> Histogram:
-    n = int(counts.sum())
-    return Histogram(counts, n, 0, 2 ** 62, 0.0, ns_per_tick)
+    return Histogram(counts, int(counts.sum()), 0, 2 ** 62, ns_per_tick)
 
 
 def _intervals(samples, t_origin) -> list:
@@ -264,8 +262,7 @@ def _build(session, wl, phase, params, threads, partial, started, ended, before,
         for op, counts in wsnap["workers"]["hist"].items():
             if op in by_op:
                 h = by_op[op]
-                by_op[op] = Histogram(h.counts - counts, h.count - int(counts.sum()), h.min, h.max,
-                                      h.sum - wsnap["workers"]["sum"][op], h.ns_per_tick)
+                by_op[op] = Histogram(h.counts - counts, h.count - int(counts.sum()), h.min, h.max, h.ns_per_tick)
         t0 = wt
     writer_record = None
     if writer is not None:
@@ -276,8 +273,8 @@ def _build(session, wl, phase, params, threads, partial, started, ended, before,
                          "bytes": writer["bytes"], "latency_us": w_hist.summary_us(),
                          "cpu_user_s": writer["cpu_user_s"], "cpu_sys_s": writer["cpu_sys_s"],
                          "ctx_voluntary": writer["nvcsw"], "ctx_involuntary": writer["nivcsw"]}
-    acct = accounting.phase_record(before, after, ops, session.where.path, session.device_note
-                                   if session.device is None else session.device, peak_scope)
+    acct = accounting.phase_record(before, after, ops, session.where.path, session.device or session.device_note,
+                                   peak_scope)
     acct["threads"] = [{"index": t["index"], "role": t["role"], "cpu_user_s": t["cpu_user_s"],
                         "cpu_sys_s": t["cpu_sys_s"], "ctx_voluntary": t["nvcsw"],
                         "ctx_involuntary": t["nivcsw"]} for t in threads]

@@ -155,11 +155,11 @@ class Store:
         con.close()
         return run_id
 
-    def _where(self, engine=None, workload=None, run_id=None, phase=None):
+    def _where(self, engine=None, workload=None, run_id=None, phase=None, table=""):
         clauses, args = [], []
         for col, val in (("engine", engine), ("workload", workload), ("run_id", run_id), ("phase", phase)):
             if val is not None:
-                clauses.append(f"{col} = ?")
+                clauses.append(f"{table}{col} = ?")
                 args.append(val)
         return (" WHERE " + " AND ".join(clauses) if clauses else ""), args
 
@@ -192,14 +192,13 @@ class Store:
             raise errors.SpecError(f"table {table!r} is unknown; allowed: benchmarks, intervals")
         out = Path(out)
         out.parent.mkdir(parents=True, exist_ok=True)
-        where, args = self._where(**filters)
+        where, args = self._where(**filters, table="" if table == "benchmarks" else "b.")
         con = self._connect(write=False)
         try:
             if table == "benchmarks":
                 query = f"SELECT * EXCLUDE (record) FROM benchmarks{where} ORDER BY id"
             else:
-                query = (f"SELECT i.* FROM intervals i JOIN benchmarks b ON b.id = i.benchmark_id"
-                         f"{where.replace('engine', 'b.engine').replace('workload', 'b.workload')} "
+                query = (f"SELECT i.* FROM intervals i JOIN benchmarks b ON b.id = i.benchmark_id{where} "
                          "ORDER BY i.benchmark_id, i.interval")
             opts = "(FORMAT CSV, HEADER)" if fmt == "csv" else "(FORMAT PARQUET)"
             tmp = out.with_name(out.name + ".tmp")

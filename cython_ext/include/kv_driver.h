@@ -64,7 +64,6 @@ typedef struct kv_run {
     pthread_mutex_t gate;           /* start gate: threads open contexts, then go together */
     pthread_cond_t gate_cond;
     int ready, go;
-    int64_t deadline_ns;
     uint64_t deadline_ticks;        /* the deadline on the latency clock */
     double ns_per_tick;             /* latency clock rate: histograms hold ticks */
 } kv_run;

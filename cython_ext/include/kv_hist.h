@@ -17,7 +17,6 @@
 typedef struct kv_hist {
     uint64_t count;
     uint64_t min, max;
-    double sum;
     uint64_t buckets[KV_HIST_BUCKETS];
 } kv_hist;
 
@@ -30,14 +29,13 @@ static inline int kv_hist_index(uint64_t v) {
 }
 
 /* The hot path is one bucket increment and an exact max (the tail matters most).
-   kv_hist_finish() fills in count, min (the lowest non-empty bucket's lower bound,
-   exact below 128) and sum (bucket midpoints) after the run, keeping the per-op
-   cost of recording to the index arithmetic.  Start from kv_hist_init(). */
+   kv_hist_finish() fills in count and min (the lowest non-empty bucket's lower
+   bound, exact below 128) after the run, keeping the per-op cost of recording to
+   the index arithmetic; means come from the buckets.  Start from kv_hist_init(). */
 static inline void kv_hist_init(kv_hist *h) {
     h->count = 0;
     h->min = UINT64_MAX;
     h->max = 0;
-    h->sum = 0;
 }
 
 static inline void kv_hist_record(kv_hist *h, uint64_t v) {
@@ -45,30 +43,23 @@ static inline void kv_hist_record(kv_hist *h, uint64_t v) {
     h->max = v > h->max ? v : h->max;
 }
 
-static inline void kv_hist_bounds(int i, double *low, double *high) {
-    if (i < KV_HIST_SUB) { *low = i; *high = i + 1; return; }
+/* Lower bound of bucket i. */
+static inline uint64_t kv_hist_low(int i) {
+    if (i < KV_HIST_SUB) return (uint64_t)i;
     int shift = (i - KV_HIST_SUB) / KV_HIST_SUB;
-    double sub = (double)((i - KV_HIST_SUB) % KV_HIST_SUB + KV_HIST_SUB);
-    *low = sub * (double)(1ull << shift);
-    *high = (sub + 1) * (double)(1ull << shift);
+    return (uint64_t)((i - KV_HIST_SUB) % KV_HIST_SUB + KV_HIST_SUB) << shift;
 }
 
 static inline void kv_hist_finish(kv_hist *h) {
     uint64_t n = 0;
-    double sum = 0;
-    int first = -1;
-    for (int i = 0; i < KV_HIST_BUCKETS; i++) {
+    h->min = 0;
+    for (int i = KV_HIST_BUCKETS - 1; i >= 0; i--) {
         if (!h->buckets[i]) continue;
-        double lo, hi;
-        kv_hist_bounds(i, &lo, &hi);
-        if (first < 0) { first = i; h->min = (uint64_t)lo; }
         n += h->buckets[i];
-        sum += (double)h->buckets[i] * (i < KV_HIST_SUB ? lo : (lo + hi) / 2);
+        h->min = kv_hist_low(i);
     }
     h->count = n;
-    h->sum = sum;
-    if (n == 0) h->min = 0;
-    else if (h->min > h->max) h->min = h->max;
+    if (h->min > h->max) h->min = h->max;
 }
 
 #endif

@@ -329,7 +329,6 @@ int kv_run_execute(kv_run *run) {
     /* all threads open their engine contexts first, then start together */
     pthread_mutex_lock(&run->gate);
     while (run->ready < started) pthread_cond_wait(&run->gate_cond, &run->gate);
-    run->deadline_ns = p->duration_s > 0 ? kv_now_ns() + (int64_t)(p->duration_s * 1e9) : 0;
     run->deadline_ticks = p->duration_s > 0 ? latency_clock(run) + (uint64_t)(p->duration_s * 1e9 / run->ns_per_tick) : 0;
     run->go = 1;
     pthread_cond_broadcast(&run->gate_cond);
