@@ -19,6 +19,8 @@ from .spec import RunSpec, make_spec  # noqa: E402
 from .runner import run, run_spec  # noqa: E402
 from .results import BenchmarkResult, RunResult, load_json  # noqa: E402
 from .engines import describe as list_engines  # noqa: E402
+from .progress import Progress, RunControl  # noqa: E402
+from .background import RunHandle, start, start_spec  # noqa: E402
 
-__all__ = ["run", "run_spec", "RunSpec", "make_spec", "RunResult", "BenchmarkResult", "load_json",
+__all__ = ["run", "run_spec", "start", "start_spec", "RunHandle", "RunControl", "Progress", "RunSpec", "make_spec", "RunResult", "BenchmarkResult", "load_json",
            "list_engines", "KvlabError", "SpecError", "EngineError", "EngineNotBuilt", "UnsafeDirectory"]

@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 from . import __version__, dbbench, engines, errors, workloads
+from .progress import RunControl, TextBar
 from .results import write_json_atomic
 from .runner import run_spec
 from .spec import RunSpec, make_spec
@@ -29,6 +30,9 @@ def cmd_engines(args) -> int:
 
 def _print_result(b):
     print(dbbench.format_line(b), flush=True)
+    if b.partial:
+        print(f"  PARTIAL: stopped after {b.ops} ops in {b.seconds:.2f} s; the figures above cover only that",
+              flush=True)
     facts = b.versions.get("engine_build") or {}
     if facts.get("assertions") and b.phase == "run":
         print(f"  WARNING: {b.engine}'s library has assertions compiled in ({facts.get('origin')}); "
@@ -41,19 +45,41 @@ def _print_result(b):
 
 def _engine_settings(args) -> dict:
     keys = ("cache_size", "sync", "compression", "map_size", "options", "table_options")
-    return {k: getattr(args, k) for k in keys if getattr(args, k) not in (None, False)}
+    settings = {k: getattr(args, k) for k in keys if getattr(args, k) not in (None, False)}
+    for item in args.set or ():
+        key, sep, value = item.partition("=")
+        if not sep or key.strip() not in engines.ENGINE_SETTINGS:
+            raise errors.SpecError(f"--set {item!r}: expected KEY=VALUE with KEY one of "
+                                   f"{', '.join(engines.ENGINE_SETTINGS)}")
+        settings[key.strip()] = _setting_value(value.strip())
+    return settings
 
 
-def cmd_run(args) -> int:
-    spec = make_spec(
+def _setting_value(text: str):
+    """--set values: integers and true/false as such, anything else as a string."""
+    if text.lower() in ("true", "false"):
+        return text.lower() == "true"
+    try:
+        return int(text)
+    except ValueError:
+        return text
+
+
+def spec_from_args(args) -> RunSpec:
+    """The RunSpec a `kvlab run` command line describes."""
+    return make_spec(
         args.engine, args.workload, num=args.num, reads=args.reads, threads=args.threads,
         duration=args.duration, value_size=args.value_size, key_size=args.key_size, batch=args.batch,
         seed=args.seed, db=args.db, use_existing_db=args.use_existing_db, keep_db=args.db is not None,
         writes_per_second=args.writes_per_second, seek_nexts=args.seek_nexts, interval=args.interval,
         warmup=args.warmup, repeat=args.repeat, **_engine_settings(args))
+
+
+def cmd_run(args) -> int:
+    spec = spec_from_args(args)
     print(f"kvlab run: {spec.engine}, {','.join(spec.workloads)}, num={spec.num}, threads={spec.threads}, "
           f"seed={spec.seed}", flush=True)
-    result = run_spec(spec, on_result=_print_result)
+    result = run_spec(spec, on_result=_print_result, control=_progress_control(args.progress))
     for w in sorted({w for b in result for w in b.warnings}):
         print(f"warning: {w}", file=sys.stderr)
     _print_accounting(result)
@@ -62,6 +88,13 @@ def cmd_run(args) -> int:
         print(f"results written to {args.json}")
     _store(result, args)
     return 130 if any(b.partial for b in result) else 0
+
+
+def _progress_control(mode: str):
+    """A RunControl with a progress bar on stderr, or None (auto: only on a terminal)."""
+    if mode == "off" or (mode == "auto" and not sys.stderr.isatty()):
+        return None
+    return RunControl([TextBar(sys.stderr)], every=0.5)
 
 
 def _print_accounting(result):
@@ -208,6 +241,10 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--map-size", type=int, default=None, help="LMDB map size in bytes")
     r.add_argument("--options", default=None, help="engine-native option string")
     r.add_argument("--table-options", default=None, help="WiredTiger table config")
+    r.add_argument("--set", action="append", metavar="KEY=VALUE",
+                   help=f"any engine setting: {', '.join(engines.ENGINE_SETTINGS)}")
+    r.add_argument("--progress", choices=("auto", "on", "off"), default="auto",
+                   help="live progress bar on stderr (auto: when stderr is a terminal)")
     r.add_argument("--interval", type=float, default=1.0, help="time-series interval in s (0: off)")
     r.add_argument("--warmup", type=float, default=0.0, help="seconds left out of each run phase's summary")
     r.add_argument("--repeat", type=int, default=1, help="trials; adds median and 95%% CI")

@@ -16,6 +16,7 @@ from typing import Callable
 
 from . import accounting, buildfacts, dbdir, engines, stats, workloads
 from .histogram import Histogram, merge_all
+from .progress import ProgressTracker, RunControl
 from .results import BenchmarkResult, RunResult
 from .spec import RunSpec, make_spec
 
@@ -23,21 +24,30 @@ LOAD_BATCH = 1000
 OP_NAMES = ("read", "write", "delete", "seek", "compact")
 
 
-def run(engine: str = "lmdb", workload="fillseq,readrandom", **params) -> RunResult:
+def run(engine: str = "lmdb", workload="fillseq,readrandom", *, progress=False,
+        control: RunControl | None = None, **params) -> RunResult:
     """Run `workload` (a name or comma list, in order) on `engine`.
 
     Parameters are RunSpec fields (num, reads, threads, duration, value_size,
     key_size, batch, seed, db, interval, warmup, repeat, ...) and engine settings
     (cache_size, sync, compression, options, ...).  Unknown names raise SpecError
-    listing the allowed ones.
+    listing the allowed ones.  `progress=True` shows live progress (a widget in
+    Jupyter, a bar on a terminal); Ctrl-C or the kernel's interrupt stops the run
+    within a second and returns what was measured, marked partial.  For a run in
+    the background use `kvlab.start`.
     """
-    return run_spec(make_spec(engine, workload, **params))
+    spec = make_spec(engine, workload, **params)
+    if progress:
+        from .widgets import attach_progress
+        control = attach_progress(control or RunControl(), spec, background=False)
+    return run_spec(spec, control=control)
 
 
-def run_spec(spec: RunSpec, on_result: Callable[[BenchmarkResult], None] | None = None) -> RunResult:
+def run_spec(spec: RunSpec, on_result: Callable[[BenchmarkResult], None] | None = None,
+             control: RunControl | None = None) -> RunResult:
     trials = []
     for trial in range(spec.repeat):
-        trials.append(_run_trial(spec, trial, on_result))
+        trials.append(_run_trial(spec, trial, on_result, control))
         if any(b.partial for b in trials[-1]):
             break
     results = [b for t in trials for b in t]
@@ -46,17 +56,19 @@ def run_spec(spec: RunSpec, on_result: Callable[[BenchmarkResult], None] | None 
     return RunResult(results, spec)
 
 
-def _run_trial(spec, trial, on_result):
+def _run_trial(spec, trial, on_result, control=None):
     cfg = engines.require_built(spec.engine)
     native = engines._native()
     warnings = [f"{spec.engine} ignores {k} (it has no such setting)" for k in cfg.ignored(spec.engine_settings)]
     where = dbdir.prepare(spec.db, spec.engine, native.KEY_ENCODING, spec.use_existing_db)
-    session = _Session(spec, cfg, native, where, warnings, trial)
+    session = _Session(spec, cfg, native, where, warnings, trial, control)
     try:
         for name in spec.workloads:
             wl = workloads.get(name)
             if wl.needs_data and not session.loaded and spec.auto_load:
                 session.add(session.run_one(workloads.get("fillseq"), phase="load"), on_result)
+                if session.results[-1].partial:
+                    break
             session.add(session.run_one(wl, phase="run"), on_result)
             if session.results[-1].partial:
                 break
@@ -74,9 +86,9 @@ def _run_trial(spec, trial, on_result):
 class _Session:
     """One open engine across the workloads of a trial."""
 
-    def __init__(self, spec, cfg, native, where, warnings, trial):
+    def __init__(self, spec, cfg, native, where, warnings, trial, control=None):
         self.spec, self.cfg, self.native, self.where, self.warnings = spec, cfg, native, where, warnings
-        self.trial = trial
+        self.trial, self.control = trial, control
         self.loaded = where.existed
         self.results = []
         self.engine = None
@@ -127,7 +139,10 @@ class _Session:
         started = time.strftime("%Y-%m-%dT%H:%M:%S%z")
         peak_scope = "phase" if accounting.reset_peak_rss() else "process"
         before = accounting.snapshot(self.device)
-        sampler = _Sampler(run, spec.interval, 0.0 if load else spec.warmup, self.device)
+        tracker = None
+        if self.control is not None:
+            tracker = ProgressTracker(run, spec.engine, wl.name, phase, wl.native, params)
+        sampler = _Sampler(run, spec.interval, 0.0 if load else spec.warmup, self.device, self.control, tracker)
         threads, partial = sampler.execute()
         after = accounting.snapshot(self.device)
         params["latency_clock"], params["ns_per_tick"] = run.latency_clock
@@ -146,8 +161,9 @@ class _Session:
 class _Sampler:
     """Runs the native Run on a helper thread and samples it from this one."""
 
-    def __init__(self, run, interval, warmup, device):
+    def __init__(self, run, interval, warmup, device, control=None, tracker=None):
         self.run, self.interval, self.warmup, self.device = run, interval, warmup, device
+        self.control, self.tracker = control, tracker
         self.samples = []        # (monotonic ns, native snapshot, accounting snapshot)
         self.warm = None         # the sample at the end of the warm-up
 
@@ -167,23 +183,33 @@ class _Sampler:
         t0 = time.monotonic_ns()
         t.start()
         partial = False
+        control = self.control
         next_sample = t0 + int(self.interval * 1e9) if self.interval else None
         warm_at = t0 + int(self.warmup * 1e9) if self.warmup else None
+        next_progress = t0 + int(control.every * 1e9) if self.tracker else None
         if self.interval:
             self.samples.append(self._sample())
         while t.is_alive():
+            if control is not None and control.stop_requested and not partial:
+                self.run.request_stop()
+                partial = True
             now = time.monotonic_ns()
-            due = [x for x in (next_sample, warm_at) if x is not None]
+            due = [x for x in (next_sample, warm_at, next_progress) if x is not None]
             wait = min([0.1] + [max(0.0, (x - now) / 1e9) for x in due])
             try:
                 t.join(wait)
             except KeyboardInterrupt:
                 self.run.request_stop()
                 partial = True
+                if control is not None:
+                    control.stop()
                 continue
             now = time.monotonic_ns()
             if not t.is_alive():
                 break
+            if next_progress is not None and now >= next_progress:
+                control.publish(self.tracker.read(stopping=partial))
+                next_progress = now + int(control.every * 1e9)
             if warm_at is not None and now >= warm_at:
                 self.warm = self._sample()
                 warm_at = None
@@ -194,6 +220,8 @@ class _Sampler:
             raise box["error"]
         if self.interval:
             self.samples.append(self._sample())
+        if self.tracker is not None:
+            control.publish(self.tracker.read(finished=True, stopping=partial))
         return box["threads"], partial
 
 

@@ -16,6 +16,10 @@ from . import engines, errors, workloads
 MAX_KEY_SIZE = 1024
 MAX_VALUE_SIZE = 64 << 20
 MAX_THREADS = 1024
+# engine settings with a flag of their own on `kvlab run` (the rest go through --set KEY=VALUE)
+CLI_SETTING_FLAGS = ("cache_size", "sync", "compression", "map_size", "options", "table_options")
+# run fields `kvlab run` does not take (the CLI decides them itself)
+CLI_FLAGLESS = ("keep_db", "auto_load", "engine_stats", "compression_ratio")
 
 
 @dataclass(frozen=True)
@@ -102,6 +106,42 @@ class RunSpec:
 
     def replace(self, **changes) -> "RunSpec":
         return dataclasses.replace(self, **changes)
+
+    def changed_fields(self) -> dict:
+        """The run fields that differ from RunSpec's defaults (engine settings apart)."""
+        out = {}
+        for f in dataclasses.fields(self):
+            if f.name in ("engine", "workloads", "engine_settings"):
+                continue
+            default = f.default if f.default is not dataclasses.MISSING else None
+            if getattr(self, f.name) != default:
+                out[f.name] = getattr(self, f.name)
+        return out
+
+    def python_call(self) -> str:
+        """The `kvlab.run(...)` call that runs this spec."""
+        args = [f"engine={self.engine!r}", f"workload={','.join(self.workloads)!r}"]
+        args += [f"{k}={v!r}" for k, v in {**self.changed_fields(), **self.engine_settings}.items()]
+        return f"kvlab.run({', '.join(args)})"
+
+    def cli_command(self) -> str:
+        """The `kvlab run ...` command line that runs this spec."""
+        import shlex
+        parts = ["kvlab", "run", "--engine", self.engine, "--workload", ",".join(self.workloads)]
+        for k, v in self.changed_fields().items():
+            if k in CLI_FLAGLESS:
+                continue
+            flag = "--" + k.replace("_", "-")
+            if isinstance(v, bool):
+                parts += [flag] if v else []
+            else:
+                parts += [flag, str(v)]
+        for k, v in self.engine_settings.items():
+            if k in CLI_SETTING_FLAGS and not (isinstance(v, bool) and not v):
+                parts += ["--" + k.replace("_", "-")] + ([] if isinstance(v, bool) else [str(v)])
+            else:
+                parts += ["--set", f"{k}={v}"]
+        return " ".join(shlex.quote(p) for p in parts)
 
     def to_dict(self) -> dict:
         d = dataclasses.asdict(self)
