@@ -49,7 +49,7 @@ def _engine_settings(args) -> dict:
     for item in args.set or ():
         key, sep, value = item.partition("=")
         if not sep or key.strip() not in engines.ENGINE_SETTINGS:
-            raise errors.SpecError(f"--set {item!r}: expected KEY=VALUE with KEY one of "
+            raise errors.SpecError(f"--set {item!r}: expected KEY=VALUE; allowed keys: "
                                    f"{', '.join(engines.ENGINE_SETTINGS)}")
         settings[key.strip()] = _setting_value(value.strip())
     return settings

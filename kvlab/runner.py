@@ -172,12 +172,17 @@ class _Sampler:
 
     def execute(self):
         box = {}
+        # completion is signalled by an Event, not Thread.is_alive(): a KeyboardInterrupt that
+        # lands inside Thread.join() can leave is_alive() False while the thread still runs
+        finished = threading.Event()
 
         def target():
             try:
                 box["threads"] = self.run.execute()
             except BaseException as exc:  # re-raised on the caller's thread
                 box["error"] = exc
+            finally:
+                finished.set()
 
         t = threading.Thread(target=target, name="kvlab-native-run", daemon=True)
         t0 = time.monotonic_ns()
@@ -189,7 +194,7 @@ class _Sampler:
         next_progress = t0 + int(control.every * 1e9) if self.tracker else None
         if self.interval:
             self.samples.append(self._sample())
-        while t.is_alive():
+        while not finished.is_set():
             if control is not None and control.stop_requested and not partial:
                 self.run.request_stop()
                 partial = True
@@ -197,7 +202,7 @@ class _Sampler:
             due = [x for x in (next_sample, warm_at, next_progress) if x is not None]
             wait = min([0.1] + [max(0.0, (x - now) / 1e9) for x in due])
             try:
-                t.join(wait)
+                finished.wait(wait)
             except KeyboardInterrupt:
                 self.run.request_stop()
                 partial = True
@@ -205,7 +210,7 @@ class _Sampler:
                     control.stop()
                 continue
             now = time.monotonic_ns()
-            if not t.is_alive():
+            if finished.is_set():
                 break
             if next_progress is not None and now >= next_progress:
                 control.publish(self.tracker.read(stopping=partial))
@@ -216,6 +221,7 @@ class _Sampler:
             if next_sample is not None and now >= next_sample:
                 self.samples.append(self._sample())
                 next_sample += int(self.interval * 1e9)
+        t.join()
         if "error" in box:
             raise box["error"]
         if self.interval:

@@ -103,7 +103,7 @@ def _settings_from_text(text: str) -> dict:
         key, sep, value = line.partition("=")
         key, value = key.strip(), value.strip()
         if not sep or key not in engines.ENGINE_SETTINGS:
-            raise errors.SpecError(f"engine options line {n} ({line!r}): expected KEY=VALUE with KEY one of "
+            raise errors.SpecError(f"engine options line {n} ({line!r}): expected KEY=VALUE; allowed keys: "
                                    f"{', '.join(engines.ENGINE_SETTINGS)}")
         if value.lower() in ("true", "false"):
             settings[key] = value.lower() == "true"
