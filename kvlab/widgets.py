@@ -87,10 +87,9 @@ class ProgressWidget:
             self.bar.bar_style = "warning" if p.stopping else "success"
         self.text.value = html.escape(p.describe())
 
-    def finish(self, message: str, ok: bool = True):
+    def finish(self, ok: bool = True):
         self.bar.bar_style = "success" if ok else "danger"
         self.stop_button.disabled = True
-        self.text.value = message
 
 
 def _settings_from_text(text: str) -> dict:
@@ -141,6 +140,7 @@ class RunBuilder:
         self.duration = W.BoundedFloatText(value=duration, min=0.0, max=7 * 24 * 3600.0, step=1.0,
                                            description="duration s", style=style,
                                            tooltip="0: each workload runs its count (num / reads)")
+        self.duration.add_class("kvlab-duration")
         self.value_size = W.BoundedIntText(value=value_size, min=1, max=1 << 20, description="value bytes",
                                            style=style)
         self.seed = W.BoundedIntText(value=seed, min=0, max=2**32 - 1, description="seed", style=style)
@@ -157,7 +157,7 @@ class RunBuilder:
         self.status.add_class("kvlab-status")
         self.table = W.HTML()
         self.table.add_class("kvlab-results")
-        self.figure = W.Image(format="png", layout=W.Layout(max_width="720px"))
+        self.figure = W.Image(format="png", layout=W.Layout(max_width="720px", display="none"))
         for w in (self.engines, self.workloads, self.num, self.threads, self.duration, self.value_size,
                   self.seed, self.options):
             w.observe(lambda _c: self.refresh(), names="value")
@@ -213,7 +213,7 @@ class RunBuilder:
         self.results = []
         self.handles = []
         self.table.value = ""
-        self.figure.value = b""
+        self.figure.layout.display = "none"
         self.run_button.disabled = True
         self.status.value = f"running {len(specs)} engine(s)…"
         queue = list(specs)
@@ -259,7 +259,7 @@ class RunBuilder:
     def _done(self, message, ok):
         self.status.value = message
         self.status.add_class("kvlab-finished")
-        self.progress.finish(message, ok)
+        self.progress.finish(ok)
         self.run_button.disabled = False
 
     def _show_results(self):
@@ -270,6 +270,7 @@ class RunBuilder:
         runs = [b for b in self.results if b.phase == "run"]
         if runs:
             self.figure.value = _png(_ops_figure(runs))
+            self.figure.layout.display = None
 
 
 def _summary_rows(results):

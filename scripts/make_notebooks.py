@@ -34,6 +34,23 @@ output_dir = "results/notebooks/00_quickstart"''',
          [("code", COMMON + '''
 p = reproduce.resolve("quickstart", scale, num=num)
 engines = reproduce.built(engines)'''),
+          ("md", "## Run builder\nPick engines, workloads, scale, threads, value size and engine options; the "
+                 "equivalent Python call and `kvlab run` command show below it. **Run** starts in the background "
+                 "with live progress; **Stop** ends it within a second and keeps a partial result."),
+          ("code", '''from kvlab.widgets import RunBuilder
+builder = RunBuilder(engine_names=engines, num=10_000 if scale == "smoke" else 100_000)
+builder'''),
+          ("md", "## A run in the background\n`kvlab.start` returns at once; other cells keep executing while "
+                 "the native threads work. `await` the handle (or poll `handle.done()`) for the result; "
+                 "`handle.stop()` ends it early, marked partial."),
+          ("code", '''handle = kvlab.start("lmdb", "fillseq,readrandom", num=p["num"], threads=2, progress=True)
+handle'''),
+          ("code", '''# this cell runs while the benchmark does
+import os
+print("load average while it runs:", os.getloadavg()[0])'''),
+          ("code", '''background = await handle
+background.to_frame()[["engine", "workload", "phase", "ops_per_sec", "latency_us.p99", "partial"]]'''),
+          ("md", "## Every built engine, native loop"),
           ("code", '''native, results = reproduce.native_loop(engines, p["num"])
 summary = kvlab.RunResult(results).to_frame()
 summary[["engine", "workload", "threads", "ops_per_sec", "micros_per_op", "latency_us.p50", "latency_us.p99", "latency_us.p999"]]'''),

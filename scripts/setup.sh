@@ -6,7 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PKGS=(build-essential pkg-config python3-dev python3-venv
-      liblmdb-dev libleveldb-dev librocksdb-dev rocksdb-tools libwiredtiger-dev libdb5.3-dev libsnappy-dev)
+      liblmdb-dev libleveldb-dev librocksdb-dev rocksdb-tools libwiredtiger-dev libdb5.3-dev libsnappy-dev
+      chromium fonts-dejavu-core)  # chromium: the JupyterLab browser test (driven by Playwright)
 missing=()
 for p in "${PKGS[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
