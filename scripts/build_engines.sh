@@ -4,7 +4,7 @@
 # engines-build/prefix/<engine>, then a rebuild of kvlab against them.  Optional, separate
 # from the test command, and it skips whatever is already built.  Run as root or with sudo.
 #
-#   scripts/build_engines.sh [rocksdb] [leveldb] [wiredtiger]   (default: all three)
+#   scripts/build_engines.sh [rocksdb] [dbbench] [leveldb] [wiredtiger]   (default: all four)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -13,7 +13,7 @@ SRC=$WORK/src
 PREFIX=$WORK/prefix
 JOBS=${JOBS:-$(nproc)}
 ENGINES=("$@")
-[ ${#ENGINES[@]} -eq 0 ] && ENGINES=(rocksdb leveldb wiredtiger)
+[ ${#ENGINES[@]} -eq 0 ] && ENGINES=(rocksdb dbbench leveldb wiredtiger)
 SUDO=""
 [ "$(id -u)" -ne 0 ] && SUDO="sudo"
 mkdir -p "$SRC" "$PREFIX"
@@ -74,6 +74,27 @@ build_rocksdb() {
     rm -rf "$out/include" && cp -r "$dir/include" "$out/include"
     write_info "$out" "Debian source package $(basename "$dir"), CMake Release" "$flags"
     echo "== rocksdb: built in $((SECONDS - start)) s"
+}
+
+# db_bench from the same RocksDB source, linked to the release library above: the reference
+# `benchmarks/vs_dbbench.py` compares kvlab against.  Compiled with the library's own defines
+# and flags (read from its CMake build), plus gflags, which db_bench needs for its flags.
+build_dbbench() {
+    local out=$PREFIX/rocksdb
+    if [ -x "$out/bin/db_bench" ]; then echo "== db_bench: already built in $out/bin"; return; fi
+    [ -f "$out/lib/librocksdb.a" ] || build_rocksdb
+    need_pkgs libgflags-dev
+    local dir; dir=$(fetch_debian_source rocksdb)
+    local flagsfile=$dir/build-kvlab/CMakeFiles/rocksdb.dir/flags.make
+    echo "== db_bench: building from $(basename "$dir") against the release library"
+    local start=$SECONDS
+    mkdir -p "$out/bin"
+    # shellcheck disable=SC2046
+    c++ $(sed -n 's/^CXX_FLAGS = //p' "$flagsfile") $(sed -n 's/^CXX_DEFINES = //p' "$flagsfile") -DGFLAGS=1 \
+        -w -I"$dir" -I"$dir/include" "$dir/tools/db_bench.cc" "$dir/tools/db_bench_tool.cc" \
+        "$dir/tools/simulated_hybrid_file_system.cc" "$out/lib/librocksdb.a" \
+        -lgflags -lsnappy -llz4 -lzstd -lz -lbz2 -lpthread -ldl -o "$out/bin/db_bench"
+    echo "== db_bench: built in $((SECONDS - start)) s"
 }
 
 build_leveldb() {

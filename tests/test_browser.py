@@ -158,7 +158,10 @@ def _ops_shown(text: str) -> float:
 def _wait_kernel_idle(base, timeout=120):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        kernels = _get(f"{base}/api/kernels?token={TOKEN}")
+        try:
+            kernels = _get(f"{base}/api/kernels?token={TOKEN}")
+        except OSError:  # the server answers 500 while a kernel is still being started
+            kernels = None
         if kernels and all(k["execution_state"] == "idle" for k in kernels):
             return
         time.sleep(0.5)
