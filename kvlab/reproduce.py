@@ -7,6 +7,7 @@ from data/reference/ to show beside the measurement.
 """
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -255,6 +256,28 @@ def python_loop_baseline(num, threads=(1, 2), seed=1):
             import rocksdict
             rdb = rocksdict.Rdict(f"{d}/rocksdb")
             bench("rocksdb", rdb.put, rdb.get, rdb.close)
+        except ImportError:
+            pass
+        try:
+            import wiredtiger  # built from its PyPI sdist by `make engines`
+            os.makedirs(f"{d}/wt")
+            conn = wiredtiger.wiredtiger_open(f"{d}/wt", "create,cache_size=512MB")
+            conn.open_session().create("table:kv", "key_format=u,value_format=u")
+            local = threading.local()  # WiredTiger sessions and cursors are per thread
+
+            def cursor():
+                if not hasattr(local, "cursor"):
+                    local.cursor = conn.open_session().open_cursor("table:kv")
+                return local.cursor
+
+            def wput(k, v):
+                cursor()[k] = v
+
+            def wget(k):
+                c = cursor()
+                c.set_key(k)
+                return c.get_value() if c.search() == 0 else None
+            bench("wiredtiger-btree", wput, wget, lambda: conn.close())
         except ImportError:
             pass
     finally:
