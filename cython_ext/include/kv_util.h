@@ -4,6 +4,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include "kv_engine.h"
@@ -49,6 +50,16 @@ static inline const char *kv_next_token(const char *s, char *tok, size_t toklen)
     while (n > 0 && tok[n - 1] == ' ') n--;
     tok[n] = '\0';
     return s;
+}
+
+/* Two transactions that conflicted (or deadlocked) and retry at once tend to collide again:
+   back off for a random time that grows with the attempt (at most ~10 ms).  `state` is the
+   caller's per-thread RNG state (any seed, e.g. the thread context's address). */
+static inline void kv_backoff(uint64_t *state, int attempt) {
+    *state = *state * 6364136223846793005ull + 1442695040888963407ull;
+    long max_us = 50L * (attempt < 200 ? attempt + 1 : 200);
+    struct timespec ts = {0, (long)((*state >> 33) % (uint64_t)max_us) * 1000L};
+    nanosleep(&ts, NULL);
 }
 
 #endif

@@ -65,15 +65,6 @@ static int fail(char *buf, int rc, const char *what) {
     return code;
 }
 
-/* Two transactions that deadlocked and retry at once tend to deadlock again:
-   back off for a random time that grows with the attempt (at most ~10 ms). */
-static void backoff(kv_thread *t, int attempt) {
-    t->jitter = t->jitter * 6364136223846793005ull + 1442695040888963407ull;
-    long max_us = 50L * (attempt < 200 ? attempt + 1 : 200);
-    struct timespec ts = {0, (long)((t->jitter >> 33) % (uint64_t)max_us) * 1000L};
-    nanosleep(&ts, NULL);
-}
-
 static int bdb_open(const char *path, const kv_config *cfg, kv_db **out, char *err) {
     int txn = !cfg->variant || strcmp(cfg->variant, "txn") == 0;
     if (!txn && strcmp(cfg->variant, "notxn") != 0)
@@ -174,7 +165,7 @@ static int write_op(kv_thread *t, const char *k, size_t kl, const char *v, size_
     }
     int rc;
     for (int i = 0; (rc = apply(t, NULL, k, kl, v, vl, is_del)) == DB_LOCK_DEADLOCK && i < KV_BDB_RETRIES; i++)
-        backoff(t, i);
+        kv_backoff(&t->jitter, i);
     if (rc == DB_NOTFOUND) return KV_NOTFOUND;
     return rc ? fail(t->c.errmsg, rc, is_del ? "del" : "put") : KV_OK;
 }
@@ -240,7 +231,7 @@ static int bdb_batch_commit(kv_thread *t) {
         else rc = t->batch->commit(t->batch, 0);
         t->batch = NULL;
         for (int i = 0; rc == DB_LOCK_DEADLOCK && i < KV_BDB_RETRIES; i++) {
-            backoff(t, i);
+            kv_backoff(&t->jitter, i);
             rc = replay(t);
         }
     }

@@ -17,7 +17,7 @@
 #ifndef KV_WT_EXTDIR
 #define KV_WT_EXTDIR "/usr/lib/x86_64-linux-gnu"
 #endif
-#define KV_WT_RETRIES 100
+#define KV_WT_RETRIES 1000
 
 struct kv_db {
     WT_CONNECTION *conn;
@@ -33,6 +33,7 @@ struct kv_thread {
     int positioned;     /* cur holds a value from the last get */
     int in_batch;
     int doomed;         /* the batch's transaction hit WT_ROLLBACK */
+    uint64_t jitter;    /* backoff RNG state */
     kv_oplog log;
 };
 
@@ -127,6 +128,7 @@ static int wt_thread_open(kv_db *d, kv_thread **out, char *err) {
     kv_thread *t = calloc(1, sizeof *t);
     if (!t) return kv_seterr(err, KV_E_OTHER, "WiredTiger: out of memory");
     t->db = d;
+    t->jitter = (uint64_t)(uintptr_t)t;
     int rc = d->conn->open_session(d->conn, NULL, NULL, &t->s);
     if (rc) { free(t); return fail(err, rc, "open_session"); }
     rc = t->s->open_cursor(t->s, d->uri, NULL, NULL, &t->cur);
@@ -155,7 +157,14 @@ static int apply(kv_thread *t, const char *k, size_t kl, const char *v, size_t v
     return c->insert(c);
 }
 
+/* WiredTiger 11 panics the whole library (WT_PANIC, "the process must exit") when a cursor is
+   given an empty key, so empty keys are refused here, before they reach set_key. */
+static int empty_key(kv_thread *t) {
+    return kv_seterr(t->c.errmsg, KV_E_CONFIG, "WiredTiger: empty keys are not allowed (key length 0)");
+}
+
 static int write_op(kv_thread *t, const char *k, size_t kl, const char *v, size_t vl, int is_del) {
+    if (!kl) return empty_key(t);
     unposition(t);
     if (t->in_batch) {
         if (kv_oplog_add(&t->log, k, kl, v, vl, is_del)) return kv_seterr(t->c.errmsg, KV_E_OTHER, "WiredTiger: out of memory");
@@ -179,6 +188,7 @@ static int wt_put(kv_thread *t, const char *k, size_t kl, const char *v, size_t 
 static int wt_del(kv_thread *t, const char *k, size_t kl) { return write_op(t, k, kl, NULL, 0, 1); }
 
 static int wt_get(kv_thread *t, const char *k, size_t kl, const char **v, size_t *vl) {
+    if (!kl) return empty_key(t);
     unposition(t);
     WT_CURSOR *c = t->cur;
     WT_ITEM key = {.data = k, .size = kl}, val;
@@ -204,7 +214,6 @@ static int wt_batch_begin(kv_thread *t) {
 
 /* Re-run the logged batch in a fresh transaction. */
 static int replay(kv_thread *t) {
-    t->s->rollback_transaction(t->s, NULL);
     int rc = t->s->begin_transaction(t->s, NULL);
     size_t pos = 0, kl, vl;
     const char *k, *v;
@@ -215,12 +224,20 @@ static int replay(kv_thread *t) {
 }
 
 static int wt_batch_commit(kv_thread *t) {
+    /* a failed commit has already rolled its transaction back; a doomed or replayed one has not */
+    int active = t->doomed;
     int rc = t->doomed ? WT_ROLLBACK : t->s->commit_transaction(t->s, NULL);
     for (int attempt = 0; rc == WT_ROLLBACK && attempt < KV_WT_RETRIES; attempt++) {
+        if (active) t->s->rollback_transaction(t->s, NULL);  /* release its updates before waiting */
+        kv_backoff(&t->jitter, attempt);
         rc = replay(t);
-        if (!rc) rc = t->s->commit_transaction(t->s, NULL);
+        active = 1;
+        if (!rc) {
+            rc = t->s->commit_transaction(t->s, NULL);
+            active = 0;
+        }
     }
-    if (rc) t->s->rollback_transaction(t->s, NULL);
+    if (rc && active) t->s->rollback_transaction(t->s, NULL);
     t->in_batch = 0;
     t->doomed = 0;
     t->log.len = 0;
