@@ -4,6 +4,12 @@ Both get one command line; only the binary differs (`db_bench` vs `kvlab dbbench
 Prints the median ops/sec of each and kvlab/db_bench (target >= 1.05 for fillseq and readrandom).
 
     python benchmarks/vs_dbbench.py [--num 500000] [--rounds 3] [--threads 1] [--db-bench /usr/bin/db_bench]
+                                    [--kvlab-build DIR]
+
+The library must be the same on both sides: Debian's db_bench goes with a kvlab built against
+Debian's librocksdb, and engines-build/prefix/rocksdb/bin/db_bench (`make engines`) with one built
+against the release library.  `--kvlab-build` runs the kvlab copy in DIR (benchmarks/builds.py
+makes build/kvlab-variants/debian and .../release); by default the installed kvlab runs.
 """
 import argparse
 import re
@@ -28,20 +34,32 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--db-bench", default=shutil.which("db_bench") or "/usr/bin/db_bench")
+    ap.add_argument("--kvlab-build", default=None, metavar="DIR")
     args = ap.parse_args()
-    kvlab_bin = str(Path(sys.executable).with_name("kvlab"))
+    env = None
+    kvlab_cmd = [str(Path(sys.executable).with_name("kvlab"))]
+    if args.kvlab_build:
+        import os
+        env = {**os.environ, "PYTHONPATH": os.path.abspath(args.kvlab_build)}
+        kvlab_cmd = [sys.executable, "-m", "kvlab.cli"]
     flags = [f"--benchmarks=fillseq,readrandom", f"--num={args.num}", f"--reads={args.num}",
              f"--threads={args.threads}", "--value_size=100", "--key_size=16", "--compression_type=none",
              "--use_existing_db=0", "--seed=1"]
-    print(f"RocksDB through kvlab vs Debian db_bench, same flags: {' '.join(flags)}")
+    print(f"RocksDB through kvlab vs {args.db_bench}, same flags: {' '.join(flags)}")
     results = {"db_bench": {}, "kvlab": {}}
     for r in range(args.rounds):
-        for who, cmd in (("db_bench", [args.db_bench]), ("kvlab", [kvlab_bin, "dbbench", "--engine", "rocksdb"])):
+        for who, cmd in (("db_bench", [args.db_bench]), ("kvlab", kvlab_cmd + ["dbbench", "--engine", "rocksdb"])):
             base = tempfile.mkdtemp(prefix="kvlab-vs-dbbench-")
-            out = subprocess.run(cmd + flags + [f"--db={base}/db"], capture_output=True, text=True, check=True)
+            # run from the temp dir: `python -m` puts the working directory first on sys.path
+            out = subprocess.run(cmd + flags + [f"--db={base}/db"], capture_output=True, text=True, check=True,
+                                 env=env, cwd=base)
             shutil.rmtree(base, ignore_errors=True)
             for name, v in ops_per_sec(out.stdout).items():
                 results[who].setdefault(name, []).append(v)
+    facts = subprocess.run(kvlab_cmd + ["engines", "--json"], capture_output=True, text=True, env=env,
+                           cwd=tempfile.gettempdir()).stdout
+    rocks = next((e for e in __import__("json").loads(facts) if e["engine"] == "rocksdb"), {})
+    print(f"  kvlab's RocksDB: {rocks.get('origin')}, assertions {'ON' if rocks.get('assertions') else 'off'}")
     for name in ("fillseq", "readrandom"):
         d, k = median(results["db_bench"][name]), median(results["kvlab"][name])
         print(f"  {name:<11} db_bench {d:>12,.0f} ops/s   kvlab {k:>12,.0f} ops/s   kvlab/db_bench {k / d:.2f}x "
