@@ -84,7 +84,7 @@ FLAGS: dict[str, Flag] = {
     "report_interval_seconds": Flag("ignored", float, note="per-interval reporting arrives with the measurement work"),
     "statistics": Flag("ignored", _bool, note="engine statistics arrive with the measurement work"),
     "stats_per_interval": Flag("ignored", _int),
-    "perf_level": Flag("ignored", _int),
+    "perf_level": Flag("special", _int, note="kvlab runs RocksDB at perf level 1 (counters off), db_bench's default"),
     "verify_checksum": Flag("special", _bool, note="kvlab always reads with checksums verified"),
     "keys_per_prefix": Flag("ignored", _int, note="kvlab uses one key encoding for every engine"),
     "use_existing_keys": Flag("ignored", _bool),
@@ -254,6 +254,8 @@ def plan(engine: str, argv) -> DbBenchPlan:
             not_honoured.append("--use_lsm (WiredTiger only)")
         elif name == "verify_checksum" and not value:
             not_honoured.append("--verify_checksum=0 (kvlab always verifies)")
+        elif name == "perf_level" and value > 1:
+            not_honoured.append(f"--perf_level={value} (kvlab keeps RocksDB's perf counters off, level 1)")
     if is_rocks:
         extra = _rocksdb_options(flags).options
         if extra:

@@ -58,7 +58,31 @@ static inline uint64_t kv_rng_below(kv_rng *r, uint64_t n) {
     return (uint64_t)(((unsigned __int128)kv_rng_next(r) * n) >> 64);
 }
 
+/* The key for `index`: its last key_size decimal digits, zero-padded.  The usual case (key_size >= 16,
+   index < 10^16) writes four 4-digit groups from a two-digit table: four short independent chains of
+   multiply-shifts instead of one chain of 16 dependent divisions by 10, which cost ~100 cycles a key
+   (3.7% of a RocksDB memtable get).  Output is byte-identical to the digit-at-a-time loop. */
+static const char kv_digit_pairs[201] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+static inline void kv_put4(char *p, uint32_t v) {  /* v < 10000 -> 4 digits */
+    memcpy(p, kv_digit_pairs + 2 * (v / 100), 2);
+    memcpy(p + 2, kv_digit_pairs + 2 * (v % 100), 2);
+}
+
 static inline void kv_make_key(char *buf, int key_size, uint64_t index) {
+    if (key_size >= 16 && index < 10000000000000000ull) {
+        char *p = buf + key_size - 16;
+        memset(buf, '0', (size_t)(key_size - 16));
+        uint32_t hi = (uint32_t)(index / 100000000u), lo = (uint32_t)(index % 100000000u);
+        kv_put4(p, hi / 10000u);
+        kv_put4(p + 4, hi % 10000u);
+        kv_put4(p + 8, lo / 10000u);
+        kv_put4(p + 12, lo % 10000u);
+        return;
+    }
     char *p = buf + key_size;
     while (p > buf) { *--p = (char)('0' + index % 10); index /= 10; }
 }

@@ -5,6 +5,13 @@
  * (GetOptionsFromString), so anything RocksDB can express that way, including
  * "block_based_table_factory={...}", overrides the generic fields.  Reads use
  * rocksdb_get_pinned so a get costs no copy, as in db_bench.
+ *
+ * Every thread that calls into RocksDB runs at perf level "disable", as db_bench
+ * does by default (--perf_level=1, set per thread in its ThreadBody).  RocksDB's
+ * own default is "enable_count", under which every key comparison, block read
+ * and get bumps counters in a thread_local PerfContext; from a dlopen'ed
+ * librocksdb each of those is an extra __tls_get_addr call, which made a
+ * memtable get ~25% more instructions than db_bench's.
  */
 #include <rocksdb/c.h>
 
@@ -105,6 +112,7 @@ static int rdb_thread_open(kv_db *d, kv_thread **out, char *err) {
     if (!t) return kv_seterr(err, KV_E_OTHER, "RocksDB: out of memory");
     t->db = d;
     t->ropts = rocksdb_readoptions_create();
+    rocksdb_set_perf_level(rocksdb_disable);  /* per thread: thread_open runs on the calling thread */
     *out = t;
     return KV_OK;
 }
