@@ -36,6 +36,7 @@ def main():
     ap.add_argument("--db-bench", default=shutil.which("db_bench") or "/usr/bin/db_bench")
     ap.add_argument("--kvlab-build", default=None, metavar="DIR")
     args = ap.parse_args()
+    args.db_bench = str(Path(args.db_bench).resolve())  # the runs start in a temp dir
     env = None
     kvlab_cmd = [str(Path(sys.executable).with_name("kvlab"))]
     if args.kvlab_build:
