@@ -185,50 +185,71 @@ class _Sampler:
                 finished.set()
 
         t = threading.Thread(target=target, name="kvlab-native-run", daemon=True)
-        t0 = time.monotonic_ns()
-        t.start()
+        try:
+            t0 = time.monotonic_ns()
+            t.start()
+            partial = self._watch(finished, t0)
+        except BaseException:
+            # whatever escapes the watch (a failing sample or observer, a second signal) must not leave
+            # native threads running on an engine the caller is about to close
+            self.run.request_stop()
+            while not finished.is_set():
+                try:
+                    finished.wait(0.1)
+                except KeyboardInterrupt:
+                    pass
+            t.join()
+            raise
+        t.join()
+        if "error" in box:
+            raise box["error"]
+        try:
+            if self.interval:
+                self.samples.append(self._sample())
+            if self.tracker is not None:
+                self.control.publish(self.tracker.read(finished=True, stopping=partial))
+        except KeyboardInterrupt:  # it came as the run ended: keep the result, marked as interrupted
+            partial = True
+        return box["threads"], partial
+
+    def _watch(self, finished, t0) -> bool:
+        """Sample, publish progress and honour stop requests until the run ends; True if stopped early.
+        A KeyboardInterrupt anywhere in here (not only in the wait) becomes a stop request."""
         partial = False
         control = self.control
         next_sample = t0 + int(self.interval * 1e9) if self.interval else None
         warm_at = t0 + int(self.warmup * 1e9) if self.warmup else None
         next_progress = t0 + int(control.every * 1e9) if self.tracker else None
-        if self.interval:
-            self.samples.append(self._sample())
-        while not finished.is_set():
-            if control is not None and control.stop_requested and not partial:
-                self.run.request_stop()
-                partial = True
-            now = time.monotonic_ns()
-            due = [x for x in (next_sample, warm_at, next_progress) if x is not None]
-            wait = min([0.1] + [max(0.0, (x - now) / 1e9) for x in due])
+        first = bool(self.interval)
+        while first or not finished.is_set():
             try:
-                finished.wait(wait)
+                if first:
+                    self.samples.append(self._sample())
+                    first = False
+                if control is not None and control.stop_requested and not partial:
+                    self.run.request_stop()
+                    partial = True
+                now = time.monotonic_ns()
+                due = [x for x in (next_sample, warm_at, next_progress) if x is not None]
+                finished.wait(min([0.1] + [max(0.0, (x - now) / 1e9) for x in due]))
+                now = time.monotonic_ns()
+                if finished.is_set():
+                    break
+                if next_progress is not None and now >= next_progress:
+                    control.publish(self.tracker.read(stopping=partial))
+                    next_progress = now + int(control.every * 1e9)
+                if warm_at is not None and now >= warm_at:
+                    self.warm = self._sample()
+                    warm_at = None
+                if next_sample is not None and now >= next_sample:
+                    self.samples.append(self._sample())
+                    next_sample += int(self.interval * 1e9)
             except KeyboardInterrupt:
                 self.run.request_stop()
                 partial = True
                 if control is not None:
                     control.stop()
-                continue
-            now = time.monotonic_ns()
-            if finished.is_set():
-                break
-            if next_progress is not None and now >= next_progress:
-                control.publish(self.tracker.read(stopping=partial))
-                next_progress = now + int(control.every * 1e9)
-            if warm_at is not None and now >= warm_at:
-                self.warm = self._sample()
-                warm_at = None
-            if next_sample is not None and now >= next_sample:
-                self.samples.append(self._sample())
-                next_sample += int(self.interval * 1e9)
-        t.join()
-        if "error" in box:
-            raise box["error"]
-        if self.interval:
-            self.samples.append(self._sample())
-        if self.tracker is not None:
-            control.publish(self.tracker.read(finished=True, stopping=partial))
-        return box["threads"], partial
+        return partial
 
 
 def _interval_hist(counts, ns_per_tick) -> Histogram:
