@@ -46,23 +46,8 @@ def _print_result(b):
 def _engine_settings(args) -> dict:
     keys = ("cache_size", "sync", "compression", "map_size", "options", "table_options")
     settings = {k: getattr(args, k) for k in keys if getattr(args, k) not in (None, False)}
-    for item in args.set or ():
-        key, sep, value = item.partition("=")
-        if not sep or key.strip() not in engines.ENGINE_SETTINGS:
-            raise errors.SpecError(f"--set {item!r}: expected KEY=VALUE; allowed keys: "
-                                   f"{', '.join(engines.ENGINE_SETTINGS)}")
-        settings[key.strip()] = _setting_value(value.strip())
+    settings.update(engines.parse_setting(item, "--set") for item in args.set or ())
     return settings
-
-
-def _setting_value(text: str):
-    """--set values: integers and true/false as such, anything else as a string."""
-    if text.lower() in ("true", "false"):
-        return text.lower() == "true"
-    try:
-        return int(text)
-    except ValueError:
-        return text
 
 
 def spec_from_args(args) -> RunSpec:

@@ -19,6 +19,22 @@ from . import errors
 ENGINE_SETTINGS = ("cache_size", "sync", "disable_wal", "compression", "map_size", "block_size",
                    "bloom_bits", "write_buffer_size", "max_open_files", "options", "table_options")
 
+
+def parse_setting(item: str, where: str) -> tuple:
+    """One engine setting written as KEY=VALUE (`kvlab run --set`, the run builder's options):
+    integers and true/false become such, anything else stays a string.  `where` names the
+    input in the error."""
+    key, sep, value = item.partition("=")
+    key, value = key.strip(), value.strip()
+    if not sep or key not in ENGINE_SETTINGS:
+        raise errors.SpecError(f"{where} ({item!r}): expected KEY=VALUE; allowed keys: {', '.join(ENGINE_SETTINGS)}")
+    if value.lower() in ("true", "false"):
+        return key, value.lower() == "true"
+    try:
+        return key, int(value)
+    except ValueError:
+        return key, value
+
 # Seed 001 (Symas, 2014) ran RocksDB with this 40-flag "pfx" tuning; kvlab maps it onto
 # RocksDB 7.8's options through the same translation `kvlab dbbench` uses.
 ROCKSDB_PFX_FLAGS = (

@@ -93,25 +93,9 @@ class ProgressWidget:
 
 
 def _settings_from_text(text: str) -> dict:
-    """Engine options as typed in the builder: one KEY=VALUE a line."""
-    settings = {}
-    for n, line in enumerate(text.splitlines(), 1):
-        line = line.strip()
-        if not line or line.startswith("#"):
-            continue
-        key, sep, value = line.partition("=")
-        key, value = key.strip(), value.strip()
-        if not sep or key not in engines.ENGINE_SETTINGS:
-            raise errors.SpecError(f"engine options line {n} ({line!r}): expected KEY=VALUE; allowed keys: "
-                                   f"{', '.join(engines.ENGINE_SETTINGS)}")
-        if value.lower() in ("true", "false"):
-            settings[key] = value.lower() == "true"
-        else:
-            try:
-                settings[key] = int(value)
-            except ValueError:
-                settings[key] = value
-    return settings
+    """Engine options as typed in the builder: one KEY=VALUE a line, # for comments."""
+    return dict(engines.parse_setting(line.strip(), f"engine options line {n}")
+                for n, line in enumerate(text.splitlines(), 1) if line.strip() and not line.strip().startswith("#"))
 
 
 class RunBuilder:
@@ -264,18 +248,14 @@ class RunBuilder:
 
     def _show_results(self):
         import pandas as pd
+        from .results import frame_rows
         frame = pd.DataFrame([{k: row.get(k) for k in SUMMARY_COLUMNS}
-                              for row in _summary_rows(self.results)])
+                              for row in frame_rows(self.results, "summary")])
         self.table.value = frame.to_html(index=False, float_format=lambda v: f"{v:,.2f}", na_rep="-")
         runs = [b for b in self.results if b.phase == "run"]
         if runs:
             self.figure.value = _png(_ops_figure(runs))
             self.figure.layout.display = None
-
-
-def _summary_rows(results):
-    from .results import frame_rows
-    return frame_rows(results, "summary")
 
 
 def _ops_figure(results):
