@@ -1,6 +1,7 @@
 """Debian's engine builds against the release builds of `make engines`, through kvlab, alternately.
 
-Builds two copies of kvlab's extension into build/kvlab-variants/ (once each): one against
+Builds two copies of kvlab's extension into build/kvlab-variants/ (again whenever kvlab's
+source changes): one against
 Debian's libraries, one against engines-build/prefix/<engine>.  Each round then runs the same
 `kvlab run` command line (fillseq then readrandom, same seed) in both, alternately, and the
 script prints median ops/sec per build and release/Debian.
@@ -9,6 +10,7 @@ script prints median ops/sec per build and release/Debian.
                                 [--engines rocksdb,leveldb,wiredtiger-btree]
 """
 import argparse
+import hashlib
 import json
 import os
 import shutil
@@ -24,10 +26,25 @@ ADAPTER = {"rocksdb": "rocksdb", "rocksdb-tuned": "rocksdb", "leveldb": "leveldb
            "wiredtiger-btree": "wiredtiger", "wiredtiger-lsm": "wiredtiger"}
 
 
+def source_digest() -> str:
+    """A hash of everything a variant is built from, so a stale copy is rebuilt, never measured."""
+    h = hashlib.sha256()
+    parts = [ROOT / "setup.py", ROOT / "pyproject.toml"]
+    parts += sorted(p for d in ("kvlab", "cython_ext") for p in (ROOT / d).rglob("*")
+                    if p.is_file() and p.suffix in (".py", ".pyx", ".pxd", ".c", ".h", ".json")
+                    and not p.name.startswith("_build") and p.name != "_native.c")
+    for p in parts:
+        h.update(str(p.relative_to(ROOT)).encode())
+        h.update(p.read_bytes())
+    return h.hexdigest()[:16]
+
+
 def build_variant(name: str, release: bool) -> str:
     """A copy of kvlab built against Debian's libraries or the release prefixes; returns its dir."""
     where = VARIANTS / name
-    if not (where / "kvlab" / "_build_config.json").exists():
+    stamp, digest = where / "source-digest", source_digest()
+    if not (where / "kvlab" / "_build_config.json").exists() or \
+            not stamp.exists() or stamp.read_text() != digest:
         shutil.rmtree(where, ignore_errors=True)
         where.mkdir(parents=True)
         for part in ("kvlab", "cython_ext", "setup.py", "pyproject.toml"):
@@ -43,6 +60,7 @@ def build_variant(name: str, release: bool) -> str:
         print(f"building kvlab against {'release' if release else 'Debian'} libraries in {where}", flush=True)
         subprocess.run([sys.executable, "setup.py", "-q", "build_ext", "--inplace"], cwd=where, env=env,
                        check=True, capture_output=True)
+        stamp.write_text(digest)
     return str(where)
 
 

@@ -8,8 +8,9 @@ Prints the median ops/sec of each and kvlab/db_bench (target >= 1.05 for fillseq
 
 The library must be the same on both sides: Debian's db_bench goes with a kvlab built against
 Debian's librocksdb, and engines-build/prefix/rocksdb/bin/db_bench (`make engines`) with one built
-against the release library.  `--kvlab-build` runs the kvlab copy in DIR (benchmarks/builds.py
-makes build/kvlab-variants/debian and .../release); by default the installed kvlab runs.
+against the release library.  `--kvlab-build` runs the kvlab copy in DIR; `--kvlab-build debian` (or `release`) first builds
+(or reuses, while kvlab's source is unchanged) build/kvlab-variants/debian with benchmarks/builds.py.
+By default the installed kvlab runs.
 """
 import argparse
 import re
@@ -34,11 +35,14 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--db-bench", default=shutil.which("db_bench") or "/usr/bin/db_bench")
-    ap.add_argument("--kvlab-build", default=None, metavar="DIR")
+    ap.add_argument("--kvlab-build", default=None, metavar="DIR|debian|release")
     args = ap.parse_args()
     args.db_bench = str(Path(args.db_bench).resolve())  # the runs start in a temp dir
     env = None
     kvlab_cmd = [str(Path(sys.executable).with_name("kvlab"))]
+    if args.kvlab_build in ("debian", "release"):
+        from builds import build_variant
+        args.kvlab_build = build_variant(args.kvlab_build, release=args.kvlab_build == "release")
     if args.kvlab_build:
         import os
         env = {**os.environ, "PYTHONPATH": os.path.abspath(args.kvlab_build)}
