@@ -15,6 +15,7 @@ By default the installed kvlab runs.
 """
 import argparse
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -35,7 +36,7 @@ def dbbench_library(path: str):
     """The shared librocksdb a db_bench binary loads, or None when RocksDB is linked in statically."""
     out = subprocess.run(["ldd", path], capture_output=True, text=True).stdout
     m = re.search(r"librocksdb\S*\s+=>\s+(\S+)", out)
-    return m.group(1) if m else None
+    return os.path.realpath(m.group(1)) if m else None  # /lib -> /usr/lib on merged-/usr Debian
 
 
 def main():
@@ -53,7 +54,6 @@ def main():
         from builds import build_variant
         args.kvlab_build = build_variant(args.kvlab_build, release=args.kvlab_build == "release")
     if args.kvlab_build:
-        import os
         env = {**os.environ, "PYTHONPATH": os.path.abspath(args.kvlab_build)}
         kvlab_cmd = [sys.executable, "-m", "kvlab.cli"]
     flags = [f"--benchmarks=fillseq,readrandom", f"--num={args.num}", f"--reads={args.num}",
