@@ -39,3 +39,18 @@ def test_small_values_exact():
     v = np.arange(0, 128, dtype=np.uint64)
     h = Histogram.from_native(_native.histogram_of(v))
     assert h.percentile(50) == np.percentile(v, 50, method="inverted_cdf")
+
+
+def test_native_index_matches_bucket_bounds_at_every_edge():
+    """The driver's (branch-free) bucket index puts each bucket's lowest and highest value in that
+    bucket, as kvlab.histogram.bucket_bounds reads them, and clamps huge values into the last one."""
+    from kvlab.histogram import bucket_bounds
+    n = len(_native.histogram_of(np.zeros(1, dtype=np.uint64))["counts"])
+    low, high = bucket_bounds(n)
+    for i in range(n):
+        for v in {int(low[i]), int(high[i]) - 1}:
+            counts = _native.histogram_of(np.array([v], dtype=np.uint64))["counts"]
+            assert int(np.flatnonzero(counts)[0]) == i, (v, i)
+    for v in (int(high[-1]), 2 ** 50, 2 ** 64 - 1):
+        counts = _native.histogram_of(np.array([v], dtype=np.uint64))["counts"]
+        assert int(np.flatnonzero(counts)[0]) == n - 1

@@ -65,6 +65,9 @@ typedef struct kv_run {
     pthread_cond_t gate_cond;
     int ready, go;
     uint64_t deadline_ticks;        /* the deadline on the latency clock */
+    uint64_t until;                 /* workers end after an op at latency clock >= until: the deadline
+                                       (UINT64_MAX for a count-bounded run), or 0 once a stop is requested,
+                                       so one compare per op covers both */
     double ns_per_tick;             /* latency clock rate: histograms hold ticks */
 } kv_run;
 
@@ -75,6 +78,11 @@ int kv_run_thread_count(const kv_run_params *p);
    kv_run_thread_count() zeroed entries.  Returns 0, or KV_E_* if threads could not start. */
 int kv_run_execute(kv_run *run);
 
-static inline void kv_run_request_stop(kv_run *run) { __atomic_store_n(&run->stop, 1, __ATOMIC_RELAXED); }
+/* Sequentially consistent, as is kv_run_execute's setting of `until`, so a stop requested
+   while the run starts is never overwritten by the deadline. */
+static inline void kv_run_request_stop(kv_run *run) {
+    __atomic_store_n(&run->stop, 1, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&run->until, 0, __ATOMIC_SEQ_CST);
+}
 
 #endif

@@ -67,12 +67,12 @@ static const char kv_digit_pairs[201] =
     "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
     "8081828384858687888990919293949596979899";
 
-static inline void kv_put4(char *p, uint32_t v) {  /* v < 10000 -> 4 digits */
+static inline __attribute__((always_inline)) void kv_put4(char *p, uint32_t v) {  /* v < 10000 -> 4 digits */
     memcpy(p, kv_digit_pairs + 2 * (v / 100), 2);
     memcpy(p + 2, kv_digit_pairs + 2 * (v % 100), 2);
 }
 
-static inline void kv_make_key(char *buf, int key_size, uint64_t index) {
+static inline __attribute__((always_inline)) void kv_make_key(char *buf, int key_size, uint64_t index) {
     if (key_size >= 16 && index < 10000000000000000ull) {
         char *p = buf + key_size - 16;
         memset(buf, '0', (size_t)(key_size - 16));

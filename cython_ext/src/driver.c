@@ -33,7 +33,6 @@ typedef struct ctx {
     size_t value_pos;
     uint64_t last;      /* latency clock at the end of the previous op */
     uint64_t deadline;  /* on the latency clock; UINT64_MAX when the run is bounded by count */
-    uint64_t done;
 } ctx;
 
 int kv_run_thread_count(const kv_run_params *p) {
@@ -50,19 +49,36 @@ static inline const char *next_value(ctx *c) {
     return v;
 }
 
-static inline uint64_t latency_clock(const kv_run *run) {
-    return run->p.use_tsc ? kv_tsc() : (uint64_t)kv_now_ns();
-}
+#define KV_ALWAYS_INLINE static inline __attribute__((always_inline))
 
-/* Record one finished op; returns nonzero when the run should end for this thread. */
-static inline int finish_op(ctx *c, int optype, uint64_t nops) {
-    uint64_t now = latency_clock(c->run);
+KV_ALWAYS_INLINE uint64_t clock_read(int tsc) { return tsc ? kv_tsc() : (uint64_t)kv_now_ns(); }
+
+static inline uint64_t latency_clock(const kv_run *run) { return clock_read(run->p.use_tsc); }
+
+/* The thread's ops so far: its progress counter, which only this thread writes. */
+static inline uint64_t done_ops(const ctx *c) { return __atomic_load_n(&c->res->progress, __ATOMIC_RELAXED); }
+
+/* Record one finished op; returns nonzero when the run should end for this thread.  The hot
+   loops pass `tsc` as a constant (see loop_read), so the clock choice costs nothing per op. */
+KV_ALWAYS_INLINE int finish_op_on(ctx *c, int optype, uint64_t nops, int tsc) {
+    uint64_t now = clock_read(tsc);
     kv_hist_record(&c->res->hist[optype], now - c->last);
     c->last = now;
-    c->done += nops;
-    __atomic_store_n(&c->res->progress, c->done, __ATOMIC_RELAXED);
-    return (now >= c->deadline) | stopped(c);
+    __atomic_store_n(&c->res->progress, done_ops(c) + nops, __ATOMIC_RELAXED);
+    return now >= __atomic_load_n(&c->run->until, __ATOMIC_RELAXED);  /* deadline or stop */
 }
+
+static inline int finish_op(ctx *c, int optype, uint64_t nops) {
+    return finish_op_on(c, optype, nops, c->run->p.use_tsc);
+}
+
+/* Instantiate a hot loop four times, for the clock (TSC or CLOCK_MONOTONIC) and for the default
+   16-byte key against any other size, so neither choice is a branch in the loop.  `impl` takes
+   (ctx *c, args..., int tsc, int key16). */
+#define KV_DISPATCH(impl, c, ...)                                                           \
+    ((c)->run->p.use_tsc                                                                    \
+         ? ((c)->run->p.key_size == 16 ? impl(c, __VA_ARGS__, 1, 1) : impl(c, __VA_ARGS__, 1, 0)) \
+         : ((c)->run->p.key_size == 16 ? impl(c, __VA_ARGS__, 0, 1) : impl(c, __VA_ARGS__, 0, 0)))
 
 static int fail(ctx *c, int rc) {
     c->res->rc = rc;
@@ -73,30 +89,37 @@ static int fail(ctx *c, int rc) {
 
 /* --- the loops ---------------------------------------------------------- */
 
-static int loop_write(ctx *c, uint64_t first, uint64_t count, int sequential) {
+KV_ALWAYS_INLINE int loop_write_on(ctx *c, uint64_t first, uint64_t count, int sequential, int tsc, int key16) {
     const kv_run_params *p = &c->run->p;
     const kv_engine_ops *e = c->run->ops;
-    int ks = p->key_size, vs = p->value_size, batch = p->batch > 1 ? p->batch : 1;
+    int ks = key16 ? 16 : p->key_size, vs = p->value_size, batch = p->batch > 1 ? p->batch : 1;
     int by_time = p->duration_s > 0;
-    uint64_t i = 0;
-    while (by_time || i < count) {
+    uint64_t i = 0, bytes = 0;
+    int rc, err = 0;
+    while (!err && (by_time || i < count)) {
         int n = batch;
         if (!by_time && count - i < (uint64_t)n) n = (int)(count - i);
-        int rc;
-        if (batch > 1 && (rc = e->batch_begin(c->t))) return fail(c, rc);
+        if (batch > 1 && (rc = e->batch_begin(c->t))) { err = rc; break; }
         for (int j = 0; j < n; j++, i++) {
             uint64_t idx = sequential ? (first + i) % p->num : kv_rng_below(&c->rng, p->num);
             kv_make_key(c->key, ks, idx);
             if ((rc = e->put(c->t, c->key, ks, next_value(c), vs)) < 0) {
                 if (batch > 1) e->batch_abort(c->t);
-                return fail(c, rc);
+                err = rc;
+                break;
             }
-            c->res->bytes += ks + vs;
+            bytes += ks + vs;
         }
-        if (batch > 1 && (rc = e->batch_commit(c->t))) return fail(c, rc);
-        if (finish_op(c, KV_OP_WRITE, n)) break;
+        if (err) break;
+        if (batch > 1 && (rc = e->batch_commit(c->t))) { err = rc; break; }
+        if (finish_op_on(c, KV_OP_WRITE, n, tsc)) break;
     }
-    return 0;
+    c->res->bytes += bytes;
+    return err ? fail(c, err) : 0;
+}
+
+static int loop_write(ctx *c, uint64_t first, uint64_t count, int sequential) {
+    return KV_DISPATCH(loop_write_on, c, first, count, sequential);
 }
 
 static int loop_delete(ctx *c, uint64_t count) {
@@ -116,21 +139,30 @@ static int loop_delete(ctx *c, uint64_t count) {
 
 /* readrandom / readmissing / readhot: `offset` shifts indices out of the key space
    (missing keys), `span` limits them (the hot 1%). */
-static int loop_read(ctx *c, uint64_t count, uint64_t offset, uint64_t span) {
+KV_ALWAYS_INLINE int loop_read_on(ctx *c, uint64_t count, uint64_t offset, uint64_t span, int tsc, int key16) {
     const kv_run_params *p = &c->run->p;
     const kv_engine_ops *e = c->run->ops;
-    int by_time = p->duration_s > 0, ks = p->key_size;
+    int by_time = p->duration_s > 0, ks = key16 ? 16 : p->key_size;
     const char *v;
     size_t vl;
+    uint64_t found = 0, missing = 0, bytes = 0;  /* kept local: the engine call can't alias them */
+    int rc, err = 0;
     for (uint64_t i = 0; by_time || i < count; i++) {
         kv_make_key(c->key, ks, offset + kv_rng_below(&c->rng, span));
-        int rc = e->get(c->t, c->key, ks, &v, &vl);
-        if (rc == KV_OK) { c->res->found++; c->res->bytes += ks + vl; }
-        else if (rc == KV_NOTFOUND) c->res->not_found++;
-        else return fail(c, rc);
-        if (finish_op(c, KV_OP_READ, 1)) break;
+        rc = e->get(c->t, c->key, ks, &v, &vl);
+        if (rc == KV_OK) { found++; bytes += ks + vl; }
+        else if (rc == KV_NOTFOUND) missing++;
+        else { err = rc; break; }
+        if (finish_op_on(c, KV_OP_READ, 1, tsc)) break;
     }
-    return 0;
+    c->res->found += found;
+    c->res->not_found += missing;
+    c->res->bytes += bytes;
+    return err ? fail(c, err) : 0;
+}
+
+static int loop_read(ctx *c, uint64_t count, uint64_t offset, uint64_t span) {
+    return KV_DISPATCH(loop_read_on, c, count, offset, span);
 }
 
 static int loop_readseq(ctx *c, uint64_t count) {
@@ -185,8 +217,8 @@ static int loop_writer(ctx *c) {
         if (p->writes_per_second > 0) {
             int64_t now = kv_now_ns();
             double allowed = p->writes_per_second * (double)(now - start) / 1e9 + 1;
-            if ((double)c->done >= allowed) {
-                int64_t wait = (int64_t)(((double)c->done + 1 - allowed) / p->writes_per_second * 1e9);
+            if ((double)done_ops(c) >= allowed) {
+                int64_t wait = (int64_t)(((double)done_ops(c) + 1 - allowed) / p->writes_per_second * 1e9);
                 if (wait > 100000000) wait = 100000000;
                 struct timespec ts = {wait / 1000000000, wait % 1000000000};
                 nanosleep(&ts, NULL);
@@ -276,7 +308,7 @@ static void *worker(void *arg) {
         }
     }
     c.res->t_end_ns = kv_now_ns();
-    c.res->ops[c.res->optype] = c.done;
+    c.res->ops[c.res->optype] = done_ops(&c);
     for (int j = 0; j < KV_NOPTYPES; j++) kv_hist_finish(&c.res->hist[j]);
     getrusage(RUSAGE_THREAD, &ru1);
     c.res->cpu_user_ns = (ru1.ru_utime.tv_sec - ru0.ru_utime.tv_sec) * 1000000000ll +
@@ -330,6 +362,8 @@ int kv_run_execute(kv_run *run) {
     pthread_mutex_lock(&run->gate);
     while (run->ready < started) pthread_cond_wait(&run->gate_cond, &run->gate);
     run->deadline_ticks = p->duration_s > 0 ? latency_clock(run) + (uint64_t)(p->duration_s * 1e9 / run->ns_per_tick) : 0;
+    __atomic_store_n(&run->until, run->deadline_ticks ? run->deadline_ticks : UINT64_MAX, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&run->stop, __ATOMIC_SEQ_CST)) __atomic_store_n(&run->until, 0, __ATOMIC_SEQ_CST);
     run->go = 1;
     pthread_cond_broadcast(&run->gate_cond);
     pthread_mutex_unlock(&run->gate);
