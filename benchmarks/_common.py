@@ -12,14 +12,15 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import kvlab  # noqa: E402
-from kvlab import engines  # noqa: E402
+from kvlab.execution import native  # noqa: E402
+from kvlab.model import engines  # noqa: E402
 
 BARE = ROOT / "build" / "bare_loop"
 
 
 def build_bare() -> Path:
     """Compile benchmarks/bare_loop.c against the same adapters and libraries as the extension."""
-    built = engines.build_config()["engines"]
+    built = native.build_config()["engines"]
     src = [ROOT / "benchmarks/bare_loop.c", ROOT / "cython_ext/src/registry.c"]
     flags = ["-O2", "-Wno-unused-function", f"-I{ROOT / 'cython_ext/include'}"]
     libs = []

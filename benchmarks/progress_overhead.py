@@ -17,7 +17,7 @@ import tempfile
 import time
 
 from _common import kvlab, median
-from kvlab.progress import RunControl
+from kvlab.execution.progress import RunControl
 
 
 def observer():

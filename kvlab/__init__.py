@@ -3,10 +3,14 @@
     import kvlab
     result = kvlab.run(engine="lmdb", workload="fillseq,readrandom", num=100_000, threads=2)
     result.to_frame()
-"""
-__version__ = "0.1.0"
 
+The package is four layers, each importing only the ones below it (ARCHITECTURE.md;
+tests/test_architecture.py holds the order): model -> results -> execution -> faces
+(lab, then cli).  This module only re-exports the public API.
+"""
 import os as _os
+
+from ._version import __version__  # noqa: F401
 
 # numpy's OpenBLAS starts a pool of spinning threads that compete with the engine's
 # threads for the cores (3% of CPU in a RocksDB readrandom profile on 2 cores); kvlab
@@ -15,12 +19,14 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     _os.environ.setdefault(_var, "1")
 
 from .errors import KvlabError, SpecError, EngineError, EngineNotBuilt, UnsafeDirectory  # noqa: E402
-from .spec import RunSpec, make_spec  # noqa: E402
-from .runner import run, run_spec  # noqa: E402
-from .results import BenchmarkResult, RunResult, load_json  # noqa: E402
-from .engines import describe as list_engines  # noqa: E402
-from .progress import Progress, RunControl  # noqa: E402
-from .background import RunHandle, start, start_spec  # noqa: E402
+from .model.spec import RunSpec, make_spec  # noqa: E402
+from .results.result import BenchmarkResult, RunResult, load_json  # noqa: E402
+from .execution.native import describe as list_engines  # noqa: E402
+from .execution.progress import Progress, RunControl  # noqa: E402
+from .execution.runner import run_spec  # noqa: E402
+from .execution.background import RunHandle  # noqa: E402
+from .lab.api import run, start, start_spec  # noqa: E402
 
-__all__ = ["run", "run_spec", "start", "start_spec", "RunHandle", "RunControl", "Progress", "RunSpec", "make_spec", "RunResult", "BenchmarkResult", "load_json",
-           "list_engines", "KvlabError", "SpecError", "EngineError", "EngineNotBuilt", "UnsafeDirectory"]
+__all__ = ["run", "run_spec", "start", "start_spec", "RunHandle", "RunControl", "Progress", "RunSpec", "make_spec",
+           "RunResult", "BenchmarkResult", "load_json", "list_engines", "KvlabError", "SpecError", "EngineError",
+           "EngineNotBuilt", "UnsafeDirectory"]

@@ -20,7 +20,7 @@ def notebook(name, title, params, cells):
 
 
 COMMON = '''import kvlab
-from kvlab import plots, reproduce
+from kvlab.lab import plots, reproduce
 from pathlib import Path
 out = Path(output_dir); out.mkdir(parents=True, exist_ok=True)'''
 

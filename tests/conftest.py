@@ -3,7 +3,8 @@ import os
 
 import pytest
 
-from kvlab import engines
+from kvlab.execution import native
+from kvlab.model import engines
 
 # Engines whose libraries scripts/setup.sh installs from Debian: in CI their absence is a failure.
 DEBIAN_ENGINES = ("lmdb", "leveldb", "rocksdb", "rocksdb-tuned", "wiredtiger-btree", "wiredtiger-lsm", "bdb",
@@ -14,7 +15,7 @@ CONFORMANCE = ("lmdb", "leveldb", "rocksdb", "wiredtiger-btree", "wiredtiger-lsm
 
 def require(name):
     cfg = engines.get(name)
-    if cfg.adapter not in engines.built_adapters():
+    if cfg.adapter not in native.built_adapters():
         if os.environ.get("CI") and name in DEBIAN_ENGINES:
             pytest.fail(f"{name} is not built although scripts/setup.sh installs {cfg.debian_package}")
         pytest.skip(f"{name} not built: install {cfg.debian_package} and rebuild")

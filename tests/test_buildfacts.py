@@ -1,6 +1,7 @@
 """Build facts travel with every result; an assertions-enabled library is flagged."""
 import kvlab
-from kvlab import buildfacts, cli
+from kvlab import cli
+from kvlab.execution import buildfacts, native
 
 from .conftest import require
 
@@ -15,7 +16,7 @@ def test_results_carry_build_facts():
 
 def test_debian_rocksdb_is_detected_as_assertions_enabled(capsys):
     require("rocksdb")
-    facts = buildfacts.library_facts("rocksdb")
+    facts = native.library_facts("rocksdb")
     if not facts["origin"].startswith("Debian package"):
         import pytest
         pytest.skip(f"RocksDB here is {facts['origin']}, not Debian's")
@@ -44,7 +45,7 @@ def test_release_build_facts_when_present():
     """After `make engines`, results name the local release build and its flags, assertions off."""
     import pytest
     require("rocksdb")
-    facts = buildfacts.library_facts("rocksdb")
+    facts = native.library_facts("rocksdb")
     if not facts["origin"].startswith("local release build"):
         pytest.skip(f"RocksDB here is {facts['origin']} (`make engines` builds the release one)")
     assert facts["assertions"] is False and "NDEBUG" in (facts["compiler_flags"] or "")

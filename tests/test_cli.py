@@ -6,7 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from kvlab import cli, dbbench, engines, errors, load_json
+from kvlab import cli, errors, load_json
+from kvlab.cli import dbbench
+from kvlab.model import engines
 
 from .conftest import require
 

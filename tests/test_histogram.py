@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from kvlab import _native
-from kvlab.histogram import Histogram, merge_all
+from kvlab.results.histogram import Histogram, merge_all
 
 
 @pytest.mark.parametrize("dist", ["lognormal", "uniform", "bimodal"])
@@ -43,8 +43,8 @@ def test_small_values_exact():
 
 def test_native_index_matches_bucket_bounds_at_every_edge():
     """The driver's (branch-free) bucket index puts each bucket's lowest and highest value in that
-    bucket, as kvlab.histogram.bucket_bounds reads them, and clamps huge values into the last one."""
-    from kvlab.histogram import bucket_bounds
+    bucket, as kvlab.results.histogram.bucket_bounds reads them, and clamps huge values into the last one."""
+    from kvlab.results.histogram import bucket_bounds
     n = len(_native.histogram_of(np.zeros(1, dtype=np.uint64))["counts"])
     low, high = bucket_bounds(n)
     for i in range(n):

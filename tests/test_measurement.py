@@ -11,9 +11,10 @@ import numpy as np
 import pytest
 
 import kvlab
-from kvlab import cli, errors, stats
+from kvlab import cli, errors
+from kvlab.results import stats
 from kvlab.results import BenchmarkResult
-from kvlab.store import _V1, Store
+from kvlab.results.store import _V1, Store
 
 from .conftest import require
 
@@ -171,7 +172,7 @@ def test_killed_writer_leaves_earlier_rows(tmp_path):
         import json, sys, time
         sys.path.insert(0, {str(ROOT)!r})
         import kvlab
-        from kvlab import store as st
+        from kvlab.results import store as st
         s = st.Store({str(path)!r})
         s.append(kvlab.run("lmdb", "fillseq,readrandom", num=2000, seed=1), run_id="first")
         real = st.json.dumps

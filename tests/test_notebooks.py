@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from kvlab import notebooks
+from kvlab.lab import notebooks
 
 NB = Path(__file__).resolve().parent.parent / "notebooks"
 

@@ -12,9 +12,10 @@ from pathlib import Path
 import pytest
 
 import kvlab
-from kvlab import engines
+from kvlab.model import engines
 from kvlab.cli import build_parser, spec_from_args
-from kvlab.progress import Progress, RunControl, TextBar, expected_ops
+from kvlab.execution.progress import Progress, RunControl, expected_ops
+from kvlab.lab.display import TextBar
 
 from .conftest import CONFORMANCE, require
 

@@ -97,7 +97,7 @@ def test_cli_errors_exit_2(capsys):
 
 
 def test_engine_not_built_names_package(monkeypatch):
-    from kvlab import engines
-    monkeypatch.setattr(engines, "built_adapters", lambda: {})
+    from kvlab.execution import native
+    monkeypatch.setattr(native, "built_adapters", lambda: {})
     with pytest.raises(errors.EngineNotBuilt, match="install liblmdb-dev"):
         kvlab.run("lmdb", "fillseq", num=10)

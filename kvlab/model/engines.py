@@ -4,16 +4,16 @@ An engine configuration is an adapter (one C file in cython_ext/src) plus a
 fixed variant and default settings: "rocksdb" and "rocksdb-tuned" share an
 adapter, as do "wiredtiger-btree" and "wiredtiger-lsm".  Nothing in kvlab
 branches on engine names; what differs between engines lives here as data.
+Which adapters this build compiled in is the execution layer's business
+(kvlab.execution.native), so this module imports without the extension.
 """
 from __future__ import annotations
 
-import dataclasses
-import json
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Mapping
 
-from . import errors
+from .. import errors
+from .dbbench_flags import translate_rocksdb_flags
 
 # The generic settings an adapter may honour (kv_config in kv_engine.h).
 ENGINE_SETTINGS = ("cache_size", "sync", "disable_wal", "compression", "map_size", "block_size",
@@ -88,11 +88,6 @@ _LSM = frozenset({"cache_size", "sync", "disable_wal", "compression", "block_siz
                   "write_buffer_size", "max_open_files", "options"})
 
 
-def _rocksdb_tuned_options() -> str:
-    from .dbbench import translate_rocksdb_flags  # the one translation of db_bench flags
-    return translate_rocksdb_flags(ROCKSDB_PFX_FLAGS.split()).options
-
-
 REGISTRY: dict[str, EngineConfig] = {}
 
 
@@ -119,7 +114,8 @@ register(EngineConfig(
     "rocksdb-tuned", "rocksdb",
     "RocksDB with seed 001's 'pfx' tuning (plain table, prefix-hash memtable, mmap reads)",
     "librocksdb-dev", honours=_LSM, compressions=("none", "snappy", "lz4", "zstd"),
-    defaults={"options": None}, ordered_scan=False, options_separator=";",
+    defaults={"options": translate_rocksdb_flags(ROCKSDB_PFX_FLAGS.split()).options, "compression": "none"},
+    ordered_scan=False, options_separator=";",
     notes="point lookups only: a plain table with a prefix-hash memtable has no total-order scan"))
 register(EngineConfig(
     "wiredtiger-btree", "wiredtiger", "WiredTiger row-store B-tree (table:)", "libwiredtiger-dev",
@@ -147,65 +143,10 @@ register(EngineConfig(
     honours=frozenset({"options"}), notes="adapter not written yet; loads libfdb_c at run time"))
 
 
-def _native():
-    try:
-        from . import _native
-    except ImportError as exc:  # pure-Python use (plots, results) works without the build
-        raise errors.KvlabError(
-            f"kvlab's native extension is not built ({exc}); run `make setup` or "
-            "`pip install --no-build-isolation -e .` in the project root") from exc
-    return _native
-
-
-def built_adapters() -> dict[str, str]:
-    """{adapter: library version} compiled into this build; {} without the extension."""
-    try:
-        return _native().adapters()
-    except errors.KvlabError:
-        return {}
-
-
-def build_config() -> dict:
-    path = Path(__file__).with_name("_build_config.json")
-    return json.loads(path.read_text()) if path.exists() else {"engines": {}}
-
-
 def get(name: str) -> EngineConfig:
     """The configuration called `name`, or a SpecError listing the known ones."""
     try:
         cfg = REGISTRY[name]
     except KeyError:
         raise errors.SpecError(f"engine {name!r} is unknown; allowed: {', '.join(REGISTRY)}") from None
-    if cfg.name == "rocksdb-tuned" and cfg.defaults.get("options") is None:
-        cfg = REGISTRY[name] = dataclasses.replace(cfg, defaults={
-            "options": _rocksdb_tuned_options(), "compression": "none"})
     return cfg
-
-
-def require_built(name: str) -> EngineConfig:
-    cfg = get(name)
-    if cfg.adapter not in built_adapters():
-        raise errors.EngineNotBuilt(
-            name, f"install {cfg.debian_package} (scripts/setup.sh does) and rebuild kvlab "
-                  f"(`pip install --no-build-isolation -e .`); {cfg.notes}".rstrip("; "))
-    return cfg
-
-
-def describe() -> list[dict]:
-    """Every configuration: built or not, library version, where the library came from."""
-    adapters = built_adapters()
-    where = build_config().get("engines", {})
-    rows = []
-    for name in REGISTRY:
-        cfg = get(name)
-        facts = {}
-        if cfg.adapter in adapters:
-            from .buildfacts import library_facts
-            facts = library_facts(cfg.adapter)
-        rows.append({
-            "engine": name, "adapter": cfg.adapter, "variant": cfg.variant, "built": cfg.adapter in adapters,
-            "origin": facts.get("origin"), "assertions": facts.get("assertions"),
-            "version": adapters.get(cfg.adapter), "library_prefix": where.get(cfg.adapter, {}).get("prefix"),
-            "package": cfg.debian_package, "description": cfg.description,
-        })
-    return rows

@@ -6,16 +6,19 @@ for its engine: the library file, where it came from (a Debian package and its
 version, or a local build under a prefix), whether assertions are compiled in
 (the library imports __assert_fail), the CRC32 implementation where the engine
 reports it, and the compiler flags where known.
+
+Everything here starts from a library file's path (kvlab.execution.native finds the file a
+configuration uses); nothing here knows the engine registry.
 """
 from __future__ import annotations
 
 import json
 import re
 import subprocess
-from functools import lru_cache
 from pathlib import Path
 
-def _mapped_library(lib: str) -> str | None:
+
+def mapped_library(lib: str) -> str | None:
     """The file this process has mapped for library `lib` (liblmdb.so.0, libdb-5.3.so, ...),
     not its look-alikes (libdbus-1, libwiredtiger_snappy)."""
     try:
@@ -66,21 +69,20 @@ def _local_build_info(path: str) -> dict | None:
     return None
 
 
-@lru_cache(maxsize=None)
-def library_facts(adapter: str) -> dict:
-    from .engines import _native, build_config
-    _native()  # make sure the libraries are mapped
-    where = build_config().get("engines", {}).get(adapter, {})
-    lib = (where.get("libraries") or [None])[0]
-    path = _mapped_library(lib) if lib else None
-    if path is None and where.get("linkage") == "static":
-        # a local release build linked statically into the extension
-        path = str(Path(where["libdir"]) / f"lib{lib}.a")
+def library_name(path: str) -> str:
+    """librocksdb.so.7.8 -> rocksdb, libdb-5.3.so -> db, libleveldb.a -> leveldb."""
+    m = re.match(r"lib([A-Za-z0-9_]+?)(?:[-.]|$)", Path(path).name)
+    return m.group(1) if m else Path(path).name
+
+
+def library_facts(path: str | None, linkage: str = "shared") -> dict:
+    """Facts about one library file: origin, assertions, CRC32 where the library shows it,
+    compiler flags where known."""
     if path is None:
         return {"library": None, "origin": "unknown", "assertions": None, "crc32": None, "compiler_flags": None,
                 "linkage": None}
     facts = {"library": path, "assertions": _has_assertions(path), "crc32": None, "compiler_flags": None,
-             "linkage": where.get("linkage", "shared")}
+             "linkage": linkage}
     deb = _debian_package(path)
     if deb:
         facts["origin"] = f"Debian package {deb[0]} {deb[1]}"
@@ -91,8 +93,9 @@ def library_facts(adapter: str) -> dict:
         if local:
             facts["compiler_flags"] = local.get("compiler_flags")
             facts["origin"] = f"local release build ({local.get('source', 'unknown source')})"
-    if adapter == "leveldb":
-        facts["crc32"] = _leveldb_crc32(path)
+    probe = _CRC32_OF_LIBRARY.get(library_name(path))
+    if probe:
+        facts["crc32"] = probe(path)
     return facts
 
 
@@ -115,10 +118,17 @@ def crc32_from_rocksdb_log(db_path) -> str | None:
     return m.group(1).strip() if m else None
 
 
-def facts_for_result(adapter: str, db_path) -> dict:
-    facts = dict(library_facts(adapter))
-    if adapter == "rocksdb":
-        facts["crc32"] = crc32_from_rocksdb_log(db_path)
+# where the CRC32 implementation shows: in the library's links, or in what it writes to the database
+_CRC32_OF_LIBRARY = {"leveldb": _leveldb_crc32}
+_CRC32_IN_DB = {"rocksdb": crc32_from_rocksdb_log}
+
+
+def with_db_facts(facts: dict, db_path) -> dict:
+    """`facts` (from library_facts) plus what the database directory says about the build."""
+    facts = dict(facts)
+    probe = _CRC32_IN_DB.get(library_name(facts["library"])) if facts.get("library") else None
+    if probe:
+        facts["crc32"] = probe(db_path)
     return facts
 
 

@@ -154,7 +154,7 @@ def phase_record(before: Snapshot, after: Snapshot, ops: int, db_path, device_no
 
 
 def _git_commit() -> str | None:
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]  # the checkout: kvlab/execution/<this file>
     try:
         out = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True,
                              timeout=5)
@@ -217,5 +217,5 @@ def storage(path) -> dict:
 
 
 def kvlab_build() -> dict:
-    from . import __version__
+    from .._version import __version__
     return {"kvlab": __version__, "git_commit": _git_commit()}

@@ -14,33 +14,25 @@ import threading
 import time
 from typing import Callable
 
-from . import accounting, buildfacts, dbdir, engines, stats, workloads
-from .histogram import Histogram, merge_all
+from ..model import workloads
+from ..model.spec import RunSpec, make_spec
+from ..results import stats
+from ..results.histogram import Histogram, merge_all
+from ..results.result import BenchmarkResult, RunResult
+from . import accounting, buildfacts, dbdir, native
 from .progress import ProgressTracker, RunControl
-from .results import BenchmarkResult, RunResult
-from .spec import RunSpec, make_spec
 
 LOAD_BATCH = 1000
 OP_NAMES = ("read", "write", "delete", "seek", "compact")
 
 
-def run(engine: str = "lmdb", workload="fillseq,readrandom", *, progress=False,
-        control: RunControl | None = None, **params) -> RunResult:
-    """Run `workload` (a name or comma list, in order) on `engine`.
-
-    Parameters are RunSpec fields (num, reads, threads, duration, value_size,
-    key_size, batch, seed, db, interval, warmup, repeat, ...) and engine settings
-    (cache_size, sync, compression, options, ...).  Unknown names raise SpecError
-    listing the allowed ones.  `progress=True` shows live progress (a widget in
-    Jupyter, a bar on a terminal); Ctrl-C or the kernel's interrupt stops the run
-    within a second and returns what was measured, marked partial.  For a run in
-    the background use `kvlab.start`.
-    """
-    spec = make_spec(engine, workload, **params)
-    if progress:
-        from .widgets import attach_progress
-        control = attach_progress(control or RunControl(), spec, background=False)
-    return run_spec(spec, control=control)
+def run(engine: str = "lmdb", workload="fillseq,readrandom", *, control: RunControl | None = None,
+        **params) -> RunResult:
+    """Run `workload` (a name or comma list, in order) on `engine`; `params` are RunSpec fields
+    and engine settings (see kvlab.model.spec.make_spec).  Progress reaches whoever watches
+    through `control`'s observers: the runner knows only that protocol, and the faces
+    (kvlab.run's progress=True, the CLI's bar) decide what to show."""
+    return run_spec(make_spec(engine, workload, **params), control=control)
 
 
 def run_spec(spec: RunSpec, on_result: Callable[[BenchmarkResult], None] | None = None,
@@ -57,11 +49,11 @@ def run_spec(spec: RunSpec, on_result: Callable[[BenchmarkResult], None] | None 
 
 
 def _run_trial(spec, trial, on_result, control=None):
-    cfg = engines.require_built(spec.engine)
-    native = engines._native()
+    cfg = native.require_built(spec.engine)
+    lib = native.load()
     warnings = [f"{spec.engine} ignores {k} (it has no such setting)" for k in cfg.ignored(spec.engine_settings)]
-    where = dbdir.prepare(spec.db, spec.engine, native.KEY_ENCODING, spec.use_existing_db)
-    session = _Session(spec, cfg, native, where, warnings, trial, control)
+    where = dbdir.prepare(spec.db, spec.engine, lib.KEY_ENCODING, spec.use_existing_db)
+    session = _Session(spec, cfg, lib, where, warnings, trial, control)
     try:
         for name in spec.workloads:
             wl = workloads.get(name)
@@ -336,14 +328,14 @@ def _build(session, wl, phase, params, threads, partial, started, ended, before,
     worker_cpu = sum(t["cpu_user_s"] + t["cpu_sys_s"] for t in workers)
     acct["workers_cpu_pct"] = worker_cpu / ((t1 - t0) / 1e9) * 100 if t1 > t0 else None
     adapter_version = session.native.adapters()[session.cfg.adapter]
-    build = buildfacts.facts_for_result(session.cfg.adapter, session.where.path)
+    build = native.facts_for_result(session.cfg.adapter, session.where.path)
     build_warning = buildfacts.warning_for(spec.engine, build)
     warnings_all = list(session.warnings) + ([build_warning] if build_warning else [])
     provenance = {
         "spec": spec.to_dict(), "trial": session.trial, "key_encoding": session.native.KEY_ENCODING,
         "engine_config_given": session.given_config, "engine_config_effective": session.effective_config,
         "machine": accounting.machine(), "storage": session.storage, "build": accounting.kvlab_build(),
-        "library_prefix": engines.build_config().get("engines", {}).get(session.cfg.adapter, {}).get("prefix"),
+        "library_prefix": native.build_config().get("engines", {}).get(session.cfg.adapter, {}).get("prefix"),
         "started_at": started, "ended_at": ended,
     }
     return BenchmarkResult(

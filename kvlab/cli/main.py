@@ -7,15 +7,22 @@ import sys
 import time
 from pathlib import Path
 
-from . import __version__, dbbench, engines, errors, workloads
-from .progress import RunControl, TextBar
-from .results import write_json_atomic
-from .runner import run_spec
-from .spec import RunSpec, make_spec
+from .. import errors
+from .._version import __version__
+from ..execution import native
+from ..execution.progress import RunControl
+from ..execution.runner import run_spec
+from ..lab import notebooks
+from ..lab.display import TextBar
+from ..model import engines, workloads
+from ..model.spec import RunSpec, make_spec
+from ..results.result import write_json_atomic
+from ..results.store import Store
+from . import dbbench
 
 
 def cmd_engines(args) -> int:
-    rows = engines.describe()
+    rows = native.describe()
     if args.json:
         print(json.dumps(rows, indent=1))
         return 0
@@ -102,14 +109,12 @@ def _print_accounting(result):
 def _store(result, args):
     if getattr(args, "no_store", False):
         return
-    from .store import Store
     store = Store(args.store)
     run_id = store.append(result)
     print(f"stored as run {run_id} in {store.path}")
 
 
 def cmd_results(args) -> int:
-    from .store import Store
     store = Store(args.store)
     filters = {k: getattr(args, k) for k in ("engine", "workload", "run_id") if getattr(args, k)}
     if args.action == "list":
@@ -127,7 +132,6 @@ def cmd_results(args) -> int:
 
 
 def cmd_notebooks(args) -> int:
-    from . import notebooks
     if args.action == "list":
         print("\n".join(notebooks.available()))
         return 0
@@ -144,10 +148,9 @@ def cmd_dbbench(args, rest) -> int:
     plan = dbbench.plan(args.engine, rest)
     for w in plan.warnings:
         print(w, file=sys.stderr, flush=True)
-    cfg = engines.require_built(plan.spec.engine)
-    from .engines import _native
-    native = _native()
-    print(dbbench.header(plan, native.adapters()[cfg.adapter], native.KEY_ENCODING), flush=True)
+    cfg = native.require_built(plan.spec.engine)
+    lib = native.load()
+    print(dbbench.header(plan, lib.adapters()[cfg.adapter], lib.KEY_ENCODING), flush=True)
 
     def show(b):
         _print_result(b)
@@ -165,10 +168,10 @@ def cmd_dbbench(args, rest) -> int:
 
 def cmd_compare(args) -> int:
     """The main job: every built engine on the same small fillseq + readrandom."""
-    built = [r["engine"] for r in engines.describe() if r["built"]]
+    built = [r["engine"] for r in native.describe() if r["built"]]
     names = args.engines.split(",") if args.engines else built
     for n in names:
-        engines.require_built(n)
+        native.require_built(n)
     out = Path(args.out) / f"compare-{time.strftime('%Y%m%d-%H%M%S')}.json"
     seed = args.seed if args.seed is not None else time.time_ns() & 0xFFFFFFFF
     print(f"kvlab compare: {', '.join(names)}; num={args.num}, threads 1..{args.threads}, seed={seed}", flush=True)
@@ -179,7 +182,6 @@ def cmd_compare(args) -> int:
                            seed=seed)
             result = run_spec(spec)
             if not args.no_store:
-                from .store import Store
                 Store(args.store).append(result)
             records += result.to_list()
             for b in result:

@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import errors
+from .. import errors
 
 MARKER = ".kvlab-db"
 

@@ -18,9 +18,9 @@ import threading
 import weakref
 
 from .progress import Progress, RunControl
-from .results import BenchmarkResult, RunResult
+from ..model.spec import RunSpec
+from ..results.result import BenchmarkResult, RunResult
 from .runner import run_spec
-from .spec import RunSpec, make_spec
 
 _LIVE: "weakref.WeakSet[RunHandle]" = weakref.WeakSet()
 
@@ -79,21 +79,11 @@ class RunHandle:
             (f"; {p.describe()}>" if p else ">")
 
 
-def start(engine: str = "lmdb", workload="fillseq,readrandom", *, progress=False,
-          control: RunControl | None = None, **params) -> RunHandle:
-    """Start a run in the background and return its RunHandle at once.
-
-    Takes the same arguments as `kvlab.run`; `progress=True` shows a live widget with a Stop
-    button in Jupyter (a bar on a terminal)."""
-    return start_spec(make_spec(engine, workload, **params), progress=progress, control=control)
-
-
-def start_spec(spec: RunSpec, *, progress=False, control: RunControl | None = None) -> RunHandle:
-    control = control or RunControl()
-    if progress:
-        from .widgets import attach_progress
-        attach_progress(control, spec, background=True)
-    return RunHandle(spec, control)._start()
+def start_spec(spec: RunSpec, control: RunControl | None = None) -> RunHandle:
+    """Start `spec` on a background thread and return its RunHandle at once.  What shows
+    progress is the caller's choice, made through `control`'s observers (kvlab.start's
+    progress=True attaches a widget or a bar)."""
+    return RunHandle(spec, control or RunControl())._start()
 
 
 @atexit.register

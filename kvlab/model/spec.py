@@ -11,7 +11,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Mapping
 
-from . import engines, errors, workloads
+from .. import errors
+from . import engines, workloads
 
 MAX_KEY_SIZE = 1024
 MAX_VALUE_SIZE = 64 << 20

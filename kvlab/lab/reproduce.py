@@ -12,10 +12,11 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from . import engines as engine_registry
-from .runner import run
+from ..execution import native
+from ..model import engines as engine_registry
+from .api import run
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]  # the checkout: kvlab/lab/<this file>
 REFERENCE = ROOT / "data" / "reference"
 
 # Per notebook: the scale presets.  "full" is the seed's own scale.
@@ -48,14 +49,14 @@ def resolve(notebook: str, scale: str, **given) -> dict:
     else the preset of that scale."""
     presets = SCALES[notebook]
     if scale not in presets:
-        from .errors import SpecError
+        from ..errors import SpecError
         raise SpecError(f"scale {scale!r} is unknown; allowed: {', '.join(presets)}")
     return dict(given) if scale == "default" else {**given, **presets[scale]}
 
 
 def built(names) -> list:
     """The engines of `names` that this kvlab has built, in order."""
-    have = engine_registry.built_adapters()
+    have = native.built_adapters()
     return [n for n in names if engine_registry.get(n).adapter in have]
 
 
@@ -150,7 +151,7 @@ def load_and_readwhilewriting(engines, num, readers, duration, writes_per_second
 
 def rocksdb_tuning_report() -> dict:
     """Seed 001's RocksDB 'pfx' flags: which became RocksDB 7.8 options, which it no longer has."""
-    from .dbbench import FLAGS, translate_rocksdb_flags
+    from ..model.dbbench_flags import FLAGS, translate_rocksdb_flags
     flags = engine_registry.ROCKSDB_PFX_FLAGS.split()
     names = [f[2:].split("=")[0] for f in flags]
     gone = [n for n in names if FLAGS[n].kind == "gone"]
@@ -205,7 +206,7 @@ def python_loop_baseline(num, threads=(1, 2), seed=1):
     import time
 
     import pandas as pd
-    from ._native import make_key
+    make_key = native.load().make_key
     rows = []
     keys = [make_key(i) for i in range(num)]
     value = b"x" * 100

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from . import accounting
+from ..execution import accounting
 
 
 def house_style():

@@ -142,26 +142,3 @@ class RunControl:
                 observe(progress)
             except Exception as exc:  # a broken display must not end a benchmark
                 print(f"kvlab: progress observer {observe!r} failed: {exc}", file=sys.stderr)
-
-
-class TextBar:
-    """A tqdm-style one-line bar on a terminal (stderr), redrawn in place."""
-
-    def __init__(self, stream=None, width: int = 24):
-        self.stream = stream or sys.stderr
-        self.width = width
-        self._last_len = 0
-        self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
-
-    def __call__(self, p: Progress):
-        frac = p.fraction
-        bar = "" if frac is None else \
-            "|" + "#" * int(frac * self.width) + "-" * (self.width - int(frac * self.width)) + f"| {frac:4.0%} "
-        line = bar + p.describe()
-        if self.tty:
-            pad = " " * max(0, self._last_len - len(line))
-            self.stream.write("\r" + line + pad + ("\n" if p.finished else ""))
-            self._last_len = 0 if p.finished else len(line)
-        elif p.finished:  # a log file gets one line per workload, not a redraw per tick
-            self.stream.write(line + "\n")
-        self.stream.flush()

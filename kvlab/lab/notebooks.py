@@ -5,9 +5,9 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from . import errors
+from .. import errors
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]  # the checkout: kvlab/lab/<this file>
 NOTEBOOKS = ROOT / "notebooks"
 SCALES = ("smoke", "default", "full")
 

@@ -13,7 +13,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import errors
+from .. import errors
 
 SCHEMA = "kvlab.result/2"
 # Older schemas this version reads, with the step that brings a record up to date.

@@ -1,0 +1,46 @@
+"""The Python face: `kvlab.run` and `kvlab.start` with the choice of progress display.
+
+The execution layer runs a spec and reports progress to a RunControl's observers; here the
+face decides what observes it (a widget in Jupyter, a bar on a terminal, nothing)."""
+from __future__ import annotations
+
+from ..execution import background, runner
+from ..execution.background import RunHandle
+from ..execution.progress import RunControl
+from ..model.spec import RunSpec, make_spec
+from ..results.result import RunResult
+from .display import attach_progress
+
+
+def run(engine: str = "lmdb", workload="fillseq,readrandom", *, progress=False,
+        control: RunControl | None = None, **params) -> RunResult:
+    """Run `workload` (a name or comma list, in order) on `engine`.
+
+    Parameters are RunSpec fields (num, reads, threads, duration, value_size,
+    key_size, batch, seed, db, interval, warmup, repeat, ...) and engine settings
+    (cache_size, sync, compression, options, ...).  Unknown names raise SpecError
+    listing the allowed ones.  `progress=True` shows live progress (a widget in
+    Jupyter, a bar on a terminal); Ctrl-C or the kernel's interrupt stops the run
+    within a second and returns what was measured, marked partial.  For a run in
+    the background use `kvlab.start`.
+    """
+    spec = make_spec(engine, workload, **params)
+    if progress:
+        control = attach_progress(control or RunControl(), spec, background=False)
+    return runner.run_spec(spec, control=control)
+
+
+def start(engine: str = "lmdb", workload="fillseq,readrandom", *, progress=False,
+          control: RunControl | None = None, **params) -> RunHandle:
+    """Start a run in the background and return its RunHandle at once.
+
+    Takes the same arguments as `kvlab.run`; `progress=True` shows a live widget with a Stop
+    button in Jupyter (a bar on a terminal)."""
+    return start_spec(make_spec(engine, workload, **params), progress=progress, control=control)
+
+
+def start_spec(spec: RunSpec, *, progress=False, control: RunControl | None = None) -> RunHandle:
+    control = control or RunControl()
+    if progress:
+        attach_progress(control, spec, background=True)
+    return background.start_spec(spec, control)

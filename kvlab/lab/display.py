@@ -1,0 +1,103 @@
+"""How progress is shown, decided by the faces: a widget with a Stop button in Jupyter,
+a one-line bar on a terminal.  Both are observers of a RunControl (kvlab.execution.progress);
+the runner calls them without knowing what they draw."""
+from __future__ import annotations
+
+import html
+import sys
+
+from ..execution.progress import Progress, RunControl
+
+
+def in_kernel() -> bool:
+    """True inside a Jupyter kernel with ipywidgets installed."""
+    try:
+        from IPython import get_ipython
+        import ipywidgets  # noqa: F401
+    except ImportError:
+        return False
+    ip = get_ipython()
+    return ip is not None and hasattr(ip, "kernel")
+
+
+def attach_progress(control: RunControl, spec, background: bool) -> RunControl:
+    """Show progress for a run: a widget in Jupyter (Stop button for background runs;
+    a foreground cell is stopped with the kernel's interrupt), else a bar on stderr."""
+    if in_kernel():
+        from IPython.display import display
+        w = ProgressWidget(control, stop_button=background)
+        display(w.box)
+    else:
+        control.observers.append(TextBar())
+    return control
+
+
+class ProgressWidget:
+    """A progress bar, a status line and a Stop button for one RunControl."""
+
+    def __init__(self, control: RunControl | None = None, stop_button: bool = True):
+        import ipywidgets as W
+        self.bar = W.FloatProgress(value=0.0, min=0.0, max=1.0, description="", bar_style="info",
+                                   layout=W.Layout(width="320px"))
+        self.text = W.HTML(value="<i>waiting to start</i>")
+        self.text.add_class("kvlab-progress-text")
+        self.stop_button = W.Button(description="Stop", icon="stop", button_style="danger",
+                                    tooltip="stop the native threads; the result is kept, marked partial")
+        self.stop_button.add_class("kvlab-stop")
+        self.stop_button.on_click(lambda _b: self._stop())
+        self.stop_button.layout.display = None if stop_button else "none"
+        self.box = W.VBox([W.HBox([self.bar, self.stop_button]), self.text])
+        self.box.add_class("kvlab-progress")
+        self.control = None
+        self.updates = 0
+        if control is not None:
+            self.bind(control)
+
+    def bind(self, control: RunControl):
+        """Follow (and stop) `control` from now on."""
+        self.control = control
+        if self not in control.observers:
+            control.observers.append(self)
+        self.stop_button.disabled = False
+        self.bar.bar_style = "info"
+
+    def _stop(self):
+        if self.control is not None:
+            self.control.stop()
+            self.stop_button.disabled = True
+            self.text.value += " <b>stopping…</b>"
+
+    def __call__(self, p: Progress):
+        self.updates += 1
+        frac = p.fraction
+        self.bar.value = frac if frac is not None else (self.updates % 10) / 10  # unknown end: a pulse
+        if p.finished:
+            self.bar.bar_style = "warning" if p.stopping else "success"
+        self.text.value = html.escape(p.describe())
+
+    def finish(self, ok: bool = True):
+        self.bar.bar_style = "success" if ok else "danger"
+        self.stop_button.disabled = True
+
+
+class TextBar:
+    """A tqdm-style one-line bar on a terminal (stderr), redrawn in place."""
+
+    def __init__(self, stream=None, width: int = 24):
+        self.stream = stream or sys.stderr
+        self.width = width
+        self._last_len = 0
+        self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
+
+    def __call__(self, p: Progress):
+        frac = p.fraction
+        bar = "" if frac is None else \
+            "|" + "#" * int(frac * self.width) + "-" * (self.width - int(frac * self.width)) + f"| {frac:4.0%} "
+        line = bar + p.describe()
+        if self.tty:
+            pad = " " * max(0, self._last_len - len(line))
+            self.stream.write("\r" + line + pad + ("\n" if p.finished else ""))
+            self._last_len = 0 if p.finished else len(line)
+        elif p.finished:  # a log file gets one line per workload, not a redraw per tick
+            self.stream.write(line + "\n")
+        self.stream.flush()

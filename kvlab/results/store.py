@@ -1,0 +1,209 @@
+"""The results store: an embedded DuckDB database in a results folder outside git.
+
+Each stored run is appended in one transaction, so a process killed while
+writing loses at most the run in flight; every earlier row stays readable.
+The schema is versioned (table `kvlab_meta`); opening an older store migrates it
+in place, one step at a time, inside a transaction.  The full result record
+(JSON, `kvlab.result/N`) is kept beside the queryable columns, and is upgraded
+on load (results.upgrade), so nothing a run measured is lost to the table layout.
+
+Default location: $KVLAB_RESULTS, else ./results/kvlab.duckdb.
+"""
+from __future__ import annotations
+
+import json
+import os
+import uuid
+from pathlib import Path
+
+from .. import errors
+from .result import BenchmarkResult, RunResult, _jsonable
+
+STORE_VERSION = 2
+
+_V1 = """
+CREATE TABLE benchmarks (
+    id BIGINT PRIMARY KEY, run_id VARCHAR, stored_at TIMESTAMP DEFAULT current_timestamp,
+    engine VARCHAR, workload VARCHAR, phase VARCHAR, threads INTEGER, ops BIGINT, seconds DOUBLE,
+    ops_per_sec DOUBLE, micros_per_op DOUBLE, found BIGINT, seed UBIGINT, record JSON);
+CREATE SEQUENCE benchmark_ids START 1;
+"""
+
+# step n upgrades a store at version n to n+1
+_MIGRATIONS = {
+    1: """
+ALTER TABLE benchmarks ADD COLUMN trial INTEGER DEFAULT 0;
+ALTER TABLE benchmarks ADD COLUMN partial BOOLEAN DEFAULT false;
+ALTER TABLE benchmarks ADD COLUMN p50_us DOUBLE;
+ALTER TABLE benchmarks ADD COLUMN p99_us DOUBLE;
+ALTER TABLE benchmarks ADD COLUMN p999_us DOUBLE;
+ALTER TABLE benchmarks ADD COLUMN p9999_us DOUBLE;
+ALTER TABLE benchmarks ADD COLUMN max_us DOUBLE;
+ALTER TABLE benchmarks ADD COLUMN cpu_pct DOUBLE;
+ALTER TABLE benchmarks ADD COLUMN db_size_bytes BIGINT;
+ALTER TABLE benchmarks ADD COLUMN engine_library VARCHAR;
+ALTER TABLE benchmarks ADD COLUMN git_commit VARCHAR;
+CREATE TABLE intervals (
+    benchmark_id BIGINT, interval INTEGER, side VARCHAR, op VARCHAR, t_start_s DOUBLE, t_end_s DOUBLE,
+    ops BIGINT, ops_per_sec DOUBLE, p50_us DOUBLE, p99_us DOUBLE, p999_us DOUBLE, max_us DOUBLE,
+    cpu_pct DOUBLE, io_read_bytes BIGINT, io_write_bytes BIGINT);
+UPDATE benchmarks SET
+    p50_us = TRY_CAST(json_extract(record, '$.latency_us.p50') AS DOUBLE),
+    p99_us = TRY_CAST(json_extract(record, '$.latency_us.p99') AS DOUBLE),
+    p999_us = TRY_CAST(json_extract(record, '$.latency_us.p999') AS DOUBLE),
+    p9999_us = TRY_CAST(json_extract(record, '$.latency_us.p9999') AS DOUBLE),
+    max_us = TRY_CAST(json_extract(record, '$.latency_us.max') AS DOUBLE);
+""",
+}
+
+
+def default_path() -> Path:
+    return Path(os.environ.get("KVLAB_RESULTS") or Path("results") / "kvlab.duckdb")
+
+
+def _duckdb():
+    try:
+        import duckdb
+    except ImportError as exc:
+        raise errors.ResultsError("the results store needs duckdb (pip install duckdb; make setup does)") from exc
+    return duckdb
+
+
+class Store:
+    def __init__(self, path=None):
+        self.path = Path(path) if path is not None else default_path()
+
+    def _connect(self, write=True):
+        duckdb = _duckdb()
+        if write:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        elif not self.path.exists():
+            raise errors.ResultsError(f"no results store at {self.path}")
+        try:
+            con = duckdb.connect(str(self.path))
+        except duckdb.Error as exc:
+            raise errors.ResultsError(f"{self.path}: cannot open the results store ({exc})") from None
+        self._migrate(con)
+        return con
+
+    def version(self, con) -> int | None:
+        tables = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
+        if "kvlab_meta" in tables:
+            return int(con.execute("SELECT value FROM kvlab_meta WHERE key = 'version'").fetchone()[0])
+        return None if "benchmarks" not in tables else 1
+
+    def _migrate(self, con):
+        v = self.version(con)
+        if v == STORE_VERSION:
+            return
+        if v is not None and v > STORE_VERSION:
+            raise errors.ResultsError(f"{self.path} has store version {v}; this kvlab knows up to {STORE_VERSION}")
+        con.execute("BEGIN TRANSACTION")
+        try:
+            if v is None:
+                con.execute(_V1)
+                v = 1
+            while v < STORE_VERSION:
+                con.execute(_MIGRATIONS[v])
+                v += 1
+            con.execute("CREATE TABLE IF NOT EXISTS kvlab_meta (key VARCHAR PRIMARY KEY, value VARCHAR)")
+            con.execute("INSERT OR REPLACE INTO kvlab_meta VALUES ('version', ?)", [str(STORE_VERSION)])
+            con.execute("COMMIT")
+        except Exception:
+            con.execute("ROLLBACK")
+            raise
+
+    def append(self, result: RunResult | list, run_id: str | None = None) -> str:
+        """Store every benchmark of a run in one transaction; returns the run id."""
+        benchmarks = list(result)
+        run_id = run_id or uuid.uuid4().hex[:12]
+        con = self._connect()
+        try:
+            con.execute("BEGIN TRANSACTION")
+            for b in benchmarks:
+                d = b.to_dict()
+                acct = b.accounting or {}
+                bid = con.execute("SELECT nextval('benchmark_ids')").fetchone()[0]
+                lat = b.latency_us
+                con.execute(
+                    "INSERT INTO benchmarks (id, run_id, engine, workload, phase, threads, ops, seconds, ops_per_sec, "
+                    "micros_per_op, found, seed, record, trial, partial, p50_us, p99_us, p999_us, p9999_us, max_us, "
+                    "cpu_pct, db_size_bytes, engine_library, git_commit) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    [bid, run_id, b.engine, b.workload, b.phase, b.threads, b.ops, b.seconds, b.ops_per_sec,
+                     b.micros_per_op, b.found, b.seed, json.dumps(d, default=_jsonable), b.trial, b.partial,
+                     lat.get("p50"), lat.get("p99"), lat.get("p999"), lat.get("p9999"), lat.get("max"),
+                     acct.get("cpu_pct"), acct.get("db_size_bytes"), b.versions.get("engine_library"),
+                     b.versions.get("git_commit")])
+                for i, iv in enumerate(b.intervals):
+                    for side in ("workers", "writer"):
+                        for op, n in iv.get(side, {}).get("ops", {}).items():
+                            l = iv[side]["latency_us"].get(op, {})
+                            con.execute(
+                                "INSERT INTO intervals VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                                [bid, i, side, op, iv["t_start_s"], iv["t_end_s"], n,
+                                 iv[side]["ops_per_sec"][op], l.get("p50"), l.get("p99"), l.get("p999"),
+                                 l.get("max"), iv.get("cpu_pct"), iv.get("io_read_bytes"),
+                                 iv.get("io_write_bytes")])
+            con.execute("COMMIT")
+        except BaseException:
+            try:
+                con.execute("ROLLBACK")
+            finally:
+                con.close()
+            raise
+        con.close()
+        return run_id
+
+    def _where(self, engine=None, workload=None, run_id=None, phase=None, table=""):
+        clauses, args = [], []
+        for col, val in (("engine", engine), ("workload", workload), ("run_id", run_id), ("phase", phase)):
+            if val is not None:
+                clauses.append(f"{table}{col} = ?")
+                args.append(val)
+        return (" WHERE " + " AND ".join(clauses) if clauses else ""), args
+
+    def frame(self, **filters):
+        """The queryable columns of stored benchmarks, as a pandas frame."""
+        where, args = self._where(**filters)
+        con = self._connect(write=False)
+        try:
+            return con.execute(
+                "SELECT id, run_id, stored_at, engine, workload, phase, threads, trial, ops, seconds, ops_per_sec, "
+                "micros_per_op, found, p50_us, p99_us, p999_us, p9999_us, max_us, cpu_pct, db_size_bytes, seed, "
+                f"engine_library, git_commit, partial FROM benchmarks{where} ORDER BY id", args).df()
+        finally:
+            con.close()
+
+    def load(self, **filters) -> RunResult:
+        """Full records of stored benchmarks, upgraded to the current schema."""
+        where, args = self._where(**filters)
+        con = self._connect(write=False)
+        try:
+            rows = con.execute(f"SELECT record FROM benchmarks{where} ORDER BY id", args).fetchall()
+        finally:
+            con.close()
+        return RunResult([BenchmarkResult.from_dict(json.loads(r[0])) for r in rows])
+
+    def export(self, out, fmt="csv", table="benchmarks", **filters) -> Path:
+        if fmt not in ("csv", "parquet"):
+            raise errors.SpecError(f"export format {fmt!r} is unknown; allowed: csv, parquet")
+        if table not in ("benchmarks", "intervals"):
+            raise errors.SpecError(f"table {table!r} is unknown; allowed: benchmarks, intervals")
+        out = Path(out)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        where, args = self._where(**filters, table="" if table == "benchmarks" else "b.")
+        con = self._connect(write=False)
+        try:
+            if table == "benchmarks":
+                query = f"SELECT * EXCLUDE (record) FROM benchmarks{where} ORDER BY id"
+            else:
+                query = (f"SELECT i.* FROM intervals i JOIN benchmarks b ON b.id = i.benchmark_id{where} "
+                         "ORDER BY i.benchmark_id, i.interval")
+            opts = "(FORMAT CSV, HEADER)" if fmt == "csv" else "(FORMAT PARQUET)"
+            tmp = out.with_name(out.name + ".tmp")
+            con.execute(f"COPY ({query}) TO '{tmp}' {opts}", args)
+            os.replace(tmp, out)
+        finally:
+            con.close()
+        return out
