@@ -106,6 +106,7 @@ cdef extern from "kv_driver.h":
     int kv_run_thread_count(const kv_run_params *p) nogil
     int kv_run_execute(kv_run *run) nogil
     void kv_run_request_stop(kv_run *run) nogil
+    void kv_run_init(kv_run *run) nogil
 
 
 KEY_ENCODING = KV_KEY_ENCODING.decode()
@@ -394,6 +395,7 @@ cdef class Run:
         if workload not in WORKLOAD_CODES:
             raise _errors.SpecError(f"workload {workload!r} is unknown; allowed: {', '.join(WORKLOAD_CODES)}")
         self.engine = engine
+        kv_run_init(&self.run)
         self.run.ops = engine.ops
         self.run.db = engine.db
         p = &self.run.p

@@ -57,7 +57,6 @@ typedef struct kv_run {
     kv_run_params p;
     int nthreads;                   /* worker threads + writer if any */
     kv_thread_result *results;      /* nthreads entries */
-    volatile int stop;              /* set by a thread on error, by the deadline, or by request */
     volatile int workers_left;      /* readwhilewriting: the writer runs until this is 0 */
     char *values;                   /* shared read-only value buffer */
     size_t values_len;
@@ -65,9 +64,10 @@ typedef struct kv_run {
     pthread_cond_t gate_cond;
     int ready, go;
     uint64_t deadline_ticks;        /* the deadline on the latency clock */
-    uint64_t until;                 /* workers end after an op at latency clock >= until: the deadline
-                                       (UINT64_MAX for a count-bounded run), or 0 once a stop is requested,
-                                       so one compare per op covers both */
+    uint64_t until;                 /* the run's one stop mechanism: workers end after an op at latency
+                                       clock >= until.  KV_UNTIL_UNSET before the run starts, then the
+                                       deadline (UINT64_MAX for a count-bounded run); 0 once a stop is
+                                       requested (by the caller or by a thread's error), for good */
     double ns_per_tick;             /* latency clock rate: histograms hold ticks */
 } kv_run;
 
@@ -78,11 +78,15 @@ int kv_run_thread_count(const kv_run_params *p);
    kv_run_thread_count() zeroed entries.  Returns 0, or KV_E_* if threads could not start. */
 int kv_run_execute(kv_run *run);
 
-/* Sequentially consistent, as is kv_run_execute's setting of `until`, so a stop requested
-   while the run starts is never overwritten by the deadline. */
-static inline void kv_run_request_stop(kv_run *run) {
-    __atomic_store_n(&run->stop, 1, __ATOMIC_SEQ_CST);
-    __atomic_store_n(&run->until, 0, __ATOMIC_SEQ_CST);
-}
+#define KV_UNTIL_UNSET UINT64_MAX
+
+/* Before kv_run_execute: nothing is stopped yet and no deadline is set. */
+static inline void kv_run_init(kv_run *run) { run->until = KV_UNTIL_UNSET; }
+
+/* A stop is `until` = 0.  kv_run_execute sets the deadline by compare-and-swap from
+   KV_UNTIL_UNSET, so a stop requested while the run starts is never overwritten. */
+static inline void kv_run_request_stop(kv_run *run) { __atomic_store_n(&run->until, 0, __ATOMIC_SEQ_CST); }
+
+static inline int kv_run_stopped(const kv_run *run) { return __atomic_load_n(&run->until, __ATOMIC_RELAXED) == 0; }
 
 #endif

@@ -1,6 +1,6 @@
 /* The native workload loops.  Each thread owns its engine context, RNG,
  * key buffer and histograms; nothing is shared in the hot loop but the
- * read-only value buffer and the stop flag.  Time comes from CLOCK_MONOTONIC,
+ * read-only value buffer and `until` (deadline and stop in one word).  Time comes from CLOCK_MONOTONIC,
  * read once per operation (the end of one op is the start of the next).
  *
  * Meanings follow db_bench (see README "Workloads"):
@@ -39,7 +39,7 @@ int kv_run_thread_count(const kv_run_params *p) {
     return p->threads + (p->workload == KV_W_READWHILEWRITING ? 1 : 0);
 }
 
-static inline int stopped(ctx *c) { return __atomic_load_n(&c->run->stop, __ATOMIC_RELAXED); }
+static inline int stopped(ctx *c) { return kv_run_stopped(c->run); }
 
 static inline const char *next_value(ctx *c) {
     size_t vs = (size_t)c->run->p.value_size;
@@ -362,8 +362,9 @@ int kv_run_execute(kv_run *run) {
     pthread_mutex_lock(&run->gate);
     while (run->ready < started) pthread_cond_wait(&run->gate_cond, &run->gate);
     run->deadline_ticks = p->duration_s > 0 ? latency_clock(run) + (uint64_t)(p->duration_s * 1e9 / run->ns_per_tick) : 0;
-    __atomic_store_n(&run->until, run->deadline_ticks ? run->deadline_ticks : UINT64_MAX, __ATOMIC_SEQ_CST);
-    if (__atomic_load_n(&run->stop, __ATOMIC_SEQ_CST)) __atomic_store_n(&run->until, 0, __ATOMIC_SEQ_CST);
+    uint64_t unset = KV_UNTIL_UNSET;  /* fails, leaving 0, if a stop came first */
+    __atomic_compare_exchange_n(&run->until, &unset, run->deadline_ticks ? run->deadline_ticks : UINT64_MAX, 0,
+                                __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
     run->go = 1;
     pthread_cond_broadcast(&run->gate_cond);
     pthread_mutex_unlock(&run->gate);
