@@ -60,7 +60,7 @@ def configure():
     wanted = os.environ.get("KVLAB_ENGINES")
     wanted = set(wanted.split(",")) if wanted else None
     sources = ["cython_ext/_native.pyx", "cython_ext/src/driver.c", "cython_ext/src/registry.c"]
-    include_dirs, library_dirs, runtime_dirs, libraries, macros = ["cython_ext/include"], [], [], ["pthread"], []
+    include_dirs, library_dirs, runtime_dirs, libraries, macros = ["cython_ext/include"], [], [], ["pthread", "m"], []
     found = {}
     for name, (header, lib, extra, src) in ENGINES.items():
         if wanted is not None and name not in wanted:

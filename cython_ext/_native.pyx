@@ -65,6 +65,20 @@ cdef extern from "kv_gen.h":
     const char *KV_KEY_ENCODING
     void kv_make_key(char *buf, int key_size, uint64_t index) nogil
 
+cdef extern from "kv_dist.h":
+    ctypedef struct kv_rng:
+        pass
+    ctypedef struct kv_dist:
+        pass
+    int KV_DIST_UNIFORM, KV_DIST_ZIPFIAN, KV_DIST_ZIPFIAN_PLAIN, KV_DIST_LATEST, KV_DIST_HOTSPOT
+    int KV_DIST_SEQUENTIAL, KV_DIST_EXPONENTIAL
+    int KV_STREAM_READ
+    void kv_rng_seed(kv_rng *r, uint64_t seed, uint64_t stream, uint64_t index) nogil
+    void kv_dist_init(kv_dist *d, int kind, uint64_t count, double theta, uint64_t modulus,
+                      double hot_fraction, double hot_ops, double exp_percentile, double exp_frac,
+                      int thread, int threads) nogil
+    uint64_t kv_dist_next(kv_dist *d, kv_rng *r, uint64_t count) nogil
+
 cdef extern from "kv_hist.h":
     int KV_HIST_BUCKETS, KV_HIST_SUB_BITS, KV_HIST_MAX_EXP
     ctypedef struct kv_hist:
@@ -343,6 +357,36 @@ def make_key(uint64_t index, int key_size=16):
     cdef char buf[1024]
     kv_make_key(buf, key_size, index)
     return buf[:key_size]
+
+
+DISTRIBUTION_CODES = {"uniform": KV_DIST_UNIFORM, "zipfian": KV_DIST_ZIPFIAN, "zipfian-plain": KV_DIST_ZIPFIAN_PLAIN,
+                      "latest": KV_DIST_LATEST, "hotspot": KV_DIST_HOTSPOT, "sequential": KV_DIST_SEQUENTIAL,
+                      "exponential": KV_DIST_EXPONENTIAL}
+
+
+def keys(str distribution, uint64_t n, uint64_t keyspace, uint64_t seed, double theta=0.99,
+         uint64_t modulus=0, double hot_fraction=0.2, double hot_ops=0.8, double exp_percentile=95.0,
+         double exp_frac=0.8571428571, int thread=0, int threads=1):
+    """`n` key indices from the driver's own generator: thread `thread` of `threads`, the read
+    stream of run seed `seed`, over `keyspace` keys.  Parameters are validated by kvlab.model;
+    this only checks what would crash."""
+    if distribution not in DISTRIBUTION_CODES:
+        raise _errors.SpecError(f"distribution {distribution!r} is unknown; allowed: {', '.join(DISTRIBUTION_CODES)}")
+    if keyspace < 1 or threads < 1 or not 0 <= thread < threads:
+        raise _errors.SpecError("keys: keyspace >= 1 and 0 <= thread < threads are required")
+    out = np.empty(n, dtype=np.uint64)
+    cdef uint64_t[::1] view = out
+    cdef kv_rng rng
+    cdef kv_dist dist
+    cdef uint64_t i
+    cdef int code = DISTRIBUTION_CODES[distribution]
+    with nogil:
+        kv_rng_seed(&rng, seed, KV_STREAM_READ, thread)
+        kv_dist_init(&dist, code, keyspace, theta, modulus, hot_fraction, hot_ops, exp_percentile, exp_frac,
+                     thread, threads)
+        for i in range(n):
+            view[i] = kv_dist_next(&dist, &rng, keyspace)
+    return out
 
 
 _TSC = None

@@ -143,16 +143,23 @@ class RunBuilder:
                     self._done(f"<span style='color:#b00'>{html.escape(type(exc).__name__)}: "
                                f"{html.escape(str(exc))}</span>", ok=False)
                     return
-                self._show_results()
             if queue and not control.stop_requested:
+                if _handle is not None:
+                    self._show_results()
                 h = start_spec(queue.pop(0), control=control)
                 self.handles.append(h)
                 h.add_done_callback(next_run)
-            else:
-                partial = any(b.partial for b in self.results)
-                self._done(f"<b>stopped</b>: partial result ({sum(b.ops for b in self.results):,} ops kept, "
-                           "marked partial)" if partial else
-                           f"<b>finished</b>: {len(self.results)} result(s)", ok=not partial)
+                return
+            # the end: say so first (a stopped run is reported at once), then draw the table and figure
+            partial = any(b.partial for b in self.results)
+            self._done(f"<b>stopped</b>: partial result ({sum(b.ops for b in self.results):,} ops kept, "
+                       "marked partial)" if partial else
+                       f"<b>finished</b>: {len(self.results)} result(s)", ok=not partial, enable=False)
+            try:
+                if _handle is not None:
+                    self._show_results()
+            finally:
+                self.run_button.disabled = False
 
         next_run()
         return self.handles
@@ -173,11 +180,12 @@ class RunBuilder:
                 raise TimeoutError("runs still going")
             time.sleep(0.05)
 
-    def _done(self, message, ok):
+    def _done(self, message, ok, enable=True):
         self.status.value = message
         self.status.add_class("kvlab-finished")
         self.progress.finish(ok)
-        self.run_button.disabled = False
+        if enable:
+            self.run_button.disabled = False
 
     def _show_results(self):
         import pandas as pd

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Mapping
 
-from .. import errors
+from ... import errors
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,236 @@
+/* Key distributions: which key index an operation touches.
+ *
+ * One kv_dist per thread (it carries the thread's cursor and the zeta sum it has grown to), drawn
+ * from the thread's own kv_rng, so nothing is shared in the hot loop and the same seed gives the
+ * same stream on every engine.  `count` is the number of keys the thread sees now ([0, count)),
+ * which inserts grow.  The same code serves the driver's loops and kvlab.keys(), so a notebook
+ * plots exactly the stream a run will use.
+ *
+ * Meanings follow YCSB 0.17.0's generators (site.ycsb.generator), which users compare against:
+ *   uniform        every key alike
+ *   zipfian        YCSB's ScrambledZipfianGenerator, what `requestdistribution=zipfian` draws: Gray et
+ *                  al.'s zipfian over 10^10 + 1 items (zeta 26.46902820178302 at constant 0.99), each
+ *                  item hashed with FNV-1a-64 onto a key space of `modulus` keys; a draw at or past
+ *                  `count` is drawn again (CoreWorkload sizes the modulus for the inserts it expects)
+ *   zipfian-plain  a zipfian over exactly the current keys, rank r+1 at key r, any constant: sampled
+ *                  by rejection-inversion (Hoermann and Derflinger 1996), exact for every rank
+ *   latest         YCSB's SkewedLatestGenerator: the newest key is the most popular (Gray's zipfian
+ *                  over recency, its zeta grown as keys are inserted)
+ *   hotspot        a hot fraction of the keys (the lowest indices) gets a given fraction of the ops
+ *   sequential     key after key, wrapping; each thread starts at its share of the key space
+ *   exponential    YCSB's ExponentialGenerator counted back from the newest key: `percentile` percent of
+ *                  the draws fall in the newest `frac` of the keys
+ */
+#ifndef KV_DIST_H
+#define KV_DIST_H
+
+#include <math.h>
+#include <stdint.h>
+#include "kv_gen.h"
+
+enum {
+    KV_DIST_UNIFORM, KV_DIST_ZIPFIAN, KV_DIST_ZIPFIAN_PLAIN, KV_DIST_LATEST, KV_DIST_HOTSPOT,
+    KV_DIST_SEQUENTIAL, KV_DIST_EXPONENTIAL, KV_DIST__COUNT
+};
+
+#define KV_YCSB_ITEM_COUNT 10000000000ull        /* ScrambledZipfianGenerator.ITEM_COUNT (0.17.0) */
+#define KV_YCSB_ZETAN 26.46902820178302           /* its zeta for that count at constant 0.99 */
+
+typedef struct {
+    int kind;
+    double theta;           /* zipfian constant */
+    /* Gray et al.'s zipfian (YCSB's ZipfianGenerator): zipfian, latest */
+    double items, zetan, eta, alpha, zeta2, half_pow_theta;
+    int int_alpha;          /* alpha when it is a whole number (100 at constant 0.99), else 0 */
+    uint64_t count_for_zeta;
+    uint64_t modulus;       /* zipfian: keys the hash is taken modulo */
+    double inv_modulus;     /* 1/modulus, for kv_mod */
+    /* rejection-inversion: zipfian-plain */
+    uint64_t plain_n;
+    double h_x1, h_n, s;
+    /* hotspot */
+    double hot_fraction, hot_ops;
+    /* exponential */
+    double gamma;
+    uint64_t cursor;        /* sequential */
+} kv_dist;
+
+static inline double kv_unit(kv_rng *r) { return (double)(kv_rng_next(r) >> 11) * 0x1.0p-53; }
+
+/* sum_{i=1..n} i^-theta: exact for the first terms, Euler-Maclaurin for the tail (relative error
+   under 1e-14), so a zipfian over billions of keys is set up in microseconds. */
+static inline double kv_zeta(uint64_t n, double theta) {
+    const uint64_t m = 4096;
+    double sum = 0;
+    uint64_t head = n < m ? n : m - 1;
+    for (uint64_t i = 1; i <= head; i++) sum += pow((double)i, -theta);
+    if (n < m) return sum;
+    double a = (double)m, b = (double)n;
+    double integral = fabs(theta - 1.0) < 1e-12 ? log(b / a) : (pow(b, 1 - theta) - pow(a, 1 - theta)) / (1 - theta);
+    double f_a = pow(a, -theta), f_b = pow(b, -theta);
+    double d1 = -theta * (pow(b, -theta - 1) - pow(a, -theta - 1));                              /* f'(b)-f'(a) */
+    double d3 = -theta * (theta + 1) * (theta + 2) * (pow(b, -theta - 3) - pow(a, -theta - 3));  /* f''' */
+    return sum + integral + (f_a + f_b) / 2 + d1 / 12 - d3 / 720;
+}
+
+/* Gray et al.'s zipfian over `items` items (YCSB's ZipfianGenerator(0, items-1) with a given zeta). */
+static inline void kv_gray_init(kv_dist *d, double items, double theta, double zetan) {
+    d->items = items;
+    d->theta = theta;
+    d->zeta2 = 1.0 + pow(2.0, -theta);
+    d->alpha = 1.0 / (1.0 - theta);
+    d->zetan = zetan;
+    d->half_pow_theta = pow(0.5, theta);
+    d->eta = (1 - pow(2.0 / items, 1 - theta)) / (1 - d->zeta2 / zetan);
+    double whole = floor(d->alpha + 0.5);
+    d->int_alpha = fabs(d->alpha - whole) < 1e-9 && whole >= 1 && whole <= 1024 ? (int)whole : 0;
+}
+
+/* b^n by squaring: 8 multiplies for n = 100 against ~24 ns for pow() here (relative difference
+   ~1e-15, far below what moves the integer Gray's formula takes from it). */
+static inline double kv_ipow(double b, int n) {
+    double r = 1.0;
+    for (;;) {
+        if (n & 1) r *= b;
+        n >>= 1;
+        if (!n) return r;
+        b *= b;
+    }
+}
+
+/* YCSB's nextLong(itemcount): a larger itemcount grows zeta incrementally; eta keeps using the
+   item count the generator was made with, as YCSB's does. */
+static inline uint64_t kv_gray_next(kv_dist *d, kv_rng *r, uint64_t itemcount) {
+    if (itemcount > d->count_for_zeta) {
+        for (uint64_t i = d->count_for_zeta; i < itemcount; i++) d->zetan += pow((double)(i + 1), -d->theta);
+        d->count_for_zeta = itemcount;
+        d->eta = (1 - pow(2.0 / d->items, 1 - d->theta)) / (1 - d->zeta2 / d->zetan);
+    }
+    double u = kv_unit(r), uz = u * d->zetan;
+    if (uz < 1.0) return 0;
+    if (uz < 1.0 + d->half_pow_theta) return 1;
+    double base = d->eta * u - d->eta + 1;
+    return (uint64_t)((double)itemcount * (d->int_alpha ? kv_ipow(base, d->int_alpha) : pow(base, d->alpha)));
+}
+
+/* YCSB's Utils.fnvhash64, then Math.abs (Long.MIN_VALUE, one input in 2^64, is taken as 2^63). */
+static inline uint64_t kv_fnv_abs(uint64_t v) {
+    const uint64_t prime = 1099511628211ull;
+    uint64_t h = 0xCBF29CE484222325ull;
+    if (v >> 40 == 0) {  /* items below 2^40 (YCSB's are below 2^34): three zero bytes are one multiply by prime^3 */
+        for (int i = 0; i < 5; i++) { h ^= v & 0xff; v >>= 8; h *= prime; }
+        h *= prime * prime * prime;
+    } else {
+        for (int i = 0; i < 8; i++) { h ^= v & 0xff; v >>= 8; h *= prime; }
+    }
+    return (int64_t)h < 0 ? (uint64_t)0 - h : h;
+}
+
+/* h % m, exactly, without a 64-bit division (~40 cycles): the quotient from a double reciprocal is off
+   by at most one for m >= 2^16 (its relative error is 2^-51 and h < 2^64), then corrected. */
+static inline uint64_t kv_mod(uint64_t h, uint64_t m, double inv_m) {
+    if (m < 65536) return h % m;
+    uint64_t q = (uint64_t)((double)h * inv_m);
+    int64_t r = (int64_t)(h - q * m);
+    while (r < 0) r += (int64_t)m;
+    while ((uint64_t)r >= m) r -= (int64_t)m;
+    return (uint64_t)r;
+}
+
+/* Rejection-inversion for P(k) ~ k^-s, k in 1..n (Hoermann and Derflinger). H is an antiderivative of
+   h(x) = x^-s written with expm1/log1p so it is accurate for s near 1. */
+static inline double kv_ri_h(double x, double s) { return exp(-s * log(x)); }
+static inline double kv_ri_expm1_over(double x) { return fabs(x) > 1e-8 ? expm1(x) / x : 1 + x / 2 * (1 + x / 3); }
+static inline double kv_ri_log1p_over(double x) { return fabs(x) > 1e-8 ? log1p(x) / x : 1 - x * (0.5 - x / 3); }
+static inline double kv_ri_H(double x, double s) { double lx = log(x); return kv_ri_expm1_over((1 - s) * lx) * lx; }
+static inline double kv_ri_Hinv(double x, double s) {
+    double t = x * (1 - s);
+    if (t < -1) t = -1;
+    return exp(kv_ri_log1p_over(t) * x);
+}
+static inline void kv_ri_init(kv_dist *d, uint64_t n) {
+    double s = d->theta;
+    d->plain_n = n;
+    d->h_x1 = kv_ri_H(1.5, s) - 1.0;
+    d->h_n = kv_ri_H((double)n + 0.5, s);
+    d->s = 2 - kv_ri_Hinv(kv_ri_H(2.5, s) - kv_ri_h(2, s), s);
+}
+static inline uint64_t kv_ri_next(kv_dist *d, kv_rng *r, uint64_t n) {
+    if (n != d->plain_n) kv_ri_init(d, n);
+    double s = d->theta;
+    for (;;) {
+        double u = d->h_n + kv_unit(r) * (d->h_x1 - d->h_n);
+        double x = kv_ri_Hinv(u, s);
+        double kd = floor(x + 0.5);
+        if (kd < 1) kd = 1;
+        else if (kd > (double)n) kd = (double)n;
+        if (kd - x <= d->s || u >= kv_ri_H(kd + 0.5, s) - kv_ri_h(kd, s)) return (uint64_t)kd - 1;
+    }
+}
+
+/* Parameters as kvlab.model validates them; `count` is the key count at the start, `modulus` the
+   zipfian's hash range (0: count + 1, as CoreWorkload gives a run with no inserts), `thread` and
+   `threads` place the sequential cursor. */
+static inline void kv_dist_init(kv_dist *d, int kind, uint64_t count, double theta, uint64_t modulus,
+                                double hot_fraction, double hot_ops, double exp_percentile, double exp_frac,
+                                int thread, int threads) {
+    memset(d, 0, sizeof *d);
+    d->kind = kind;
+    d->theta = theta;
+    if (count < 1) count = 1;
+    switch (kind) {
+    case KV_DIST_ZIPFIAN: {
+        double items = (double)KV_YCSB_ITEM_COUNT + 1;   /* ZipfianGenerator(0, ITEM_COUNT) */
+        double zetan = theta == 0.99 ? KV_YCSB_ZETAN : kv_zeta(KV_YCSB_ITEM_COUNT + 1, theta);
+        kv_gray_init(d, items, theta, zetan);
+        d->count_for_zeta = KV_YCSB_ITEM_COUNT + 1;
+        d->modulus = modulus ? modulus : count + 1;
+        d->inv_modulus = 1.0 / (double)d->modulus;
+        break;
+    }
+    case KV_DIST_LATEST: {
+        uint64_t items = count > 1 ? count - 1 : 1;       /* ZipfianGenerator(lastValue) */
+        kv_gray_init(d, (double)items, theta, kv_zeta(items, theta));
+        d->count_for_zeta = items;
+        break;
+    }
+    case KV_DIST_ZIPFIAN_PLAIN: kv_ri_init(d, count); break;
+    case KV_DIST_HOTSPOT: d->hot_fraction = hot_fraction; d->hot_ops = hot_ops; break;
+    case KV_DIST_EXPONENTIAL: d->gamma = -log(1.0 - exp_percentile / 100.0) / ((double)count * exp_frac); break;
+    case KV_DIST_SEQUENTIAL: d->cursor = threads > 0 ? count * (uint64_t)thread / (uint64_t)threads : 0; break;
+    }
+}
+
+/* The next key index in [0, count). */
+static inline uint64_t kv_dist_next(kv_dist *d, kv_rng *r, uint64_t count) {
+    if (count < 1) count = 1;
+    switch (d->kind) {
+    case KV_DIST_ZIPFIAN: {
+        uint64_t k;
+        do k = kv_mod(kv_fnv_abs(kv_gray_next(d, r, d->count_for_zeta)), d->modulus, d->inv_modulus);
+        while (k >= count);
+        return k;
+    }
+    case KV_DIST_ZIPFIAN_PLAIN: return kv_ri_next(d, r, count);
+    case KV_DIST_LATEST: {
+        uint64_t last = count - 1;                          /* the newest key */
+        uint64_t z = kv_gray_next(d, r, last > 0 ? last : 1);
+        return z > last ? 0 : last - z;
+    }
+    case KV_DIST_HOTSPOT: {
+        uint64_t hot = (uint64_t)((double)count * d->hot_fraction);
+        if (hot > count) hot = count;
+        if (hot && (hot == count || kv_unit(r) < d->hot_ops)) return kv_rng_below(r, hot);
+        return hot + kv_rng_below(r, count - hot);
+    }
+    case KV_DIST_SEQUENTIAL: { uint64_t k = d->cursor++ % count; return k; }
+    case KV_DIST_EXPONENTIAL:
+        for (;;) {
+            double back = -log(kv_unit(r)) / d->gamma;
+            if (back < (double)count) return count - 1 - (uint64_t)back;
+        }
+    default: return kv_rng_below(r, count);
+    }
+}
+
+#endif

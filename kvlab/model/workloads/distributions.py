@@ -1,0 +1,106 @@
+"""Key distributions as validated data: a name and its parameters, checked here, drawn in C
+(cython_ext/include/kv_dist.h, the same code for a run's hot loop and for kvlab.keys).
+
+The names and meanings are YCSB's (`requestdistribution=`), which users compare against;
+`zipfian` is YCSB's scrambled zipfian, and the plain zipfian over exactly the keys has its
+own name, `zipfian-plain`.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Mapping
+
+from ... import errors
+
+
+@dataclass(frozen=True)
+class DistributionKind:
+    name: str
+    description: str
+    params: Mapping[str, float] = field(default_factory=dict)   # allowed parameters and their defaults
+
+
+KINDS: dict[str, DistributionKind] = {}
+
+
+def _kind(name, description, **params):
+    KINDS[name] = DistributionKind(name, description, params)
+
+
+_kind("uniform", "every key equally likely")
+_kind("zipfian", "YCSB's scrambled zipfian (requestdistribution=zipfian): Gray's zipfian over 10^10 items, "
+      "FNV-hashed onto the keys; hot keys scattered", theta=0.99, expected_inserts=0)
+_kind("zipfian-plain", "a zipfian over exactly the current keys, key 0 the most popular (exact pmf k^-theta)",
+      theta=0.99)
+_kind("latest", "YCSB's latest: the newest key the most popular, zipfian over recency", theta=0.99)
+_kind("hotspot", "a hot fraction of the keys (the lowest) gets a given fraction of the ops",
+      hot_fraction=0.2, hot_ops=0.8)
+_kind("sequential", "key after key, wrapping; each thread starts at its share of the key space")
+_kind("exponential", "YCSB's exponential, counted back from the newest key: `percentile`% of draws fall in the "
+      "newest `frac` of the keys", percentile=95.0, frac=0.8571428571)
+
+# what each parameter may be: (low, high, low inclusive, high inclusive)
+_RANGES = {
+    "theta": (0.0, 100.0, False, True),
+    "hot_fraction": (0.0, 1.0, False, False),
+    "hot_ops": (0.0, 1.0, True, True),
+    "percentile": (0.0, 100.0, False, False),
+    "frac": (0.0, 1.0, False, True),
+    "expected_inserts": (0, 10**15, True, True),
+}
+
+
+@dataclass(frozen=True)
+class Distribution:
+    """A key distribution: one of KINDS with its parameters (defaults filled in)."""
+    name: str = "uniform"
+    params: Mapping[str, float] = field(default_factory=dict)
+
+    def __post_init__(self):
+        kind = KINDS.get(self.name)
+        if kind is None:
+            raise errors.SpecError(f"distribution {self.name!r} is unknown; allowed: {', '.join(KINDS)}")
+        given = dict(self.params)
+        unknown = set(given) - set(kind.params)
+        if unknown:
+            allowed = ", ".join(kind.params) or "none"
+            raise errors.SpecError(f"distribution {self.name!r} has no parameter(s) {', '.join(sorted(unknown))}; "
+                                   f"allowed: {allowed}")
+        full = {**kind.params, **given}
+        for key, value in full.items():
+            lo, hi, lo_in, hi_in = _RANGES[key]
+            ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+            if ok:
+                ok = (lo <= value if lo_in else lo < value) and (value <= hi if hi_in else value < hi)
+            if not ok:
+                left, right = "[" if lo_in else "(", "]" if hi_in else ")"
+                raise errors.SpecError(f"distribution {self.name!r}: {key}={value!r} is out of range; "
+                                       f"allowed: a number in {left}{lo}, {hi}{right}")
+        if self.name in ("zipfian", "latest") and not full["theta"] < 1.0:
+            raise errors.SpecError(f"distribution {self.name!r}: theta={full['theta']} is out of range; allowed: "
+                                   "0 < theta < 1 (Gray's method, as YCSB's; zipfian-plain takes any theta > 0)")
+        object.__setattr__(self, "params", full)
+
+    def native_args(self) -> dict:
+        """The keyword arguments of _native.keys / the driver's kv_dist_init."""
+        p = self.params
+        return {"theta": float(p.get("theta", 0.99)), "hot_fraction": float(p.get("hot_fraction", 0.2)),
+                "hot_ops": float(p.get("hot_ops", 0.8)), "exp_percentile": float(p.get("percentile", 95.0)),
+                "exp_frac": float(p.get("frac", 0.8571428571)),
+                "expected_inserts": int(p.get("expected_inserts", 0))}
+
+    def describe(self) -> str:
+        extra = ", ".join(f"{k}={v}" for k, v in self.params.items())
+        return f"{self.name}({extra})" if extra else self.name
+
+
+def distribution(spec, **params) -> Distribution:
+    """A Distribution from a name (plus parameters) or a Distribution."""
+    if isinstance(spec, Distribution):
+        if params:
+            return Distribution(spec.name, {**spec.params, **params})
+        return spec
+    if not isinstance(spec, str):
+        raise errors.SpecError(f"a distribution is a name, got {spec!r}; allowed: {', '.join(KINDS)}")
+    return Distribution(spec.strip().lower(), params)
