@@ -1,0 +1,247 @@
+"""The workload model: a weighted mix of transaction templates, each an ordered list of
+operations drawing keys from distributions, with a pacing mode.
+
+Every way of writing a workload (mako's spec strings, YCSB's properties, a TOML file, the
+Python API, the presets) compiles to a `Mix`; the native loop will execute a Mix and nothing
+else, so a new workload is data, never a C function.
+
+Transaction semantics, shaped so FoundationDB's maps onto them unchanged: a template runs as
+one transaction; its reads see one snapshot, its writes are buffered and applied at commit,
+which may conflict, and a conflicted transaction is retried from its start (up to
+`max_retries`, with randomized backoff).  A template without writes is not committed, as
+mako does, unless `commit_reads` is set (mako's --commitget).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Mapping
+
+from ... import errors
+from .distributions import Distribution, distribution as make_distribution
+
+
+@dataclass(frozen=True)
+class OpKind:
+    name: str
+    description: str
+    reads: bool = False
+    writes: bool = False
+    ranged: bool = False          # takes a length
+    new_keys: bool = False        # extends the key space
+
+
+OP_KINDS: dict[str, OpKind] = {k.name: k for k in (
+    OpKind("get", "read one key", reads=True),
+    OpKind("put", "blind write of an existing key (YCSB's update, mako's o)", writes=True),
+    OpKind("insert", "write a new key: the key space grows by one", writes=True, new_keys=True),
+    OpKind("delete", "remove one key (mako's c)", writes=True),
+    OpKind("rmw", "read a key, then write it (YCSB's read-modify-write, mako's u)", reads=True, writes=True),
+    OpKind("range", "read the keys in [k, k + length) (mako's gr; a negative length reads backwards)",
+           reads=True, ranged=True),
+    OpKind("scan", "read the next `length` entries from key k (YCSB's scan)", reads=True, ranged=True),
+    OpKind("clear_range", "remove the keys in [k, k + length) (mako's cr)", writes=True, ranged=True),
+)}
+
+LENGTH_DISTRIBUTIONS = ("constant", "uniform", "zipfian")   # YCSB's scanlengthdistribution, plus fixed
+ARRIVALS = ("uniform", "poisson")
+
+
+@dataclass(frozen=True)
+class Op:
+    """One operation of a template, done `count` times in a row."""
+    kind: str
+    count: int = 1
+    length: int | None = None            # range/scan/clear_range: keys (the maximum when drawn)
+    min_length: int = 1                  # the least length when drawn
+    length_distribution: str = "constant"
+    distribution: Distribution | None = None   # None: the mix's distribution
+    snapshot: bool = False               # a snapshot read (FDB: no read conflict); reads only
+
+    def __post_init__(self):
+        kind = OP_KINDS.get(self.kind)
+        if kind is None:
+            raise errors.SpecError(f"operation {self.kind!r} is unknown; allowed: {', '.join(OP_KINDS)}")
+        _int("count", self.count, 1, 1_000_000, f"operation {self.kind}")
+        if kind.ranged:
+            if self.length is None:
+                raise errors.SpecError(f"operation {self.kind} needs a length (keys to read or remove)")
+            if isinstance(self.length, bool) or not isinstance(self.length, int) or self.length == 0 \
+                    or abs(self.length) > 10_000_000:
+                raise errors.SpecError(f"operation {self.kind}: length={self.length!r} is out of range; allowed: "
+                                       "a nonzero integer up to 10,000,000 in size (negative: backwards)")
+            if self.length < 0 and self.kind != "range":
+                raise errors.SpecError(f"operation {self.kind}: a negative length (backwards) is for range only")
+            if self.length_distribution not in LENGTH_DISTRIBUTIONS:
+                raise errors.SpecError(f"operation {self.kind}: length distribution {self.length_distribution!r} "
+                                       f"is unknown; allowed: {', '.join(LENGTH_DISTRIBUTIONS)}")
+            _int("min_length", self.min_length, 1, abs(self.length), f"operation {self.kind}")
+        elif self.length is not None or self.length_distribution != "constant":
+            raise errors.SpecError(f"operation {self.kind} takes no length; only "
+                                   f"{', '.join(k for k, v in OP_KINDS.items() if v.ranged)} do")
+        if self.snapshot and not (kind.reads and not kind.writes):
+            raise errors.SpecError(f"operation {self.kind}: snapshot applies to reads (get, range, scan) only")
+        if self.distribution is not None and not isinstance(self.distribution, Distribution):
+            object.__setattr__(self, "distribution", make_distribution(self.distribution))
+
+    @property
+    def info(self) -> OpKind:
+        return OP_KINDS[self.kind]
+
+    def describe(self) -> str:
+        s = f"{self.kind}x{self.count}" if self.count > 1 else self.kind
+        if self.length is not None:
+            s += f":{self.length}" if self.length_distribution == "constant" else \
+                f":{self.length_distribution}({self.min_length}..{self.length})"
+        if self.distribution is not None:
+            s += f"@{self.distribution.describe()}"
+        return ("snapshot " if self.snapshot else "") + s
+
+
+@dataclass(frozen=True)
+class Template:
+    """A transaction: its ops in order, and its weight in the mix."""
+    name: str
+    ops: tuple
+    weight: float = 1.0
+
+    def __post_init__(self):
+        object.__setattr__(self, "ops", tuple(self.ops))
+        if not self.name or not isinstance(self.name, str):
+            raise errors.SpecError(f"a template needs a name, got {self.name!r}")
+        if not self.ops:
+            raise errors.SpecError(f"template {self.name!r} has no operations")
+        for op in self.ops:
+            if not isinstance(op, Op):
+                raise errors.SpecError(f"template {self.name!r}: {op!r} is not an Op")
+        if isinstance(self.weight, bool) or not isinstance(self.weight, (int, float)) or \
+                not math.isfinite(self.weight) or self.weight <= 0:
+            raise errors.SpecError(f"template {self.name!r}: weight={self.weight!r} is out of range; "
+                                   "allowed: a number > 0")
+
+    @property
+    def writes(self) -> bool:
+        return any(op.info.writes for op in self.ops)
+
+    @property
+    def ops_per_txn(self) -> int:
+        return sum(op.count for op in self.ops)
+
+    def describe(self) -> str:
+        return " ".join(op.describe() for op in self.ops)
+
+
+@dataclass(frozen=True)
+class Pacing:
+    """Closed loop (target_rate 0: each client starts its next transaction when one ends), or open
+    loop: transactions start on a schedule fixed in advance, `target_rate` per second in total (or
+    per client), evenly spaced or as Poisson arrivals; latency is then also measured from the
+    intended start (response time), not only from the actual one (service time)."""
+    target_rate: float = 0.0
+    per_client: bool = False
+    arrivals: str = "uniform"
+
+    def __post_init__(self):
+        r = self.target_rate
+        if isinstance(r, bool) or not isinstance(r, (int, float)) or not math.isfinite(r) or not 0 <= r <= 1e9:
+            raise errors.SpecError(f"target_rate={r!r} is out of range; allowed: 0 (closed loop) to 1e9 "
+                                   "transactions/s")
+        if self.arrivals not in ARRIVALS:
+            raise errors.SpecError(f"arrivals {self.arrivals!r} is unknown; allowed: {', '.join(ARRIVALS)}")
+
+    @property
+    def open_loop(self) -> bool:
+        return self.target_rate > 0
+
+
+@dataclass(frozen=True)
+class Mix:
+    """A workload: weighted transaction templates, the default key distribution, pacing, and what
+    the source said about the data set and the run (None: the RunSpec decides)."""
+    name: str
+    templates: tuple
+    distribution: Distribution = field(default_factory=Distribution)
+    pacing: Pacing = field(default_factory=Pacing)
+    record_count: int | None = None        # keys loaded before the run
+    operation_count: int | None = None     # transactions in the run (None: by time or the RunSpec)
+    value_size: tuple | None = None        # (min, max) bytes, drawn uniformly; None: the RunSpec's
+    insert_order: str = "ordered"          # ordered: new keys follow the last; hashed: YCSB's scattered keys
+    commit_reads: bool = False             # commit read-only transactions too (mako's --commitget)
+    max_retries: int = 100                 # a conflicted transaction is retried from its start
+    run_defaults: Mapping[str, object] = field(default_factory=dict)   # clients, duration, cpus a preset implies
+    source: str = "python"                 # how it was written: mako:..., ycsb:..., toml:..., preset
+    description: str = ""
+    notes: tuple = ()                      # what the source said that kvlab does not use
+
+    def __post_init__(self):
+        object.__setattr__(self, "templates", tuple(self.templates))
+        object.__setattr__(self, "notes", tuple(self.notes))
+        if not self.templates:
+            raise errors.SpecError(f"workload {self.name!r} has no templates")
+        names = [t.name for t in self.templates]
+        if len(set(names)) != len(names):
+            raise errors.SpecError(f"workload {self.name!r}: template names repeat: {', '.join(names)}")
+        if not isinstance(self.distribution, Distribution):
+            object.__setattr__(self, "distribution", make_distribution(self.distribution))
+        for key, lo, hi in (("record_count", 1, 10**15), ("operation_count", 1, 10**15)):
+            v = getattr(self, key)
+            if v is not None:
+                _int(key, v, lo, hi, f"workload {self.name!r}")
+        if self.value_size is not None:
+            vs = self.value_size
+            if isinstance(vs, int) and not isinstance(vs, bool):
+                vs = (vs, vs)
+            if not (isinstance(vs, (tuple, list)) and len(vs) == 2 and all(isinstance(x, int) for x in vs)
+                    and 1 <= vs[0] <= vs[1] <= 64 << 20):
+                raise errors.SpecError(f"workload {self.name!r}: value_size={self.value_size!r}; allowed: bytes as "
+                                       "an integer or a (min, max) pair, 1 <= min <= max <= 64 MiB")
+            object.__setattr__(self, "value_size", tuple(vs))
+        if self.insert_order not in ("ordered", "hashed"):
+            raise errors.SpecError(f"insert_order {self.insert_order!r} is unknown; allowed: ordered, hashed")
+        _int("max_retries", self.max_retries, 0, 1_000_000, f"workload {self.name!r}")
+
+    @property
+    def weights(self) -> list:
+        total = sum(t.weight for t in self.templates)
+        return [t.weight / total for t in self.templates]
+
+    @property
+    def writes(self) -> bool:
+        return any(t.writes for t in self.templates)
+
+    def describe(self) -> str:
+        """One line: the templates with their shares, the distribution, the pacing."""
+        parts = [f"{w:.0%} {t.name} [{t.describe()}]" if len(self.templates) > 1 else f"[{t.describe()}]"
+                 for w, t in zip(self.weights, self.templates)]
+        pace = "closed loop" if not self.pacing.open_loop else \
+            f"open loop {self.pacing.target_rate:g} txn/s{' per client' if self.pacing.per_client else ''} " \
+            f"({self.pacing.arrivals})"
+        return f"{', '.join(parts)}; keys {self.distribution.describe()}; {pace}"
+
+    def to_dict(self) -> dict:
+        def op_dict(op):
+            d = {"kind": op.kind, "count": op.count}
+            if op.length is not None:
+                d.update(length=op.length, min_length=op.min_length, length_distribution=op.length_distribution)
+            if op.distribution is not None:
+                d["distribution"] = {"name": op.distribution.name, **op.distribution.params}
+            if op.snapshot:
+                d["snapshot"] = True
+            return d
+        return {
+            "name": self.name, "source": self.source,
+            "templates": [{"name": t.name, "weight": t.weight, "ops": [op_dict(o) for o in t.ops]}
+                          for t in self.templates],
+            "distribution": {"name": self.distribution.name, **self.distribution.params},
+            "pacing": {"target_rate": self.pacing.target_rate, "per_client": self.pacing.per_client,
+                       "arrivals": self.pacing.arrivals},
+            "record_count": self.record_count, "operation_count": self.operation_count,
+            "value_size": list(self.value_size) if self.value_size else None, "insert_order": self.insert_order,
+            "commit_reads": self.commit_reads, "max_retries": self.max_retries,
+            "run_defaults": dict(self.run_defaults), "notes": list(self.notes),
+        }
+
+
+def _int(name, value, lo, hi, where):
+    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+        raise errors.SpecError(f"{where}: {name}={value!r} is out of range; allowed: an integer from {lo:,} to {hi:,}")

@@ -1,0 +1,61 @@
+"""Named workloads: YCSB's core workloads A-F (the properties of YCSB's own workload files) and
+the six tests of seed 003 (FoundationDB's "Benchmarking" page), each written the way its source
+writes it, so the parsers are what defines them."""
+from __future__ import annotations
+
+from ... import errors
+from .mako import from_mako
+from .mix import Mix
+from .ycsb import from_properties
+
+# YCSB 0.17.0's workloads/workload[a-f]: recordcount and operationcount 1000, as the files set them
+_YCSB_COMMON = {"recordcount": "1000", "operationcount": "1000", "requestdistribution": "zipfian",
+                "readallfields": "true"}
+YCSB = {
+    "ycsb-a": ("update heavy: 50% reads, 50% updates, zipfian",
+               {"readproportion": "0.5", "updateproportion": "0.5"}),
+    "ycsb-b": ("read mostly: 95% reads, 5% updates, zipfian",
+               {"readproportion": "0.95", "updateproportion": "0.05"}),
+    "ycsb-c": ("read only: 100% reads, zipfian", {"readproportion": "1", "updateproportion": "0"}),
+    "ycsb-d": ("read latest: 95% reads, 5% inserts, latest",
+               {"readproportion": "0.95", "updateproportion": "0", "insertproportion": "0.05",
+                "requestdistribution": "latest"}),
+    "ycsb-e": ("short ranges: 95% scans (uniform length up to 100), 5% inserts, zipfian",
+               {"readproportion": "0", "updateproportion": "0", "scanproportion": "0.95",
+                "insertproportion": "0.05", "maxscanlength": "100", "scanlengthdistribution": "uniform"}),
+    "ycsb-f": ("read-modify-write: 50% reads, 50% read-modify-writes, zipfian",
+               {"readproportion": "0.5", "updateproportion": "0", "readmodifywriteproportion": "0.5"}),
+}
+
+# Seed 003: 1M rows, 16-byte keys, values of 8-100 random bytes, one minute, the server on one core
+_FDB = {"record_count": 1_000_000, "value_size": (8, 100)}
+FDB = {
+    "fdb-write-1": ("seed 003 write test #1: 1 client, 1 random write per transaction", "o1", 1),
+    "fdb-write-10": ("seed 003 write test #2: 1 client, 10 random writes per transaction", "o10", 1),
+    "fdb-write-10-c100": ("seed 003 write test #3: 100 clients, 10 random writes per transaction", "o10", 100),
+    "fdb-read-10-c100": ("seed 003 read test: 100 clients, 10 random reads per transaction (no commit)", "g10", 100),
+    "fdb-90-10-c100": ("seed 003 90/10 test: 100 clients, 9 reads + 1 write per transaction", "g9o1", 100),
+    "fdb-range-1000-c100": ("seed 003 range read test: 100 clients, one 1000-key range read", "gr1:1000", 100),
+}
+
+
+def _build() -> dict:
+    out = {}
+    for name, (desc, props) in YCSB.items():
+        mix = from_properties({**_YCSB_COMMON, **props}, name=name, source=f"preset:{name}")
+        out[name] = Mix(**{**mix.__dict__, "description": desc, "notes": ()})
+    for name, (desc, spec, clients) in FDB.items():
+        mix = from_mako(spec, name=name, description=desc, run_defaults={"clients": clients, "duration": 60},
+                        **_FDB)
+        out[name] = Mix(**{**mix.__dict__, "source": f"preset:{name} (mako {spec})"})
+    return out
+
+
+PRESETS: dict[str, Mix] = _build()
+
+
+def preset(name: str) -> Mix:
+    try:
+        return PRESETS[name]
+    except KeyError:
+        raise errors.SpecError(f"workload preset {name!r} is unknown; allowed: {', '.join(PRESETS)}") from None

@@ -1,0 +1,141 @@
+"""YCSB's CoreWorkload properties (a workload file such as `workloads/workloada`, and `-p`
+overrides) as a Mix: each operation type a one-op template weighted by its proportion, the
+request distribution with its parameters, scan lengths, record and operation counts.
+Defaults are CoreWorkload's (0.17.0)."""
+from __future__ import annotations
+
+import difflib
+from pathlib import Path
+
+from ... import errors
+from .distributions import distribution as make_distribution
+from .mix import Mix, Op, Template
+
+# property -> default, as CoreWorkload reads them
+DEFAULTS = {
+    "readproportion": "0.95", "updateproportion": "0.05", "insertproportion": "0",
+    "scanproportion": "0", "readmodifywriteproportion": "0",
+    "requestdistribution": "uniform", "zipfianconstant": "0.99",
+    "minscanlength": "1", "maxscanlength": "1000", "scanlengthdistribution": "uniform",
+    "recordcount": "1000", "operationcount": None, "insertorder": "hashed",
+    "hotspotdatafraction": "0.2", "hotspotopnfraction": "0.8",
+    "exponential.percentile": "95", "exponential.frac": "0.8571428571",
+    "fieldcount": "10", "fieldlength": "100",
+}
+# YCSB operation -> (template name, kvlab op)
+OPERATIONS = (("readproportion", "read", "get"), ("updateproportion", "update", "put"),
+              ("insertproportion", "insert", "insert"), ("scanproportion", "scan", "scan"),
+              ("readmodifywriteproportion", "readmodifywrite", "rmw"))
+# read by YCSB's client or by DB bindings, not by CoreWorkload's mix: kept in the notes
+NOT_USED = ("workload", "db", "threadcount", "target", "measurementtype", "readallfields", "writeallfields",
+            "fieldlengthdistribution", "table", "exporter", "status.interval", "dataintegrity",
+            "insertstart", "insertcount", "zeropadding", "maxexecutiontime", "hdrhistogram.percentiles")
+
+
+def read_properties(text: str, where: str = "properties") -> dict:
+    """Java .properties: key=value, key: value or key value; # and ! start comments."""
+    out = {}
+    for n, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if not line or line[0] in "#!":
+            continue
+        for sep in ("=", ":", " ", "\t"):
+            if sep in line:
+                key, _, value = line.partition(sep)
+                break
+        else:
+            raise errors.SpecError(f"{where} line {n}: {raw!r} is not key=value")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def _number(props, key, kind=float):
+    raw = props.get(key, DEFAULTS.get(key))
+    try:
+        return kind(raw) if kind is float else int(float(raw))
+    except (TypeError, ValueError):
+        raise errors.SpecError(f"YCSB property {key}={raw!r} is not a number") from None
+
+
+def from_properties(props: dict, name: str = "ycsb", source: str = "ycsb") -> Mix:
+    props = {k.strip(): str(v).strip() for k, v in props.items()}
+    unknown = sorted(k for k in props if k not in DEFAULTS and k not in NOT_USED)
+    # a name close to one CoreWorkload reads is a typo that would silently change the mix
+    typos = {k: difflib.get_close_matches(k, DEFAULTS, n=1, cutoff=0.85) for k in unknown}
+    typos = [f"{k} (did you mean {m[0]}?)" if m else k for k, m in typos.items()
+             if m or k.endswith(("proportion", "distribution"))]
+    if typos:
+        raise errors.SpecError(f"YCSB propert{'y' if len(typos) == 1 else 'ies'} {', '.join(typos)} unknown; "
+                               f"allowed: {', '.join(DEFAULTS)}")
+    templates = []
+    for prop, tname, kind in OPERATIONS:
+        share = _number(props, prop)
+        if share < 0:
+            raise errors.SpecError(f"YCSB property {prop}={share} must be >= 0")
+        if share > 0:
+            if kind == "scan":
+                lo, hi = _number(props, "minscanlength", int), _number(props, "maxscanlength", int)
+                how = props.get("scanlengthdistribution", DEFAULTS["scanlengthdistribution"])
+                if how not in ("uniform", "zipfian"):
+                    raise errors.SpecError(f"YCSB scanlengthdistribution={how!r}; allowed: uniform, zipfian")
+                if not 1 <= lo <= hi:
+                    raise errors.SpecError(f"YCSB scan lengths minscanlength={lo}, maxscanlength={hi}: "
+                                           "need 1 <= min <= max")
+                op = Op("scan", length=hi, min_length=lo, length_distribution=how)
+            else:
+                op = Op(kind)
+            templates.append(Template(tname, (op,), weight=share))
+    if not templates:
+        raise errors.SpecError("YCSB properties give every operation a proportion of 0; set at least one of "
+                               + ", ".join(p for p, _, _ in OPERATIONS))
+    dist_name = props.get("requestdistribution", DEFAULTS["requestdistribution"])
+    dist_params = {
+        "zipfian": {"theta": _number(props, "zipfianconstant")},
+        "latest": {"theta": _number(props, "zipfianconstant")},
+        "hotspot": {"hot_fraction": _number(props, "hotspotdatafraction"),
+                    "hot_ops": _number(props, "hotspotopnfraction")},
+        "exponential": {"percentile": _number(props, "exponential.percentile"),
+                        "frac": _number(props, "exponential.frac")},
+    }
+    if dist_name not in ("uniform", "zipfian", "latest", "hotspot", "sequential", "exponential"):
+        raise errors.SpecError(f"YCSB requestdistribution={dist_name!r}; allowed: uniform, zipfian, latest, "
+                               "hotspot, sequential, exponential")
+    record_count = _number(props, "recordcount", int)
+    op_count = _number(props, "operationcount", int) if props.get("operationcount") else None
+    params = dist_params.get(dist_name, {})
+    if dist_name == "zipfian":
+        # CoreWorkload sizes the hash range for the inserts it expects: operationcount x insertproportion x 2
+        params["expected_inserts"] = int((op_count or 0) * _number(props, "insertproportion") * 2.0)
+    order = props.get("insertorder", DEFAULTS["insertorder"])
+    if order not in ("hashed", "ordered"):
+        raise errors.SpecError(f"YCSB insertorder={order!r}; allowed: hashed, ordered")
+    value = _number(props, "fieldcount", int) * _number(props, "fieldlength", int)
+    notes = [f"{k}={props[k]} (not used by kvlab's mix)" for k in sorted(props) if k in NOT_USED or k in unknown]
+    return Mix(name, templates, distribution=make_distribution(dist_name, **params), record_count=record_count,
+               operation_count=op_count, value_size=(value, value), insert_order=order, source=source,
+               description=f"YCSB CoreWorkload properties ({source})", notes=tuple(notes))
+
+
+def from_ycsb(files=(), overrides=None, name: str | None = None) -> Mix:
+    """`kvlab ycsb -P workloada -p recordcount=...`: files read in order, then -p overrides."""
+    props, names = {}, []
+    for f in ([files] if isinstance(files, (str, Path)) else files):
+        path = Path(f)
+        try:
+            text = path.read_text()
+        except OSError as exc:
+            raise errors.SpecError(f"YCSB workload file {str(path)!r} cannot be read: {exc.strerror or exc}") from None
+        props.update(read_properties(text, str(path)))
+        names.append(path.name)
+    for item in (overrides or {}).items() if isinstance(overrides, dict) else (overrides or ()):
+        key, value = item if isinstance(item, tuple) else _split_override(item)
+        props[key] = value
+    return from_properties(props, name or ("ycsb-" + "+".join(names) if names else "ycsb"),
+                           source="ycsb:" + ",".join(names or ["properties"]))
+
+
+def _split_override(item: str):
+    key, sep, value = item.partition("=")
+    if not sep or not key.strip():
+        raise errors.SpecError(f"-p {item!r}: expected name=value, e.g. -p recordcount=100000")
+    return key.strip(), value.strip()
