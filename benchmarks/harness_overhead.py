@@ -19,7 +19,7 @@ def main():
     args = ap.parse_args()
     build_bare()
     names = args.engines.split(",") if args.engines else [
-        r["engine"] for r in kvlab.list_engines() if r["built"] and r["engine"] != "rocksdb-tuned"]
+        r["engine"] for r in kvlab.list_engines() if r["built"] and r["stores_data"] and r["engine"] != "rocksdb-tuned"]
     print(f"harness cost: kvlab vs bare C loop, num={args.num}, median of {args.rounds} alternating rounds")
     print(f"{'engine':<18} {'workload':<11} {'thr':>3} {'bare ops/s':>12} {'kvlab ops/s':>12} {'cost %':>7}")
     worst = 0.0

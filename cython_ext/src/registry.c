@@ -23,6 +23,9 @@ extern const kv_engine_ops kv_engine_bdb;
 #ifdef KV_HAVE_FDB
 extern const kv_engine_ops kv_engine_fdb;
 #endif
+#ifdef KV_HAVE_NULL
+extern const kv_engine_ops kv_engine_null;
+#endif
 
 const kv_engine_ops *const kv_engines[] = {
 #ifdef KV_HAVE_LMDB
@@ -42,6 +45,9 @@ const kv_engine_ops *const kv_engines[] = {
 #endif
 #ifdef KV_HAVE_FDB
     &kv_engine_fdb,
+#endif
+#ifdef KV_HAVE_NULL
+    &kv_engine_null,
 #endif
     NULL,
 };

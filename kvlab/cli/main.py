@@ -180,7 +180,7 @@ def cmd_dbbench(args, rest) -> int:
 
 def cmd_compare(args) -> int:
     """The main job: every built engine on the same small fillseq + readrandom."""
-    built = [r["engine"] for r in native.describe() if r["built"]]
+    built = [r["engine"] for r in native.describe() if r["built"] and r["stores_data"]]
     names = args.engines.split(",") if args.engines else built
     for n in names:
         native.require_built(n)

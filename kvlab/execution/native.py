@@ -65,6 +65,10 @@ def library_path(adapter: str) -> tuple[str | None, str]:
 
 @lru_cache(maxsize=None)
 def library_facts(adapter: str) -> dict:
+    if adapter in built_adapters() and adapter not in build_config().get("engines", {}):
+        # an adapter with no library (the null engine)
+        return {"library": None, "origin": "compiled into kvlab (no library)", "assertions": False, "crc32": None,
+                "compiler_flags": None, "linkage": None}
     return buildfacts.library_facts(*library_path(adapter))
 
 
@@ -84,6 +88,6 @@ def describe() -> list[dict]:
             "engine": name, "adapter": cfg.adapter, "variant": cfg.variant, "built": cfg.adapter in adapters,
             "origin": facts.get("origin"), "assertions": facts.get("assertions"),
             "version": adapters.get(cfg.adapter), "library_prefix": where.get(cfg.adapter, {}).get("prefix"),
-            "package": cfg.debian_package, "description": cfg.description,
+            "package": cfg.debian_package, "description": cfg.description, "stores_data": cfg.stores_data,
         })
     return rows

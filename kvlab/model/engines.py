@@ -64,6 +64,7 @@ class EngineConfig:
     ordered_scan: bool = True                 # full-range iteration in key order works
     notes: str = ""
     options_separator: str = ","              # joins default and given option strings
+    stores_data: bool = True                  # False: the null engine (measures the harness, stores nothing)
 
     def config(self, settings: Mapping[str, object], max_threads: int) -> dict:
         """The adapter config: defaults, then the caller's settings on top."""
@@ -137,6 +138,10 @@ register(EngineConfig(
     "bdb-notxn", "bdb", "Berkeley DB 5.3 B-tree, no transactions or log (Concurrent Data Store)",
     "libdb5.3-dev", variant="notxn", honours=frozenset({"cache_size"}),
     notes="a batch is buffered and applied at commit: abort discards it, a crash mid-commit is not atomic"))
+register(EngineConfig(
+    "null", "null", "no storage: every get finds a value, writes are dropped (YCSB's BasicDB); the harness alone",
+    "nothing (built into every kvlab)", stores_data=False,
+    notes="for measuring kvlab's own cost; never a claim about a storage engine"))
 register(EngineConfig(
     "fdb", "fdb", "FoundationDB through libfdb_c (needs a running cluster)",
     "libfdb_c (FoundationDB client; no reachable registry ships it)",
