@@ -101,15 +101,35 @@ cdef extern from "kv_driver.h":
         int seek_nexts
         double writes_per_second
         int use_tsc
+        const kv_mix *mix
+    int KV_MIX_MAX_TXNS, KV_MIX_MAX_OPS, KV_MIX_MAX_DISTS
+    ctypedef struct kv_mix_op:
+        int optype, count, dist, length, min_length, length_dist
+    ctypedef struct kv_mix_txn:
+        int first, nops, writes
+        double cum
+    ctypedef struct kv_mix_dist:
+        int kind
+        double theta, hot_fraction, hot_ops, percentile, frac
+        uint64_t expected_inserts
+    ctypedef struct kv_mix:
+        int ntxns, nops, ndists
+        kv_mix_txn txns[32]
+        kv_mix_op ops[128]
+        kv_mix_dist dists[16]
+        int value_min, value_max, max_retries
     ctypedef struct kv_thread_result:
         uint64_t progress
         int optype, role, rc
-        uint64_t ops[5]
+        uint64_t ops[11]
         uint64_t found, not_found, bytes
         int64_t t_start_ns, t_end_ns
         int64_t cpu_user_ns, cpu_sys_ns, nvcsw, nivcsw
         char errmsg[512]
-        kv_hist hist[5]
+        uint64_t retries, aborts
+        uint64_t *txn_count
+        kv_hist *txn_hist
+        kv_hist hist[11]
     ctypedef struct kv_run:
         const kv_engine_ops *ops
         kv_db *db
@@ -126,11 +146,12 @@ cdef extern from "kv_driver.h":
 KEY_ENCODING = KV_KEY_ENCODING.decode()
 HIST_BUCKETS = KV_HIST_BUCKETS
 HIST_SUB_BITS = KV_HIST_SUB_BITS
-OP_TYPES = ("read", "write", "delete", "seek", "compact")
+# Order matches enum kv_optype in kv_driver.h.
+OP_TYPES = ("read", "write", "delete", "seek", "compact", "insert", "rmw", "range", "scan", "clear_range", "txn")
 # Order matches enum kv_workload in kv_driver.h.
 WORKLOAD_CODES = {name: i for i, name in enumerate((
     "fillseq", "fillrandom", "overwrite", "readrandom", "readseq", "seekrandom",
-    "deleterandom", "readwhilewriting", "readmissing", "readhot", "compact"))}
+    "deleterandom", "readwhilewriting", "readmissing", "readhot", "compact", "mix"))}
 COMPRESSION_CODES = {"none": 0, "snappy": 1, "lz4": 2, "zstd": 3}
 
 
@@ -433,8 +454,12 @@ cdef class Run:
     cdef Engine engine
     cdef int nthreads
     cdef bint started, finished
+    cdef kv_mix *mix
+    cdef kv_hist *txn_hists
+    cdef uint64_t *txn_counts
+    cdef object template_names
 
-    def __cinit__(self, Engine engine, str workload, dict params):
+    def __cinit__(self, Engine engine, str workload, dict params, dict mix=None):
         engine._live()
         if workload not in WORKLOAD_CODES:
             raise _errors.SpecError(f"workload {workload!r} is unknown; allowed: {', '.join(WORKLOAD_CODES)}")
@@ -462,9 +487,59 @@ cdef class Run:
             raise MemoryError()
         self.run.results = <kv_thread_result *> mem
         memset(mem, 0, sizeof(kv_thread_result) * self.nthreads)
+        if workload == "mix":
+            self._set_mix(mix)
+
+    cdef _set_mix(self, dict m):
+        """Copy a mix compiled by kvlab.execution.mixplan into C, with per-thread, per-template
+        histograms.  The plan is validated there; this checks only what would overrun."""
+        if m is None:
+            raise _errors.SpecError("workload 'mix' needs a compiled mix (kvlab.execution.mixplan)")
+        txns, ops, dists = m["txns"], m["ops"], m["dists"]
+        if not (0 < len(txns) <= KV_MIX_MAX_TXNS and 0 < len(ops) <= KV_MIX_MAX_OPS
+                and 0 < len(dists) <= KV_MIX_MAX_DISTS):
+            raise _errors.SpecError(f"a mix holds at most {KV_MIX_MAX_TXNS} templates, {KV_MIX_MAX_OPS} ops and "
+                                    f"{KV_MIX_MAX_DISTS} distributions")
+        self.mix = <kv_mix *> calloc(1, sizeof(kv_mix))
+        if self.mix == NULL:
+            raise MemoryError()
+        cdef int i, j
+        self.mix.ntxns, self.mix.nops, self.mix.ndists = len(txns), len(ops), len(dists)
+        for i, (first, nops, writes, cum) in enumerate(txns):
+            self.mix.txns[i].first, self.mix.txns[i].nops, self.mix.txns[i].writes = first, nops, writes
+            self.mix.txns[i].cum = cum
+        for i, (optype, count, dist, length, min_length, length_dist) in enumerate(ops):
+            self.mix.ops[i].optype, self.mix.ops[i].count, self.mix.ops[i].dist = optype, count, dist
+            self.mix.ops[i].length, self.mix.ops[i].min_length = length, min_length
+            self.mix.ops[i].length_dist = length_dist
+        for i, (kind, theta, hot_fraction, hot_ops, percentile, frac, expected) in enumerate(dists):
+            self.mix.dists[i].kind, self.mix.dists[i].theta = kind, theta
+            self.mix.dists[i].hot_fraction, self.mix.dists[i].hot_ops = hot_fraction, hot_ops
+            self.mix.dists[i].percentile, self.mix.dists[i].frac = percentile, frac
+            self.mix.dists[i].expected_inserts = expected
+        self.mix.value_min, self.mix.value_max, self.mix.max_retries = m["value_min"], m["value_max"], m["max_retries"]
+        self.run.p.mix = self.mix
+        self.template_names = list(m["template_names"])
+        cdef size_t n = <size_t> self.nthreads * len(txns)
+        cdef void *mem = NULL
+        if posix_memalign(&mem, 64, sizeof(kv_hist) * n) != 0:
+            raise MemoryError()
+        self.txn_hists = <kv_hist *> mem
+        memset(mem, 0, sizeof(kv_hist) * n)   # kv_hist_init leaves the buckets to the allocator
+        self.txn_counts = <uint64_t *> calloc(n, sizeof(uint64_t))
+        if self.txn_counts == NULL:
+            raise MemoryError()
+        for i in range(<int> n):
+            kv_hist_init(&self.txn_hists[i])
+        for i in range(self.nthreads):
+            self.run.results[i].txn_hist = &self.txn_hists[i * len(txns)]
+            self.run.results[i].txn_count = &self.txn_counts[i * len(txns)]
 
     def __dealloc__(self):
         free(self.run.results)
+        free(self.mix)
+        free(self.txn_hists)
+        free(self.txn_counts)
 
     def execute(self):
         """Run to the end with the GIL released; returns per-thread raw results."""
@@ -567,6 +642,17 @@ cdef class Run:
                 "cpu_user_s": r.cpu_user_ns / 1e9, "cpu_sys_s": r.cpu_sys_ns / 1e9,
                 "nvcsw": r.nvcsw, "nivcsw": r.nivcsw,
             })
+            if self.mix != NULL:
+                templates = {}
+                for j in range(self.mix.ntxns):
+                    h = &r.txn_hist[j]
+                    counts = np.empty(KV_HIST_BUCKETS, dtype=np.uint64)
+                    view = counts
+                    memcpy(&view[0], h.buckets, KV_HIST_BUCKETS * 8)
+                    templates[self.template_names[j]] = {
+                        "count": r.txn_count[j], "hist": {"counts": counts, "count": h.count, "min": h.min,
+                                                          "max": h.max, "ns_per_tick": self.run.ns_per_tick}}
+                threads[i].update(retries=r.retries, aborts=r.aborts, templates=templates)  # no wraparound here
             if r.rc and error is None:
                 error = (r.rc, r.errmsg)
         if error is not None:

@@ -13,10 +13,34 @@
 enum kv_workload {
     KV_W_FILLSEQ = 0, KV_W_FILLRANDOM, KV_W_OVERWRITE, KV_W_READRANDOM, KV_W_READSEQ,
     KV_W_SEEKRANDOM, KV_W_DELETERANDOM, KV_W_READWHILEWRITING, KV_W_READMISSING,
-    KV_W_READHOT, KV_W_COMPACT, KV_W__COUNT
+    KV_W_READHOT, KV_W_COMPACT, KV_W_MIX, KV_W__COUNT
 };
 
-enum kv_optype { KV_OP_READ = 0, KV_OP_WRITE, KV_OP_DELETE, KV_OP_SEEK, KV_OP_COMPACT, KV_NOPTYPES };
+/* Op types: each has its own latency histogram.  A mix's ops are read (get), write (put), delete,
+   insert, rmw, range, scan and clear_range; `txn` is a mix's whole transaction. */
+enum kv_optype {
+    KV_OP_READ = 0, KV_OP_WRITE, KV_OP_DELETE, KV_OP_SEEK, KV_OP_COMPACT,
+    KV_OP_INSERT, KV_OP_RMW, KV_OP_RANGE, KV_OP_SCAN, KV_OP_CLEAR_RANGE, KV_OP_TXN, KV_NOPTYPES
+};
+
+/* A workload mix compiled from kvlab.model.workloads.Mix (kvlab/execution/mixplan.py): weighted
+   transaction templates, each a run of ops; every op draws its key from one of the distributions. */
+#define KV_MIX_MAX_TXNS 32
+#define KV_MIX_MAX_OPS 128
+#define KV_MIX_MAX_DISTS 16
+enum { KV_LEN_CONSTANT = 0, KV_LEN_UNIFORM, KV_LEN_ZIPFIAN };
+
+typedef struct { int optype, count, dist, length, min_length, length_dist; } kv_mix_op;
+typedef struct { int first, nops, writes; double cum; } kv_mix_txn;
+typedef struct { int kind; double theta, hot_fraction, hot_ops, percentile, frac; uint64_t expected_inserts; } kv_mix_dist;
+typedef struct kv_mix {
+    int ntxns, nops, ndists;
+    kv_mix_txn txns[KV_MIX_MAX_TXNS];
+    kv_mix_op ops[KV_MIX_MAX_OPS];
+    kv_mix_dist dists[KV_MIX_MAX_DISTS];
+    int value_min, value_max;       /* bytes, drawn uniformly per write */
+    int max_retries;                /* a conflicted transaction is retried from its start */
+} kv_mix;
 
 enum kv_role { KV_ROLE_WORKER = 0, KV_ROLE_WRITER = 1 };
 
@@ -33,6 +57,7 @@ typedef struct kv_run_params {
     int seek_nexts;             /* entries read after each seek in seekrandom */
     double writes_per_second;   /* readwhilewriting writer limit; 0 = unlimited */
     int use_tsc;                /* latency clock: 1 = TSC (kernel clocksource is tsc), 0 = CLOCK_MONOTONIC */
+    const kv_mix *mix;          /* KV_W_MIX: the mix; `reads` is then transactions per thread */
 } kv_run_params;
 
 /* One per thread, cache-line aligned; the driver writes only its own. */
@@ -48,6 +73,9 @@ typedef struct kv_thread_result {
     int64_t cpu_user_ns, cpu_sys_ns;    /* this thread's CPU over the run (RUSAGE_THREAD) */
     int64_t nvcsw, nivcsw;              /* its voluntary / involuntary context switches */
     char errmsg[KV_ERRMSG_MAX];
+    uint64_t retries, aborts;       /* mix: transactions retried after a conflict / given up */
+    uint64_t *txn_count;            /* mix: per template, transactions done (ntxns entries) */
+    kv_hist *txn_hist;              /* mix: per template, transaction latency (ntxns entries) */
     kv_hist hist[KV_NOPTYPES];
 } __attribute__((aligned(64))) kv_thread_result;
 

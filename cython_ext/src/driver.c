@@ -17,7 +17,9 @@
 #include <string.h>
 
 #include "kv_driver.h"
+#include "kv_dist.h"
 #include "kv_gen.h"
+#include "kv_util.h"
 
 typedef struct worker_arg {
     kv_run *run;
@@ -249,6 +251,198 @@ static int loop_compact(ctx *c) {
     return 0;
 }
 
+/* --- the generic loop: a mix of transaction templates ---------------------------------------- */
+
+/* A value of a size drawn in [value_min, value_max], a slice of the shared buffer. */
+static inline const char *mix_value(ctx *c, const kv_mix *m, int *vs) {
+    int n = m->value_min == m->value_max ? m->value_max
+          : m->value_min + (int)kv_rng_below(&c->rng, (uint64_t)(m->value_max - m->value_min + 1));
+    if (c->value_pos + (size_t)n > c->run->values_len) c->value_pos = 0;
+    const char *v = c->run->values + c->value_pos;
+    c->value_pos += (size_t)n;
+    *vs = n;
+    return v;
+}
+
+typedef struct {
+    kv_dist dist[KV_MIX_MAX_DISTS];
+    kv_dist len_zipf[KV_MIX_MAX_OPS];    /* per op with a zipfian length */
+    uint64_t inserted;                  /* keys this thread inserted */
+    uint64_t count;                     /* keys this thread takes the key space to hold */
+    uint64_t op_count[KV_NOPTYPES];
+    uint64_t found, missing, bytes;
+} mix_state;
+
+static inline int mix_length(ctx *c, mix_state *s, const kv_mix_op *op, int i) {
+    switch (op->length_dist) {
+    case KV_LEN_UNIFORM:
+        return op->min_length + (int)kv_rng_below(&c->rng, (uint64_t)(op->length - op->min_length + 1));
+    case KV_LEN_ZIPFIAN:
+        return op->min_length + (int)kv_dist_next(&s->len_zipf[i], &c->rng, (uint64_t)(op->length - op->min_length + 1));
+    default: return op->length;
+    }
+}
+
+/* One op of a transaction; returns KV_OK or an error code. */
+static int mix_op(ctx *c, mix_state *s, const kv_mix *m, const kv_mix_op *op, int i) {
+    const kv_engine_ops *e = c->run->ops;
+    int ks = c->run->p.key_size, vs, rc = KV_OK;
+    const char *v, *k;
+    size_t vl, kl;
+    uint64_t idx = 0;
+    if (op->optype != KV_OP_INSERT) idx = kv_dist_next(&s->dist[op->dist], &c->rng, s->count);
+    switch (op->optype) {
+    case KV_OP_READ:
+        kv_make_key(c->key, ks, idx);
+        rc = e->get(c->t, c->key, ks, &v, &vl);
+        if (rc == KV_OK) { s->found++; s->bytes += ks + vl; }
+        else if (rc == KV_NOTFOUND) { s->missing++; rc = KV_OK; }
+        break;
+    case KV_OP_WRITE:
+        kv_make_key(c->key, ks, idx);
+        v = mix_value(c, m, &vs);
+        rc = e->put(c->t, c->key, ks, v, vs);
+        s->bytes += ks + vs;
+        break;
+    case KV_OP_INSERT: {
+        /* thread t of T inserts num + t, num + t + T, ...: no two threads make the same key */
+        uint64_t threads = (uint64_t)c->run->p.threads, me = (uint64_t)(c->res - c->run->results);
+        idx = c->run->p.num + me + threads * s->inserted;
+        kv_make_key(c->key, ks, idx);
+        v = mix_value(c, m, &vs);
+        rc = e->put(c->t, c->key, ks, v, vs);
+        if (rc == KV_OK) { s->inserted++; s->count = c->run->p.num + s->inserted * threads; }
+        s->bytes += ks + vs;
+        break;
+    }
+    case KV_OP_DELETE:
+        kv_make_key(c->key, ks, idx);
+        rc = e->del(c->t, c->key, ks);
+        if (rc == KV_NOTFOUND) rc = KV_OK;
+        break;
+    case KV_OP_RMW:
+        kv_make_key(c->key, ks, idx);
+        rc = e->get(c->t, c->key, ks, &v, &vl);
+        if (rc == KV_OK) { s->found++; s->bytes += ks + vl; }
+        else if (rc == KV_NOTFOUND) { s->missing++; rc = KV_OK; }
+        if (rc == KV_OK) {
+            v = mix_value(c, m, &vs);
+            rc = e->put(c->t, c->key, ks, v, vs);
+            s->bytes += ks + vs;
+        }
+        break;
+    case KV_OP_RANGE: case KV_OP_SCAN: {
+        int len = mix_length(c, s, op, i), n = 0;
+        char end[1024];
+        if (op->optype == KV_OP_RANGE) kv_make_key(end, ks, idx + (uint64_t)len);
+        kv_make_key(c->key, ks, idx);
+        rc = e->iter_seek(c->t, c->key, ks, &k, &kl, &v, &vl);
+        while (rc == KV_OK && n < len) {
+            if (op->optype == KV_OP_RANGE && (kl != (size_t)ks || memcmp(k, end, (size_t)ks) >= 0)) break;
+            n++;
+            s->bytes += kl + vl;
+            rc = e->iter_next(c->t, &k, &kl, &v, &vl);
+        }
+        e->iter_close(c->t);
+        if (rc == KV_NOTFOUND) rc = KV_OK;
+        s->found += (uint64_t)n;
+        break;
+    }
+    case KV_OP_CLEAR_RANGE: {
+        int len = mix_length(c, s, op, i);
+        for (int j = 0; j < len && rc == KV_OK; j++) {
+            kv_make_key(c->key, ks, idx + (uint64_t)j);
+            rc = e->del(c->t, c->key, ks);
+            if (rc == KV_NOTFOUND) rc = KV_OK;
+        }
+        break;
+    }
+    }
+    return rc;
+}
+
+static inline int retryable(int rc) { return rc == KV_E_CONFLICT || rc == KV_E_BUSY; }
+
+/* Closed loop: each thread (client) runs transactions back to back, picking a template by weight.
+   A template with writes is one batch (atomic on every engine; isolated where the adapter's batch
+   is a transaction); a conflict aborts it and retries it from its start. */
+static int loop_mix(ctx *c) {
+    const kv_run_params *p = &c->run->p;
+    const kv_mix *m = p->mix;
+    const kv_engine_ops *e = c->run->ops;
+    int tsc = p->use_tsc, by_time = p->duration_s > 0;
+    int index = (int)(c->res - c->run->results);
+    mix_state *s = calloc(1, sizeof *s);
+    if (!s) return fail(c, KV_E_OTHER);
+    s->count = p->num;
+    for (int d = 0; d < m->ndists; d++) {
+        const kv_mix_dist *md = &m->dists[d];
+        uint64_t modulus = md->kind == KV_DIST_ZIPFIAN ? p->num + md->expected_inserts + 1 : 0;
+        kv_dist_init(&s->dist[d], md->kind, p->num, md->theta, modulus, md->hot_fraction, md->hot_ops,
+                     md->percentile, md->frac, index, p->threads);
+    }
+    for (int i = 0; i < m->nops; i++)
+        if (m->ops[i].length_dist == KV_LEN_ZIPFIAN)
+            kv_dist_init(&s->len_zipf[i], KV_DIST_ZIPFIAN_PLAIN, (uint64_t)(m->ops[i].length - m->ops[i].min_length + 1),
+                         0.99, 0, 0, 0, 0, 0, 0, 1);
+    int err = 0;
+    /* one clock read per op: the end of one op is the start of the next, and the end of one
+       transaction the start of the next (closed loop); a commit adds one */
+    for (uint64_t n = 0; by_time || n < p->reads; n++) {
+        int ti = 0;
+        if (m->ntxns > 1) {
+            double u = kv_unit(&c->rng);
+            while (ti < m->ntxns - 1 && u >= m->txns[ti].cum) ti++;
+        }
+        const kv_mix_txn *tx = &m->txns[ti];
+        uint64_t t0 = c->last, before = t0;
+        int attempt = 0, rc;
+        uint64_t jitter = (uint64_t)(uintptr_t)s ^ n;
+        for (;;) {
+            rc = tx->writes ? e->batch_begin(c->t) : KV_OK;
+            for (int i = tx->first; rc == KV_OK && i < tx->first + tx->nops; i++) {
+                const kv_mix_op *op = &m->ops[i];
+                for (int r = 0; r < op->count && rc == KV_OK; r++) {
+                    rc = mix_op(c, s, m, op, i);
+                    uint64_t after = clock_read(tsc);
+                    kv_hist_record(&c->res->hist[op->optype], after - before);
+                    s->op_count[op->optype]++;
+                    before = after;
+                }
+            }
+            if (tx->writes) {
+                if (rc == KV_OK) rc = e->batch_commit(c->t);
+                else e->batch_abort(c->t);
+                before = clock_read(tsc);
+            }
+            if (rc == KV_OK || !retryable(rc) || attempt >= m->max_retries) break;
+            attempt++;
+            c->res->retries++;
+            kv_backoff(&jitter, attempt);
+            before = clock_read(tsc);
+        }
+        if (rc != KV_OK) {
+            if (retryable(rc)) { c->res->aborts++; rc = KV_OK; }   /* given up after max_retries: counted */
+            else { err = rc; break; }
+        }
+        uint64_t t1 = before;
+        c->res->txn_count[ti]++;
+        kv_hist_record(&c->res->txn_hist[ti], t1 - t0);
+        /*TXNREC*/ kv_hist_record(&c->res->hist[KV_OP_TXN], t1 - t0);
+        c->last = t1;
+        __atomic_store_n(&c->res->progress, done_ops(c) + 1, __ATOMIC_RELAXED);
+        if (t1 >= __atomic_load_n(&c->run->until, __ATOMIC_RELAXED)) break;   /* deadline or stop */
+    }
+    for (int j = 0; j < KV_NOPTYPES; j++)
+        if (j != KV_OP_TXN) c->res->ops[j] = s->op_count[j];
+    for (int ti = 0; ti < m->ntxns; ti++) kv_hist_finish(&c->res->txn_hist[ti]);
+    c->res->found += s->found;
+    c->res->not_found += s->missing;
+    c->res->bytes += s->bytes;
+    free(s);
+    return err ? fail(c, err) : 0;
+}
+
 static void *worker(void *arg) {
     worker_arg *a = arg;
     kv_run *run = a->run;
@@ -275,6 +469,7 @@ static void *worker(void *arg) {
         [KV_W_READRANDOM] = KV_OP_READ, [KV_W_READSEQ] = KV_OP_READ, [KV_W_SEEKRANDOM] = KV_OP_SEEK,
         [KV_W_DELETERANDOM] = KV_OP_DELETE, [KV_W_READWHILEWRITING] = KV_OP_READ,
         [KV_W_READMISSING] = KV_OP_READ, [KV_W_READHOT] = KV_OP_READ, [KV_W_COMPACT] = KV_OP_COMPACT,
+        [KV_W_MIX] = KV_OP_TXN,
     };
     c.res->optype = writer ? KV_OP_WRITE : optype_of[p->workload];
     c.value_pos = ((size_t)a->index * 7919u * (size_t)p->value_size) % (run->values_len - p->value_size);
@@ -305,6 +500,7 @@ static void *worker(void *arg) {
         case KV_W_READSEQ: loop_readseq(&c, p->reads); break;
         case KV_W_SEEKRANDOM: loop_seek(&c, p->reads); break;
         case KV_W_COMPACT: if (a->index == 0) loop_compact(&c); break;
+        case KV_W_MIX: loop_mix(&c); break;
         }
     }
     c.res->t_end_ns = kv_now_ns();

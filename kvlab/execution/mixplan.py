@@ -1,0 +1,48 @@
+"""A Mix (kvlab.model.workloads.mix) compiled into the flat tables the native generic loop runs
+(kv_mix in cython_ext/include/kv_driver.h): templates with cumulative weights, their ops in
+order, the distinct key distributions."""
+from __future__ import annotations
+
+from .. import errors
+from ..model.workloads.mix import Mix
+from . import native
+
+# the model's op kinds -> the driver's op types (their histograms are named by these)
+OPTYPE_OF_KIND = {"get": "read", "put": "write", "delete": "delete", "insert": "insert", "rmw": "rmw",
+                  "range": "range", "scan": "scan", "clear_range": "clear_range"}
+LENGTH_CODES = {"constant": 0, "uniform": 1, "zipfian": 2}
+
+
+def compile_mix(mix: Mix, value_size: int) -> dict:
+    """The plan `_native.Run(engine, "mix", params, mix=plan)` takes; `value_size` is used when
+    the mix gives none."""
+    lib = native.load()
+    optypes = {name: i for i, name in enumerate(lib.OP_TYPES)}
+    dists, dist_index = [], {}
+
+    def dist_id(d) -> int:
+        key = (d.name, tuple(sorted(d.params.items())))
+        if key not in dist_index:
+            a = d.native_args()
+            dist_index[key] = len(dists)
+            dists.append((lib.DISTRIBUTION_CODES[d.name], a["theta"], a["hot_fraction"], a["hot_ops"],
+                          a["exp_percentile"], a["exp_frac"], a["expected_inserts"]))
+        return dist_index[key]
+
+    default = dist_id(mix.distribution)
+    txns, ops, cum = [], [], 0.0
+    for weight, t in zip(mix.weights, mix.templates):
+        first = len(ops)
+        for op in t.ops:
+            if op.length is not None and op.length < 0:
+                raise errors.SpecError(f"template {t.name!r}: a backwards range ({op.describe()}) is not supported by "
+                                       "the native loop yet; use a positive length")
+            ops.append((optypes[OPTYPE_OF_KIND[op.kind]], op.count,
+                        default if op.distribution is None else dist_id(op.distribution),
+                        op.length or 0, op.min_length if op.length else 0, LENGTH_CODES[op.length_distribution]))
+        cum += weight
+        txns.append((first, len(t.ops), int(t.writes), cum))
+    txns[-1] = txns[-1][:3] + (1.0,)   # the last template takes whatever rounding left
+    vmin, vmax = mix.value_size or (value_size, value_size)
+    return {"txns": txns, "ops": ops, "dists": dists, "value_min": vmin, "value_max": vmax,
+            "max_retries": mix.max_retries, "template_names": [t.name for t in mix.templates]}
