@@ -96,3 +96,68 @@ def test_mix_weights_hold_over_a_long_run():
 def test_plans_the_loop_cannot_run_are_refused():
     with pytest.raises(errors.SpecError, match="backwards range"):
         compile_mix(from_mako("gr1:-10"), 100)
+
+
+# --- wired through the runner, results, store and CLI ----------------------------------------------
+
+def test_kvlab_run_a_preset_mix_records_transactions(tmp_path):
+    require("lmdb")
+    import kvlab
+    from kvlab.results.store import Store
+    r = kvlab.run("lmdb", "ycsb-a,txn:g9o1", num=5000, reads=2000, threads=2, seed=3)
+    load, a, g = r
+    assert load.phase == "load" and a.mix["transactions"] == 4000 and g.mix["transactions"] == 4000
+    assert set(a.mix["templates"]) == {"read", "update"} and a.latency_unit == "txn"
+    assert a.mix["templates"]["read"]["share"] == pytest.approx(0.5, abs=0.05)
+    assert g.ops == 40_000 and g.mix["reads_per_sec"] == pytest.approx(9 * g.mix["writes_per_sec"])
+    assert a.mix["definition"]["templates"][0]["ops"] == [{"kind": "get", "count": 1}]
+    assert a.params["value_size"] == 1000                       # YCSB's record: 10 fields of 100 bytes
+    path = tmp_path / "r.json"
+    r.write_json(path)
+    back = kvlab.load_json(path)
+    assert back[1].mix["transactions"] == 4000
+    store = Store(tmp_path / "s.duckdb")
+    store.append(r)
+    assert store.load()[1].mix["templates"]["update"]["count"] == a.mix["templates"]["update"]["count"]
+
+
+def test_old_records_upgrade_with_no_mix():
+    from kvlab.results.result import upgrade
+    assert upgrade({"schema": "kvlab.result/2", "engine": "lmdb"})["mix"] is None
+    assert upgrade({"schema": "kvlab.result/1", "engine": "lmdb"})["schema"] == "kvlab.result/3"
+
+
+def test_distribution_override_and_refusals():
+    require("lmdb")
+    import kvlab
+    r = kvlab.run("lmdb", "ycsb-c", num=2000, reads=2000, distribution="sequential", seed=1)
+    assert r[1].mix["definition"]["distribution"]["name"] == "zipfian"          # the mix as defined ...
+    assert r[1].provenance["spec"]["distribution"] == "sequential"              # ... run with the override
+    assert r[1].found == 2000
+    with pytest.raises(errors.SpecError, match="applies to mixes only"):
+        kvlab.run("lmdb", "readrandom", num=100, distribution="zipfian")
+    with pytest.raises(errors.SpecError, match="open-loop pacing is not built yet"):
+        kvlab.run("lmdb", "ycsb-a", num=100, target_rate=1000)
+    with pytest.raises(errors.SpecError, match="reads ranges, which rocksdb-tuned cannot do"):
+        kvlab.run("rocksdb-tuned", "ycsb-e", num=100)
+    with pytest.raises(errors.SpecError, match="clients or threads, not both"):
+        kvlab.run("lmdb", "ycsb-a", num=100, clients=2, threads=2)
+
+
+def test_cli_txn_clients_and_ycsb_file(tmp_path, capsys):
+    require("lmdb")
+    from kvlab import cli
+    assert cli.main(["run", "--engine", "lmdb", "--txn", "g9u1", "--clients", "4", "--num", "5000",
+                     "--reads", "500", "--no-store", "--progress", "off"]) == 0
+    out = capsys.readouterr().out
+    assert "2,000 transactions" in out and "g9u1" in out
+    f = tmp_path / "workloadb"
+    f.write_text("recordcount=3000\noperationcount=4000\nreadproportion=0.95\nupdateproportion=0.05\n"
+                 "requestdistribution=zipfian\n")
+    js = tmp_path / "y.json"
+    assert cli.main(["ycsb", "-P", str(f), "-p", "recordcount=5000", "-threads", "2", "--engine", "lmdb",
+                     "--no-store", "--progress", "off", "--json", str(js)]) == 0
+    out = capsys.readouterr().out
+    assert "recordcount=5000, operationcount=4000, clients=2" in out and "4,000 transactions" in out
+    assert cli.main(["run", "--engine", "lmdb", "--txn", "g1", "--workload", "ycsb-a", "--no-store"]) == 2
+    assert "not both" in capsys.readouterr().err

@@ -84,7 +84,7 @@ def format_line(b) -> str:
     """db_bench's result line: `name : X micros/op Y ops/sec; Z MB/s (F of N found)`."""
     line = (f"{b.workload:<12} : {b.micros_per_op:11.3f} micros/op {b.ops_per_sec:.0f} ops/sec;"
             f" {b.mb_per_sec:6.1f} MB/s")
-    if b.found is not None and b.workload != "deleterandom":
+    if b.found is not None and b.workload != "deleterandom" and not getattr(b, "mix", None):
         line += f" ({b.found} of {b.ops} found)"
     if b.phase == "load":
         line += " [load phase]"

@@ -37,6 +37,15 @@ def cmd_engines(args) -> int:
 
 def _print_result(b):
     print(dbbench.format_line(b), flush=True)
+    if b.mix:
+        m = b.mix
+        print(f"  {m['transactions']:,} transactions, {m['txn_per_sec']:,.0f} txn/s; reads {m['reads_per_sec']:,.0f}/s, "
+              f"writes {m['writes_per_sec']:,.0f}/s, keys read {m['keys_per_sec']:,.0f}/s; retries {m['retries']}, "
+              f"aborts {m['aborts']}", flush=True)
+        for name, t in m["templates"].items():
+            lat = t["latency_us"]
+            print(f"    {name:<16} {t['share']:6.1%}  p50 {lat['p50'] or 0:9.2f} us  p99 {lat['p99'] or 0:9.2f} us  "
+                  f"max {lat['max'] or 0:10.2f} us", flush=True)
     if b.partial:
         print(f"  PARTIAL: stopped after {b.ops} ops in {b.seconds:.2f} s; the figures above cover only that",
               flush=True)
@@ -59,8 +68,15 @@ def _engine_settings(args) -> dict:
 
 def spec_from_args(args) -> RunSpec:
     """The RunSpec a `kvlab run` command line describes."""
+    if args.txn is not None and args.workload is not None:
+        raise errors.SpecError("give --workload or --txn, not both (--txn SPEC is the workload txn:SPEC)")
+    workload = f"txn:{args.txn}" if args.txn is not None else (args.workload or "fillseq,readrandom")
+    if args.clients is not None and args.threads is not None:
+        raise errors.SpecError("give --clients or --threads, not both (a client is a thread on an embedded engine)")
+    threads = args.clients if args.clients is not None else (args.threads or 1)
     return make_spec(
-        args.engine, args.workload, num=args.num, reads=args.reads, threads=args.threads,
+        args.engine, workload, num=args.num, reads=args.reads, threads=threads,
+        distribution=args.distribution, target_rate=args.target_rate,
         duration=args.duration, value_size=args.value_size, key_size=args.key_size, batch=args.batch,
         seed=args.seed, db=args.db, use_existing_db=args.use_existing_db, keep_db=args.db is not None,
         writes_per_second=args.writes_per_second, seek_nexts=args.seek_nexts, interval=args.interval,
@@ -114,6 +130,28 @@ def _store(result, args):
     print(f"stored as run {run_id} in {store.path}")
 
 
+def cmd_ycsb(args) -> int:
+    """`kvlab ycsb -P workloada [-p name=value ...]`: a YCSB workload file run as is, on a kvlab engine."""
+    from ..model.workloads.ycsb import from_ycsb
+    mix = from_ycsb(args.P or (), args.p or ())
+    for note in mix.notes:
+        print(f"note: {note}", file=sys.stderr)
+    clients = args.threads or 1
+    ops = mix.operation_count or mix.record_count
+    spec = make_spec(args.engine, mix.name, num=mix.record_count, reads=-(-ops // clients), threads=clients,
+                     duration=args.duration, seed=args.seed, db=args.db, keep_db=args.db is not None,
+                     target_rate=args.target, mixes={mix.name: mix})
+    print(f"kvlab ycsb: {spec.engine}, {mix.describe()}; recordcount={mix.record_count}, "
+          f"operationcount={ops}, clients={clients}, seed={spec.seed}", flush=True)
+    result = run_spec(spec, on_result=_print_result, control=_progress_control(args.progress))
+    _print_accounting(result)
+    if args.json:
+        result.write_json(args.json)
+        print(f"results written to {args.json}")
+    _store(result, args)
+    return 130 if any(b.partial for b in result) else 0
+
+
 def cmd_workloads(args) -> int:
     rows = workloads.catalog()
     if args.json:
@@ -122,7 +160,6 @@ def cmd_workloads(args) -> int:
     width = max(len(r["name"]) for r in rows)
     for r in rows:
         print(f"{r['name']:<{width}}  {r['kind']:<8}  {r['description']}")
-    print("(mix: defined and validated; running a mix needs the generic native loop, not landed yet)")
     return 0
 
 
@@ -223,11 +260,20 @@ def build_parser() -> argparse.ArgumentParser:
 
     r = sub.add_parser("run", help="run workloads on one engine")
     r.add_argument("--engine", default="lmdb", help=f"one of: {', '.join(engines.REGISTRY)}")
-    r.add_argument("--workload", default="fillseq,readrandom",
-                   help=f"name or comma list, run in order: {', '.join(workloads.REGISTRY)}")
+    r.add_argument("--workload", default=None,
+                   help="name or comma list, run in order (default fillseq,readrandom); `kvlab workloads` lists "
+                        "them: db_bench's, ycsb-a..f, seed 003's fdb-*, txn:<mako spec>")
+    r.add_argument("--txn", default=None, metavar="SPEC", help="a mako transaction spec as the workload, e.g. g9u1")
     r.add_argument("--num", type=int, default=1_000_000)
-    r.add_argument("--reads", type=int, default=None, help="reads per thread (default: num)")
-    r.add_argument("--threads", type=int, default=1)
+    r.add_argument("--reads", type=int, default=None,
+                   help="reads per thread (default: num); for a mix, transactions per client")
+    r.add_argument("--threads", type=int, default=None, help="worker threads (default 1)")
+    r.add_argument("--clients", type=int, default=None, help="a mix's clients (threads on an embedded engine)")
+    r.add_argument("--distribution", default=None,
+                   help="a mix's key distribution instead of its own: uniform, zipfian, zipfian-plain, latest, "
+                        "hotspot, sequential, exponential")
+    r.add_argument("--target-rate", type=float, default=0.0, metavar="OPS_PER_SEC",
+                   help="open loop at this many transactions/s (not built yet: 0 = closed loop)")
     r.add_argument("--duration", type=float, default=0.0, help="seconds; > 0 runs by time")
     r.add_argument("--value-size", type=int, default=100)
     r.add_argument("--key-size", type=int, default=16)
@@ -253,6 +299,22 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--json", default=None, metavar="FILE")
     r.add_argument("--store", default=None, metavar="PATH", help="results store (default results/kvlab.duckdb)")
     r.add_argument("--no-store", action="store_true", help="do not append to the results store")
+
+    y = sub.add_parser("ycsb", help="run a YCSB workload file as is: kvlab ycsb -P workloada -p recordcount=100000")
+    y.add_argument("-P", action="append", metavar="FILE", help="a YCSB workload (properties) file; repeatable")
+    y.add_argument("-p", action="append", metavar="NAME=VALUE", help="a property, over the files; repeatable")
+    y.add_argument("--engine", default="lmdb", help=f"one of: {', '.join(engines.REGISTRY)}")
+    y.add_argument("-threads", "--threads", "--clients", dest="threads", type=int, default=1,
+                   help="client threads (YCSB's -threads)")
+    y.add_argument("-target", "--target", dest="target", type=float, default=0.0,
+                   help="transactions/s, open loop (YCSB's -target; not built yet: 0 = closed loop)")
+    y.add_argument("--duration", type=float, default=0.0, help="seconds; > 0 runs by time, not operationcount")
+    y.add_argument("--seed", type=int, default=None)
+    y.add_argument("--db", default=None, help="database directory (kept); default: a temporary one")
+    y.add_argument("--progress", choices=("auto", "on", "off"), default="auto")
+    y.add_argument("--json", default=None, metavar="FILE")
+    y.add_argument("--store", default=None, metavar="PATH")
+    y.add_argument("--no-store", action="store_true")
 
     s = sub.add_parser("results", help="list or export stored results")
     s.add_argument("action", choices=("list", "export"))
@@ -299,7 +361,8 @@ def main(argv=None) -> int:
             return cmd_dbbench(args, rest)
         args = parser.parse_args(argv)
         return {"engines": cmd_engines, "run": cmd_run, "compare": cmd_compare,
-                "results": cmd_results, "notebooks": cmd_notebooks, "workloads": cmd_workloads}[args.command](args)
+                "results": cmd_results, "notebooks": cmd_notebooks, "workloads": cmd_workloads,
+                "ycsb": cmd_ycsb}[args.command](args)
     except errors.KvlabError as exc:
         print(f"kvlab: error: {exc}", file=sys.stderr)
         return 2

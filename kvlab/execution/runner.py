@@ -14,12 +14,15 @@ import threading
 import time
 from typing import Callable
 
+import dataclasses
+
 from ..model import workloads
+from ..model.workloads.distributions import distribution as make_distribution
 from ..model.spec import RunSpec, make_spec
 from ..results import stats
 from ..results.histogram import Histogram, merge_all
 from ..results.result import BenchmarkResult, RunResult
-from . import accounting, buildfacts, dbdir, native
+from . import accounting, buildfacts, dbdir, mixplan, native
 from .progress import ProgressTracker, RunControl
 
 LOAD_BATCH = 1000
@@ -56,9 +59,10 @@ def _run_trial(spec, trial, on_result, control=None):
     session = _Session(spec, cfg, lib, where, warnings, trial, control)
     try:
         for name in spec.workloads:
-            wl = workloads.get(name)
+            wl = workloads.get(name, spec.mixes)
             if wl.needs_data and not session.loaded and spec.auto_load:
-                session.add(session.run_one(workloads.get("fillseq"), phase="load"), on_result)
+                session.add(session.run_one(workloads.get("fillseq"), phase="load",
+                                            value_size=_mix_value_size(wl, spec)), on_result)
                 if session.results[-1].partial:
                     break
             session.add(session.run_one(wl, phase="run"), on_result)
@@ -109,7 +113,7 @@ class _Session:
         if on_result:
             on_result(result)
 
-    def run_one(self, wl: workloads.Workload, phase: str) -> BenchmarkResult:
+    def run_one(self, wl: workloads.Workload, phase: str, value_size: int | None = None) -> BenchmarkResult:
         spec = self.spec
         implies = dict(wl.implies)
         settings = dict(spec.engine_settings)
@@ -121,13 +125,20 @@ class _Session:
             "num": spec.num if load else num,
             "reads": spec.reads_per_thread, "threads": 1 if load else spec.threads,
             "duration": 0.0 if load else float(spec.duration),
-            "key_size": spec.key_size, "value_size": spec.value_size,
+            "key_size": spec.key_size, "value_size": value_size or _mix_value_size(wl, spec),
             "batch": LOAD_BATCH if load else implies.pop("batch", spec.batch),
             "seed": spec.seed, "compression_ratio": float(spec.compression_ratio),
             "seek_nexts": spec.seek_nexts, "writes_per_second": float(spec.writes_per_second),
         }
         engine = self.open(settings)
-        run = self.native.Run(engine, wl.native, params)
+        plan = None
+        if wl.mix is not None:
+            mix = wl.mix if spec.distribution is None else \
+                dataclasses.replace(wl.mix, distribution=make_distribution(spec.distribution))
+            plan = mixplan.compile_mix(mix, spec.value_size)
+            params["value_size"] = plan["value_max"]
+            params["batch"] = 1
+        run = self.native.Run(engine, wl.native, params, mix=plan)
         started = time.strftime("%Y-%m-%dT%H:%M:%S%z")
         peak_scope = "phase" if accounting.reset_peak_rss() else "process"
         before = accounting.snapshot(self.device)
@@ -147,7 +158,7 @@ class _Session:
             if got is not None:
                 engine_stats = {"numbers": got[0], "text": got[1]}
         return _build(self, wl, phase, params, threads, partial, started, ended, before, after, sampler,
-                      peak_scope, engine_stats)
+                      peak_scope, engine_stats, plan)
 
 
 class _Sampler:
@@ -280,21 +291,58 @@ def _intervals(samples, t_origin) -> list:
     return out
 
 
+def _mix_value_size(wl, spec) -> int:
+    """A mix that says its value size (YCSB's records, seed 003's 8-100 bytes) writes and loads
+    values of its largest size; the rest use the spec's."""
+    return wl.mix.value_size[1] if wl.mix is not None and wl.mix.value_size else spec.value_size
+
+
+# what a mix's op types count as in reads/s and writes/s
+_READ_OPS, _WRITE_OPS = ("read", "rmw", "range", "scan"), ("write", "insert", "delete", "rmw", "clear_range")
+ISOLATION = ("writes of a transaction are one batch, applied atomically at commit (LevelDB WriteBatch, LMDB write "
+             "txn, RocksDB WriteBatch, WiredTiger/BDB transaction); its reads are not yet isolated: each sees the "
+             "latest commit")
+
+
+def _mix_record(threads, plan, seconds, found) -> dict:
+    """Transactions, rates and per-template latency of a mix run."""
+    workers = [t for t in threads if t["role"] == "worker"]
+    ops = {}
+    for t in workers:
+        for op, n in t["ops"].items():
+            ops[op] = ops.get(op, 0) + n
+    txns = ops.get("txn", 0)
+    templates = {}
+    for name in plan["template_names"]:
+        count = sum(t["templates"][name]["count"] for t in workers)
+        hist = merge_all(Histogram.from_native(t["templates"][name]["hist"]) for t in workers)
+        templates[name] = {"count": count, "share": count / txns if txns else 0.0, "latency_us": hist.summary_us()}
+    rate = (lambda n: n / seconds) if seconds > 0 else (lambda n: 0.0)
+    return {
+        "transactions": txns, "txn_per_sec": rate(txns),
+        "reads_per_sec": rate(sum(ops.get(k, 0) for k in _READ_OPS)),
+        "writes_per_sec": rate(sum(ops.get(k, 0) for k in _WRITE_OPS)),
+        "keys_per_sec": rate(found or 0), "ops_by_type": {k: v for k, v in ops.items() if k != "txn"},
+        "templates": templates, "retries": sum(t["retries"] for t in workers),
+        "aborts": sum(t["aborts"] for t in workers), "isolation": ISOLATION, "pacing": "closed loop",
+    }
+
+
 def _build(session, wl, phase, params, threads, partial, started, ended, before, after, sampler,
-           peak_scope, engine_stats) -> BenchmarkResult:
+           peak_scope, engine_stats, plan=None) -> BenchmarkResult:
     spec = session.spec
     workers = [t for t in threads if t["role"] == "worker"]
     writer = next((t for t in threads if t["role"] == "writer"), None)
     if wl.native == "compact":
         workers = workers[:1]
-    ops = sum(sum(t["ops"].values()) for t in workers)
+    ops = sum(n for t in workers for op, n in t["ops"].items() if op != "txn")   # a mix's ops, not its txns
     t0 = min(t["t_start_ns"] for t in workers)
     t1 = max(t["t_end_ns"] for t in workers)
     by_op = {}
     for t in workers:
         for op, h in t["hist"].items():
             by_op[op] = by_op.get(op, Histogram()).merge(Histogram.from_native(h))
-    reads = not wl.writes or wl.native in ("readwhilewriting", "deleterandom")
+    reads = not wl.writes or wl.native in ("readwhilewriting", "deleterandom", "mix")
     found = sum(t["found"] for t in workers) if reads else None
     not_found = sum(t["not_found"] for t in workers) if reads else None
     warmup = None
@@ -343,9 +391,9 @@ def _build(session, wl, phase, params, threads, partial, started, ended, before,
         seconds=(t1 - t0) / 1e9,
         thread_seconds=sum(t["t_end_ns"] - max(t["t_start_ns"], t0) for t in workers) / 1e9,
         found=found, not_found=not_found, bytes=sum(t["bytes"] for t in workers),
-        latency_us=merge_all(by_op.values()).summary_us(),
+        latency_us=(by_op["txn"].summary_us() if plan and "txn" in by_op else merge_all(by_op.values()).summary_us()),
         latency_by_op={op: h.summary_us() for op, h in by_op.items()},
-        latency_unit="batch" if params["batch"] > 1 and wl.writes else "op",
+        latency_unit="txn" if plan else "batch" if params["batch"] > 1 and wl.writes else "op",
         seed=spec.seed, params={**params, "workload": wl.name, "native_loop": wl.native,
                                 "engine_config": session.effective_config},
         versions={"engine_library": adapter_version, "adapter": session.cfg.adapter,
@@ -356,4 +404,6 @@ def _build(session, wl, phase, params, threads, partial, started, ended, before,
         per_thread_ops=[sum(t["ops"].values()) for t in workers],
         accounting=acct, intervals=_intervals(sampler.samples, sampler.samples[0][0] if sampler.samples else t0),
         warmup=warmup, engine_stats=engine_stats, provenance=provenance, trial=session.trial,
+        mix=({**_mix_record(threads, plan, (t1 - t0) / 1e9, found), "definition": wl.mix.to_dict()}
+             if plan else None),
     )

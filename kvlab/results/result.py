@@ -15,12 +15,15 @@ from pathlib import Path
 
 from .. import errors
 
-SCHEMA = "kvlab.result/2"
-# Older schemas this version reads, with the step that brings a record up to date.
+SCHEMA = "kvlab.result/3"
+# Older schemas this version reads, each with the step that brings a record one version on.
 UPGRADES = {
     # /1 (foundation) had no accounting, time series, warm-up, provenance or trials
-    "kvlab.result/1": lambda d: {**d, "schema": SCHEMA, "accounting": None, "intervals": [], "warmup": None,
-                                 "engine_stats": None, "provenance": None, "trial": 0, "repetitions": None},
+    "kvlab.result/1": lambda d: {**d, "schema": "kvlab.result/2", "accounting": None, "intervals": [],
+                                 "warmup": None, "engine_stats": None, "provenance": None, "trial": 0,
+                                 "repetitions": None},
+    # /2 had no workload mixes
+    "kvlab.result/2": lambda d: {**d, "schema": "kvlab.result/3", "mix": None},
 }
 
 
@@ -69,6 +72,7 @@ class BenchmarkResult:
     provenance: dict | None = None      # spec, configs, versions, machine, storage, times
     trial: int = 0
     repetitions: dict | None = None     # across trials: median and 95% CI (kvlab/stats.py)
+    mix: dict | None = None             # a workload mix: transactions, rates, per-template latency, retries
 
     @property
     def ops_per_sec(self) -> float:
@@ -96,7 +100,7 @@ class BenchmarkResult:
             "started_at": self.started_at, "ended_at": self.ended_at, "per_thread_ops": self.per_thread_ops,
             "accounting": self.accounting, "intervals": self.intervals, "warmup": self.warmup,
             "engine_stats": self.engine_stats, "provenance": self.provenance, "trial": self.trial,
-            "repetitions": self.repetitions,
+            "repetitions": self.repetitions, "mix": self.mix,
         }
 
     @classmethod
@@ -163,6 +167,9 @@ def frame_rows(benchmarks, kind="summary") -> list:
             row = {**ident, "ops": b.ops, "seconds": b.seconds, "ops_per_sec": b.ops_per_sec,
                    "micros_per_op": b.micros_per_op, "mb_per_sec": b.mb_per_sec, "found": b.found,
                    "seed": b.seed, "partial": b.partial}
+            if b.mix:
+                row.update({f"mix.{k}": b.mix[k] for k in ("transactions", "txn_per_sec", "reads_per_sec",
+                                                            "writes_per_sec", "keys_per_sec", "retries", "aborts")})
             for k, v in b.latency_us.items():
                 row[f"latency_us.{k}"] = v
             if b.writer:
@@ -176,6 +183,10 @@ def frame_rows(benchmarks, kind="summary") -> list:
                 for pct, v in lat.items():
                     if pct not in ("count", "mean", "stddev", "min"):
                         rows.append({**ident, "op": op, "percentile": pct, "latency_us": v})
+            for name, t in ((b.mix or {}).get("templates") or {}).items():
+                for pct, v in t["latency_us"].items():
+                    if pct not in ("count", "mean", "stddev", "min"):
+                        rows.append({**ident, "op": f"template:{name}", "percentile": pct, "latency_us": v})
             if b.writer:
                 for pct, v in b.writer["latency_us"].items():
                     if pct not in ("count", "mean", "stddev", "min"):

@@ -19,7 +19,7 @@ from pathlib import Path
 from .. import errors
 from .result import BenchmarkResult, RunResult, _jsonable
 
-STORE_VERSION = 2
+STORE_VERSION = 3
 
 _V1 = """
 CREATE TABLE benchmarks (
@@ -31,6 +31,10 @@ CREATE SEQUENCE benchmark_ids START 1;
 
 # step n upgrades a store at version n to n+1
 _MIGRATIONS = {
+    2: """
+ALTER TABLE benchmarks ADD COLUMN transactions BIGINT;
+ALTER TABLE benchmarks ADD COLUMN txn_per_sec DOUBLE;
+""",
     1: """
 ALTER TABLE benchmarks ADD COLUMN trial INTEGER DEFAULT 0;
 ALTER TABLE benchmarks ADD COLUMN partial BOOLEAN DEFAULT false;
@@ -128,13 +132,13 @@ class Store:
                 con.execute(
                     "INSERT INTO benchmarks (id, run_id, engine, workload, phase, threads, ops, seconds, ops_per_sec, "
                     "micros_per_op, found, seed, record, trial, partial, p50_us, p99_us, p999_us, p9999_us, max_us, "
-                    "cpu_pct, db_size_bytes, engine_library, git_commit) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "cpu_pct, db_size_bytes, engine_library, git_commit, transactions, txn_per_sec) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     [bid, run_id, b.engine, b.workload, b.phase, b.threads, b.ops, b.seconds, b.ops_per_sec,
                      b.micros_per_op, b.found, b.seed, json.dumps(d, default=_jsonable), b.trial, b.partial,
                      lat.get("p50"), lat.get("p99"), lat.get("p999"), lat.get("p9999"), lat.get("max"),
                      acct.get("cpu_pct"), acct.get("db_size_bytes"), b.versions.get("engine_library"),
-                     b.versions.get("git_commit")])
+                     b.versions.get("git_commit"), (b.mix or {}).get("transactions"), (b.mix or {}).get("txn_per_sec")])
                 for i, iv in enumerate(b.intervals):
                     for side in ("workers", "writer"):
                         for op, n in iv.get(side, {}).get("ops", {}).items():

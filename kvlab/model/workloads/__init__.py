@@ -1,9 +1,11 @@
 """The workload registry: what each benchmark name means, as data.
 
-The loops themselves live in cython_ext/src/driver.c; this table says which
-native loop a name runs, whether it needs a loaded database, and the settings a
-db_bench alias implies (fillbatch = fillseq in batches of 1000, fillsync = fillrandom
-with sync on and num/1000 writes)."""
+Two kinds of name.  db_bench's workloads run specialised loops in cython_ext/src/driver.c;
+this table says which loop a name runs, whether it needs a loaded database, and the settings a
+db_bench alias implies (fillbatch = fillseq in batches of 1000, fillsync = fillrandom with sync
+on and num/1000 writes).  Everything else is a mix (mix.py): the presets (YCSB A-F, seed 003's
+tests), `txn:<mako spec>`, and mixes a spec carries by name (a TOML file, YCSB properties, the
+Python API); all of them run the one generic loop."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -20,6 +22,7 @@ class Workload:
     needs_data: bool = False    # reads a loaded key space; a fresh db gets a fillseq load phase
     writes: bool = False
     implies: Mapping[str, object] = field(default_factory=dict)
+    mix: object = None          # native "mix": the Mix it runs
 
 
 REGISTRY: dict[str, Workload] = {}
@@ -49,17 +52,19 @@ _add("readwhilewriting", "readwhilewriting",
 _add("compact", "compact", "compact the whole key range once", needs_data=False)
 
 
-def get(name: str) -> Workload:
-    try:
+def get(name: str, mixes: Mapping[str, object] | None = None) -> Workload:
+    """The workload `name`: a db_bench loop, a preset mix, `txn:<mako spec>`, or one of `mixes`."""
+    from .mako import from_mako
+    from .presets import PRESETS
+    if name in REGISTRY:
         return REGISTRY[name]
-    except KeyError:
-        from .presets import PRESETS
-        if name in PRESETS:
-            raise errors.SpecError(
-                f"workload {name!r} is a mix ({PRESETS[name].describe()}): it is defined and validated, but the "
-                "generic native loop that runs mixes has not landed yet; runnable now: "
-                f"{', '.join(REGISTRY)}") from None
-        raise errors.SpecError(f"workload {name!r} is unknown; allowed: {', '.join(REGISTRY)}") from None
+    mix = (mixes or {}).get(name) or PRESETS.get(name)
+    if mix is None and name.startswith("txn:"):
+        mix = from_mako(name[4:])
+    if mix is None:
+        raise errors.SpecError(f"workload {name!r} is unknown; allowed: {', '.join(REGISTRY)}, "
+                               f"{', '.join(PRESETS)}, txn:<mako spec> (e.g. txn:g9u1)")
+    return Workload(name, "mix", mix.description or mix.describe(), needs_data=True, writes=mix.writes, mix=mix)
 
 
 def catalog() -> list:
