@@ -87,6 +87,11 @@ def cmd_run(args) -> int:
     spec = spec_from_args(args)
     print(f"kvlab run: {spec.engine}, {','.join(spec.workloads)}, num={spec.num}, threads={spec.threads}, "
           f"seed={spec.seed}", flush=True)
+    return _execute(spec, args)
+
+
+def _execute(spec, args) -> int:
+    """Run a spec from the command line: lines as results come, warnings, accounting, --json, the store."""
     result = run_spec(spec, on_result=_print_result, control=_progress_control(args.progress))
     for w in sorted({w for b in result for w in b.warnings}):
         print(f"warning: {w}", file=sys.stderr)
@@ -143,13 +148,7 @@ def cmd_ycsb(args) -> int:
                      target_rate=args.target, mixes={mix.name: mix})
     print(f"kvlab ycsb: {spec.engine}, {mix.describe()}; recordcount={mix.record_count}, "
           f"operationcount={ops}, clients={clients}, seed={spec.seed}", flush=True)
-    result = run_spec(spec, on_result=_print_result, control=_progress_control(args.progress))
-    _print_accounting(result)
-    if args.json:
-        result.write_json(args.json)
-        print(f"results written to {args.json}")
-    _store(result, args)
-    return 130 if any(b.partial for b in result) else 0
+    return _execute(spec, args)
 
 
 def cmd_workloads(args) -> int:
