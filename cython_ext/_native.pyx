@@ -118,10 +118,12 @@ cdef extern from "kv_driver.h":
         kv_mix_op ops[128]
         kv_mix_dist dists[16]
         int value_min, value_max, max_retries
+        double interval_ns
+        int poisson
     ctypedef struct kv_thread_result:
         uint64_t progress
         int optype, role, rc
-        uint64_t ops[11]
+        uint64_t ops[13]
         uint64_t found, not_found, bytes
         int64_t t_start_ns, t_end_ns
         int64_t cpu_user_ns, cpu_sys_ns, nvcsw, nivcsw
@@ -129,7 +131,7 @@ cdef extern from "kv_driver.h":
         uint64_t retries, aborts
         uint64_t *txn_count
         kv_hist *txn_hist
-        kv_hist hist[11]
+        kv_hist hist[13]
     ctypedef struct kv_run:
         const kv_engine_ops *ops
         kv_db *db
@@ -147,7 +149,8 @@ KEY_ENCODING = KV_KEY_ENCODING.decode()
 HIST_BUCKETS = KV_HIST_BUCKETS
 HIST_SUB_BITS = KV_HIST_SUB_BITS
 # Order matches enum kv_optype in kv_driver.h.
-OP_TYPES = ("read", "write", "delete", "seek", "compact", "insert", "rmw", "range", "scan", "clear_range", "txn")
+OP_TYPES = ("read", "write", "delete", "seek", "compact", "insert", "rmw", "range", "scan", "clear_range", "txn",
+            "response", "lag")
 # Order matches enum kv_workload in kv_driver.h.
 WORKLOAD_CODES = {name: i for i, name in enumerate((
     "fillseq", "fillrandom", "overwrite", "readrandom", "readseq", "seekrandom",
@@ -518,9 +521,10 @@ cdef class Run:
             self.mix.dists[i].percentile, self.mix.dists[i].frac = percentile, frac
             self.mix.dists[i].expected_inserts = expected
         self.mix.value_min, self.mix.value_max, self.mix.max_retries = m["value_min"], m["value_max"], m["max_retries"]
+        self.mix.interval_ns, self.mix.poisson = m.get("interval_ns", 0.0), m.get("poisson", 0)
         self.run.p.mix = self.mix
         self.template_names = list(m["template_names"])
-        cdef size_t n = <size_t> self.nthreads * len(txns)
+        cdef size_t n = <size_t> self.nthreads * len(txns) * 2     # service, then response, per template
         cdef void *mem = NULL
         if posix_memalign(&mem, 64, sizeof(kv_hist) * n) != 0:
             raise MemoryError()
@@ -532,8 +536,8 @@ cdef class Run:
         for i in range(<int> n):
             kv_hist_init(&self.txn_hists[i])
         for i in range(self.nthreads):
-            self.run.results[i].txn_hist = &self.txn_hists[i * len(txns)]
-            self.run.results[i].txn_count = &self.txn_counts[i * len(txns)]
+            self.run.results[i].txn_hist = &self.txn_hists[i * len(txns) * 2]
+            self.run.results[i].txn_count = &self.txn_counts[i * len(txns) * 2]
 
     def __dealloc__(self):
         free(self.run.results)
@@ -645,13 +649,15 @@ cdef class Run:
             if self.mix != NULL:
                 templates = {}
                 for j in range(self.mix.ntxns):
-                    h = &r.txn_hist[j]
-                    counts = np.empty(KV_HIST_BUCKETS, dtype=np.uint64)
-                    view = counts
-                    memcpy(&view[0], h.buckets, KV_HIST_BUCKETS * 8)
-                    templates[self.template_names[j]] = {
-                        "count": r.txn_count[j], "hist": {"counts": counts, "count": h.count, "min": h.min,
-                                                          "max": h.max, "ns_per_tick": self.run.ns_per_tick}}
+                    rec = {"count": r.txn_count[j]}
+                    for key, k in (("hist", j), ("response_hist", self.mix.ntxns + j)):
+                        h = &r.txn_hist[k]
+                        counts = np.empty(KV_HIST_BUCKETS, dtype=np.uint64)
+                        view = counts
+                        memcpy(&view[0], h.buckets, KV_HIST_BUCKETS * 8)
+                        rec[key] = {"counts": counts, "count": h.count, "min": h.min, "max": h.max,
+                                    "ns_per_tick": self.run.ns_per_tick}
+                    templates[self.template_names[j]] = rec
                 threads[i].update(retries=r.retries, aborts=r.aborts, templates=templates)  # no wraparound here
             if r.rc and error is None:
                 error = (r.rc, r.errmsg)

@@ -136,8 +136,8 @@ def test_distribution_override_and_refusals():
     assert r[1].found == 2000
     with pytest.raises(errors.SpecError, match="applies to mixes only"):
         kvlab.run("lmdb", "readrandom", num=100, distribution="zipfian")
-    with pytest.raises(errors.SpecError, match="open-loop pacing is not built yet"):
-        kvlab.run("lmdb", "ycsb-a", num=100, target_rate=1000)
+    with pytest.raises(errors.SpecError, match="applies to mixes only"):
+        kvlab.run("lmdb", "readrandom", num=100, target_rate=1000)
     with pytest.raises(errors.SpecError, match="reads ranges, which rocksdb-tuned cannot do"):
         kvlab.run("rocksdb-tuned", "ycsb-e", num=100)
     with pytest.raises(errors.SpecError, match="clients or threads, not both"):
@@ -161,3 +161,39 @@ def test_cli_txn_clients_and_ycsb_file(tmp_path, capsys):
     assert "recordcount=5000, operationcount=4000, clients=2" in out and "4,000 transactions" in out
     assert cli.main(["run", "--engine", "lmdb", "--txn", "g1", "--workload", "ycsb-a", "--no-store"]) == 2
     assert "not both" in capsys.readouterr().err
+
+
+# --- open loop: a schedule fixed in advance, service and response time --------------------------------
+
+def test_open_loop_response_is_never_below_service_and_grows_past_saturation():
+    require("lmdb")
+    import kvlab
+    r = kvlab.run("lmdb", "ycsb-c", num=5000, reads=2000, threads=2, target_rate=10_000, seed=2)
+    b = r[1]
+    pacing, read = b.mix["pacing"], b.mix["templates"]["read"]
+    assert pacing["mode"] == "open" and pacing["target_rate"] == 10_000
+    assert pacing["achieved_ratio"] == pytest.approx(1.0, abs=0.05)      # the 1% figure: benchmarks/open_loop.py
+    svc, resp = read["latency_us"], read["response_latency_us"]
+    assert resp["count"] == svc["count"] == 4000
+    for q in ("min", "p50", "p99", "max"):
+        assert resp[q] >= svc[q] * 0.99, q                               # bucket rounding only
+    assert "response" in b.latency_by_op and "lag" in b.latency_by_op
+    # far past what the engine sustains: the schedule runs ahead, response time grows, service time does not
+    over = kvlab.run("lmdb", "ycsb-c", num=5000, reads=20_000, threads=1, target_rate=50_000_000, seed=2)[1]
+    o = over.mix["templates"]["read"]
+    assert over.mix["pacing"]["achieved_ratio"] < 0.5
+    assert o["response_latency_us"]["p50"] > 50 * o["latency_us"]["p50"]
+    assert o["latency_us"]["p50"] < 20
+
+
+def test_open_loop_is_stopped_while_it_waits():
+    require("lmdb")
+    import time
+    import kvlab
+    from kvlab.execution.progress import RunControl
+    control = RunControl()
+    h = kvlab.start("lmdb", "ycsb-c", num=1000, reads=100, threads=1, target_rate=1, control=control)
+    time.sleep(1.0)
+    t0 = time.monotonic()
+    r = h.stop(timeout=10)
+    assert time.monotonic() - t0 < 1.0 and r[-1].partial

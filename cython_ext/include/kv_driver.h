@@ -20,7 +20,10 @@ enum kv_workload {
    insert, rmw, range, scan and clear_range; `txn` is a mix's whole transaction. */
 enum kv_optype {
     KV_OP_READ = 0, KV_OP_WRITE, KV_OP_DELETE, KV_OP_SEEK, KV_OP_COMPACT,
-    KV_OP_INSERT, KV_OP_RMW, KV_OP_RANGE, KV_OP_SCAN, KV_OP_CLEAR_RANGE, KV_OP_TXN, KV_NOPTYPES
+    KV_OP_INSERT, KV_OP_RMW, KV_OP_RANGE, KV_OP_SCAN, KV_OP_CLEAR_RANGE, KV_OP_TXN,
+    KV_OP_RESPONSE,     /* open loop: a transaction's end minus its intended start */
+    KV_OP_LAG,          /* open loop: its actual start minus its intended start */
+    KV_NOPTYPES
 };
 
 /* A workload mix compiled from kvlab.model.workloads.Mix (kvlab/execution/mixplan.py): weighted
@@ -40,6 +43,8 @@ typedef struct kv_mix {
     kv_mix_dist dists[KV_MIX_MAX_DISTS];
     int value_min, value_max;       /* bytes, drawn uniformly per write */
     int max_retries;                /* a conflicted transaction is retried from its start */
+    double interval_ns;             /* open loop: each client's mean gap between intended starts; 0 = closed */
+    int poisson;                    /* open loop: exponential gaps (Poisson arrivals), else even ones */
 } kv_mix;
 
 enum kv_role { KV_ROLE_WORKER = 0, KV_ROLE_WRITER = 1 };
@@ -75,7 +80,7 @@ typedef struct kv_thread_result {
     char errmsg[KV_ERRMSG_MAX];
     uint64_t retries, aborts;       /* mix: transactions retried after a conflict / given up */
     uint64_t *txn_count;            /* mix: per template, transactions done (ntxns entries) */
-    kv_hist *txn_hist;              /* mix: per template, transaction latency (ntxns entries) */
+    kv_hist *txn_hist;              /* mix: per template, service time, then response time (2 x ntxns) */
     kv_hist hist[KV_NOPTYPES];
 } __attribute__((aligned(64))) kv_thread_result;
 

@@ -12,6 +12,7 @@
 #define _GNU_SOURCE   /* RUSAGE_THREAD */
 #include <errno.h>
 #include <stdio.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <stdlib.h>
 #include <string.h>
@@ -363,6 +364,28 @@ static int mix_op(ctx *c, mix_state *s, const kv_mix *m, const kv_mix_op *op, in
 
 static inline int retryable(int rc) { return rc == KV_E_CONFLICT || rc == KV_E_BUSY; }
 
+/* Open loop: wait for `intended` (latency-clock ticks): sleep while it is far (in slices of at most
+   100 ms, so a stop is seen), then spin the last KV_SPIN_NS: a wake-up from nanosleep comes tens to
+   hundreds of microseconds late on a VM, which would show up as start lag.  Returns nonzero if the
+   run was stopped while waiting. */
+#define KV_SPIN_NS 250000.0
+static int wait_until(ctx *c, uint64_t intended, int tsc) {
+    double ns_per_tick = c->run->ns_per_tick;
+    for (;;) {
+        uint64_t now = clock_read(tsc);
+        if (now >= intended) return 0;
+        if (now >= __atomic_load_n(&c->run->until, __ATOMIC_RELAXED)) return 1;
+        double left_ns = (double)(intended - now) * ns_per_tick;
+        if (left_ns > KV_SPIN_NS + 50000) {
+            double nap = left_ns - KV_SPIN_NS < 1e8 ? left_ns - KV_SPIN_NS : 1e8;
+            struct timespec ts = {(time_t)(nap / 1e9), (long)((int64_t)nap % 1000000000)};
+            nanosleep(&ts, NULL);
+        } else {
+            __builtin_ia32_pause();
+        }
+    }
+}
+
 /* Closed loop: each thread (client) runs transactions back to back, picking a template by weight.
    A template with writes is one batch (atomic on every engine; isolated where the adapter's batch
    is a transaction); a conflict aborts it and retries it from its start. */
@@ -385,7 +408,11 @@ static int loop_mix(ctx *c) {
         if (m->ops[i].length_dist == KV_LEN_ZIPFIAN)
             kv_dist_init(&s->len_zipf[i], KV_DIST_ZIPFIAN_PLAIN, (uint64_t)(m->ops[i].length - m->ops[i].min_length + 1),
                          0.99, 0, 0, 0, 0, 0, 0, 1);
-    int err = 0;
+    int err = 0, open = m->interval_ns > 0;
+    if (open) prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);   /* wake as asked, not up to 50 us later */
+    double gap_ticks = m->interval_ns / c->run->ns_per_tick;
+    /* clients start a random fraction of a gap apart, so they do not arrive in step */
+    uint64_t next_start = c->last + (open ? (uint64_t)(kv_unit(&c->rng) * gap_ticks) : 0);
     /* one clock read per op: the end of one op is the start of the next, and the end of one
        transaction the start of the next (closed loop); a commit adds one */
     for (uint64_t n = 0; by_time || n < p->reads; n++) {
@@ -395,7 +422,16 @@ static int loop_mix(ctx *c) {
             while (ti < m->ntxns - 1 && u >= m->txns[ti].cum) ti++;
         }
         const kv_mix_txn *tx = &m->txns[ti];
-        uint64_t t0 = c->last, before = t0;
+        uint64_t t0 = c->last, intended = 0;
+        if (open) {   /* start on the schedule fixed in advance, not when the last one ended */
+            intended = next_start;
+            double gap = m->poisson ? -log(1.0 - kv_unit(&c->rng)) * gap_ticks : gap_ticks;
+            next_start += (uint64_t)gap;
+            if (wait_until(c, intended, tsc)) break;   /* stopped while waiting */
+            t0 = clock_read(tsc);
+            kv_hist_record(&c->res->hist[KV_OP_LAG], t0 > intended ? t0 - intended : 0);
+        }
+        uint64_t before = t0;
         int attempt = 0, rc;
         uint64_t jitter = (uint64_t)(uintptr_t)s ^ n;
         for (;;) {
@@ -428,14 +464,19 @@ static int loop_mix(ctx *c) {
         uint64_t t1 = before;
         c->res->txn_count[ti]++;
         kv_hist_record(&c->res->txn_hist[ti], t1 - t0);
-        /*TXNREC*/ kv_hist_record(&c->res->hist[KV_OP_TXN], t1 - t0);
+        kv_hist_record(&c->res->hist[KV_OP_TXN], t1 - t0);
+        if (open) {
+            kv_hist_record(&c->res->txn_hist[m->ntxns + ti], t1 - intended);
+            kv_hist_record(&c->res->hist[KV_OP_RESPONSE], t1 - intended);
+        }
         c->last = t1;
         __atomic_store_n(&c->res->progress, done_ops(c) + 1, __ATOMIC_RELAXED);
         if (t1 >= __atomic_load_n(&c->run->until, __ATOMIC_RELAXED)) break;   /* deadline or stop */
     }
     for (int j = 0; j < KV_NOPTYPES; j++)
         if (j != KV_OP_TXN) c->res->ops[j] = s->op_count[j];
-    for (int ti = 0; ti < m->ntxns; ti++) kv_hist_finish(&c->res->txn_hist[ti]);
+    for (int ti = 0; ti < 2 * m->ntxns; ti++) kv_hist_finish(&c->res->txn_hist[ti]);
+    if (open) { kv_hist_finish(&c->res->hist[KV_OP_RESPONSE]); kv_hist_finish(&c->res->hist[KV_OP_LAG]); }
     c->res->found += s->found;
     c->res->not_found += s->missing;
     c->res->bytes += s->bytes;

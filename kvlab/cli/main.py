@@ -272,7 +272,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="a mix's key distribution instead of its own: uniform, zipfian, zipfian-plain, latest, "
                         "hotspot, sequential, exponential")
     r.add_argument("--target-rate", type=float, default=0.0, metavar="OPS_PER_SEC",
-                   help="open loop at this many transactions/s (not built yet: 0 = closed loop)")
+                   help="a mix in open loop at this many transactions/s in total (0: closed loop)")
     r.add_argument("--duration", type=float, default=0.0, help="seconds; > 0 runs by time")
     r.add_argument("--value-size", type=int, default=100)
     r.add_argument("--key-size", type=int, default=16)
@@ -306,7 +306,7 @@ def build_parser() -> argparse.ArgumentParser:
     y.add_argument("-threads", "--threads", "--clients", dest="threads", type=int, default=1,
                    help="client threads (YCSB's -threads)")
     y.add_argument("-target", "--target", dest="target", type=float, default=0.0,
-                   help="transactions/s, open loop (YCSB's -target; not built yet: 0 = closed loop)")
+                   help="transactions/s in total, open loop (YCSB's -target; 0: closed loop)")
     y.add_argument("--duration", type=float, default=0.0, help="seconds; > 0 runs by time, not operationcount")
     y.add_argument("--seed", type=int, default=None)
     y.add_argument("--db", default=None, help="database directory (kept); default: a temporary one")

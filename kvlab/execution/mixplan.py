@@ -13,9 +13,10 @@ OPTYPE_OF_KIND = {"get": "read", "put": "write", "delete": "delete", "insert": "
 LENGTH_CODES = {"constant": 0, "uniform": 1, "zipfian": 2}
 
 
-def compile_mix(mix: Mix, value_size: int) -> dict:
+def compile_mix(mix: Mix, value_size: int, clients: int = 1, target_rate: float = 0.0) -> dict:
     """The plan `_native.Run(engine, "mix", params, mix=plan)` takes; `value_size` is used when
-    the mix gives none."""
+    the mix gives none.  `target_rate` (transactions/s in total, split evenly over `clients`)
+    replaces the mix's own pacing; 0 keeps it."""
     lib = native.load()
     optypes = {name: i for i, name in enumerate(lib.OP_TYPES)}
     dists, dist_index = [], {}
@@ -44,5 +45,11 @@ def compile_mix(mix: Mix, value_size: int) -> dict:
         txns.append((first, len(t.ops), int(t.writes), cum))
     txns[-1] = txns[-1][:3] + (1.0,)   # the last template takes whatever rounding left
     vmin, vmax = mix.value_size or (value_size, value_size)
+    pacing = mix.pacing
+    rate, per_client = (target_rate, False) if target_rate else (pacing.target_rate, pacing.per_client)
+    per_client_rate = rate if per_client else rate / max(1, clients)
     return {"txns": txns, "ops": ops, "dists": dists, "value_min": vmin, "value_max": vmax,
-            "max_retries": mix.max_retries, "template_names": [t.name for t in mix.templates]}
+            "max_retries": mix.max_retries, "template_names": [t.name for t in mix.templates],
+            "interval_ns": 1e9 / per_client_rate if rate else 0.0, "poisson": int(pacing.arrivals == "poisson"),
+            "pacing": {"mode": "open" if rate else "closed", "target_rate": rate * (clients if per_client else 1),
+                       "per_client_rate": per_client_rate, "arrivals": pacing.arrivals if rate else None}}

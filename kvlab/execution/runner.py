@@ -135,7 +135,7 @@ class _Session:
         if wl.mix is not None:
             mix = wl.mix if spec.distribution is None else \
                 dataclasses.replace(wl.mix, distribution=make_distribution(spec.distribution))
-            plan = mixplan.compile_mix(mix, spec.value_size)
+            plan = mixplan.compile_mix(mix, spec.value_size, clients=spec.threads, target_rate=spec.target_rate)
             params["value_size"] = plan["value_max"]
             params["batch"] = 1
         run = self.native.Run(engine, wl.native, params, mix=plan)
@@ -317,14 +317,23 @@ def _mix_record(threads, plan, seconds, found) -> dict:
         count = sum(t["templates"][name]["count"] for t in workers)
         hist = merge_all(Histogram.from_native(t["templates"][name]["hist"]) for t in workers)
         templates[name] = {"count": count, "share": count / txns if txns else 0.0, "latency_us": hist.summary_us()}
+        if plan["pacing"]["mode"] == "open":   # response time: from the intended start (no coordinated omission)
+            resp = merge_all(Histogram.from_native(t["templates"][name]["response_hist"]) for t in workers)
+            templates[name]["response_latency_us"] = resp.summary_us()
     rate = (lambda n: n / seconds) if seconds > 0 else (lambda n: 0.0)
+    pacing = dict(plan["pacing"])
+    if pacing["mode"] == "open":
+        pacing["achieved_rate"] = rate(txns)
+        pacing["achieved_ratio"] = rate(txns) / pacing["target_rate"] if pacing["target_rate"] else None
+        lag = merge_all(Histogram.from_native(t["hist"]["lag"]) for t in workers if "lag" in t["hist"])
+        pacing["start_lag_us"] = lag.summary_us()
     return {
         "transactions": txns, "txn_per_sec": rate(txns),
         "reads_per_sec": rate(sum(ops.get(k, 0) for k in _READ_OPS)),
         "writes_per_sec": rate(sum(ops.get(k, 0) for k in _WRITE_OPS)),
         "keys_per_sec": rate(found or 0), "ops_by_type": {k: v for k, v in ops.items() if k != "txn"},
         "templates": templates, "retries": sum(t["retries"] for t in workers),
-        "aborts": sum(t["aborts"] for t in workers), "isolation": ISOLATION, "pacing": "closed loop",
+        "aborts": sum(t["aborts"] for t in workers), "isolation": ISOLATION, "pacing": pacing,
     }
 
 
