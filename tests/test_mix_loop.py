@@ -197,3 +197,31 @@ def test_open_loop_is_stopped_while_it_waits():
     t0 = time.monotonic()
     r = h.stop(timeout=10)
     assert time.monotonic() - t0 < 1.0 and r[-1].partial
+
+
+def test_cpus_pins_the_run_engine_threads_included():
+    """Seed 003 ran its server on one core: cpus pins workers and the engine's own threads."""
+    require("rocksdb")
+    import os
+    import time
+    from pathlib import Path
+    import kvlab
+    kvlab.run("rocksdb", "fillseq", num=1000)   # RocksDB's thread pools now exist, started unpinned
+    before = os.sched_getaffinity(0)
+    h = kvlab.start("rocksdb", "readrandom", num=50_000, threads=2, duration=3, cpus="0", seed=1)
+    time.sleep(1.5)
+    pinned = {}
+    for task in Path("/proc/self/task").iterdir():
+        try:
+            comm = (task / "comm").read_text().strip()
+            allowed = next(l for l in (task / "status").read_text().splitlines() if l.startswith("Cpus_allowed_list"))
+        except (OSError, StopIteration):
+            continue
+        if comm.startswith("rocksdb:"):
+            pinned[comm] = allowed.split()[-1]
+    r = h.stop(timeout=20)
+    assert pinned and set(pinned.values()) == {"0"}, pinned               # RocksDB's flush/compaction threads
+    assert r[-1].accounting["cpu_pct"] < 130                               # two workers, one core
+    assert os.sched_getaffinity(0) == before                               # the caller is unpinned afterwards
+    with pytest.raises(errors.SpecError, match="not available; allowed"):
+        kvlab.run("lmdb", "readrandom", num=100, cpus="4095")

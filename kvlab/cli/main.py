@@ -76,7 +76,7 @@ def spec_from_args(args) -> RunSpec:
     threads = args.clients if args.clients is not None else (args.threads or 1)
     return make_spec(
         args.engine, workload, num=args.num, reads=args.reads, threads=threads,
-        distribution=args.distribution, target_rate=args.target_rate,
+        distribution=args.distribution, target_rate=args.target_rate, cpus=args.cpus,
         duration=args.duration, value_size=args.value_size, key_size=args.key_size, batch=args.batch,
         seed=args.seed, db=args.db, use_existing_db=args.use_existing_db, keep_db=args.db is not None,
         writes_per_second=args.writes_per_second, seek_nexts=args.seek_nexts, interval=args.interval,
@@ -271,6 +271,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--distribution", default=None,
                    help="a mix's key distribution instead of its own: uniform, zipfian, zipfian-plain, latest, "
                         "hotspot, sequential, exponential")
+    r.add_argument("--cpus", default=None, help="pin the run, engine threads included, to CPUs: 0, 0-1, 0,2")
     r.add_argument("--target-rate", type=float, default=0.0, metavar="OPS_PER_SEC",
                    help="a mix in open loop at this many transactions/s in total (0: closed loop)")
     r.add_argument("--duration", type=float, default=0.0, help="seconds; > 0 runs by time")

@@ -18,7 +18,8 @@ import dataclasses
 
 from ..model import workloads
 from ..model.workloads.distributions import distribution as make_distribution
-from ..model.spec import RunSpec, make_spec
+from .. import errors
+from ..model.spec import RunSpec, cpu_set, make_spec
 from ..results import stats
 from ..results.histogram import Histogram, merge_all
 from ..results.result import BenchmarkResult, RunResult
@@ -51,7 +52,57 @@ def run_spec(spec: RunSpec, on_result: Callable[[BenchmarkResult], None] | None 
     return RunResult(results, spec)
 
 
+def _pin(cpus):
+    """Pin the whole process to `cpus` (a spec's "0-1") for a trial: every thread that exists now
+    (the engines' process-wide pools among them: RocksDB's start with the first open and live on)
+    and, by inheritance, every thread started meanwhile.  Returns {tid: mask} to restore, or None."""
+    if cpus is None:
+        return None
+    import os
+    wanted, allowed = cpu_set(cpus), os.sched_getaffinity(0)
+    if not wanted <= allowed:
+        raise errors.SpecError(f"cpus={cpus!r}: CPU(s) {', '.join(map(str, sorted(wanted - allowed)))} are not "
+                               f"available; allowed: {', '.join(map(str, sorted(allowed)))}")
+    saved = {}
+    for tid in _tasks():
+        try:
+            saved[tid] = os.sched_getaffinity(tid)
+            os.sched_setaffinity(tid, wanted)
+        except OSError:   # the thread ended meanwhile
+            pass
+    return saved
+
+
+def _tasks() -> list:
+    import os
+    return [int(t) for t in os.listdir("/proc/self/task")]
+
+
+def _unpin(saved):
+    import os
+    for tid, mask in saved.items():
+        try:
+            os.sched_setaffinity(tid, mask)
+        except OSError:
+            pass
+    # threads started during the run inherited the pinned mask: give them the caller's again
+    for tid in set(_tasks()) - set(saved):
+        try:
+            os.sched_setaffinity(tid, saved.get(threading.get_native_id(), os.sched_getaffinity(0)))
+        except OSError:
+            pass
+
+
 def _run_trial(spec, trial, on_result, control=None):
+    saved = _pin(spec.cpus)
+    try:
+        return _run_trial_pinned(spec, trial, on_result, control)
+    finally:
+        if saved is not None:
+            _unpin(saved)
+
+
+def _run_trial_pinned(spec, trial, on_result, control=None):
     cfg = native.require_built(spec.engine)
     lib = native.load()
     warnings = [f"{spec.engine} ignores {k} (it has no such setting)" for k in cfg.ignored(spec.engine_settings)]

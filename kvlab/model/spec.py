@@ -50,6 +50,7 @@ class RunSpec:
     engine_stats: bool = True         # attach the engine's internal statistics after each phase
     distribution: str | None = None   # mixes: the key distribution instead of each mix's own
     target_rate: float = 0.0          # mixes: transactions/s in total, open loop; 0 = closed loop
+    cpus: str | None = None           # pin the run, engine threads included, to these CPUs: "0", "0-1", "0,2"
     mixes: Mapping[str, object] = field(default_factory=dict)   # mixes named in `workloads` (TOML, YCSB, Python)
     engine_settings: Mapping[str, object] = field(default_factory=dict)
 
@@ -88,6 +89,8 @@ class RunSpec:
                 raise errors.SpecError(f"distribution={self.distribution!r} applies to mixes only (ycsb-a, "
                                        "txn:..., ...); db_bench's workloads draw their own keys")
             make_distribution(self.distribution)
+        if self.cpus is not None:
+            cpu_set(self.cpus)
         _number_range("target_rate", self.target_rate, 0, 1e9)
         if self.target_rate and not mix_names:
             raise errors.SpecError(f"target_rate={self.target_rate} applies to mixes only (ycsb-a, txn:..., ...); "
@@ -174,6 +177,22 @@ class RunSpec:
         d["engine_settings"] = dict(self.engine_settings)
         d["mixes"] = {name: mix.to_dict() for name, mix in self.mixes.items()}
         return d
+
+
+def cpu_set(text) -> frozenset:
+    """CPU numbers from "0", "0-3", "0,2,4-5"; a SpecError says what is wrong."""
+    out = set()
+    for part in str(text).split(","):
+        lo, sep, hi = part.strip().partition("-")
+        try:
+            a, b = int(lo), int(hi) if sep else int(lo)
+        except ValueError:
+            raise errors.SpecError(f"cpus={text!r}: {part.strip()!r} is not a CPU number or range; "
+                                   "allowed: e.g. 0, 0-1, 0,2-3") from None
+        if a < 0 or b < a or b > 4095:
+            raise errors.SpecError(f"cpus={text!r}: {part.strip()!r} is out of range; allowed: 0 <= first <= last")
+        out.update(range(a, b + 1))
+    return frozenset(out)
 
 
 def _int_range(name, value, lo, hi):
