@@ -139,4 +139,65 @@ plots.save(plots.bars(measured, x="benchmark", y="ops_per_sec", title="db_bench 
 plots.save(plots.bars(measured, x="benchmark", y="p99_us", title="db_bench suite: p99 latency (us)", log=True), out, "dbbench_p99", cap)'''),
           ("md", "Seed 002 reports the engines' ratio per benchmark; the ratio table above is the comparable "
                  "figure, since absolute numbers across machines mean little.")])
+notebook("04_transactions", "# Transactions (seed 003, FoundationDB \"Benchmarking\")\nThe page's six single-core "
+         "tests (1 write, 10 writes, 10 writes x 100 clients, 10 reads x 100 clients, 9 reads + 1 write x 100 clients, "
+         "one 1000-key range read x 100 clients) as kvlab presets, on every built embedded engine, with sync on as "
+         "FoundationDB commits. FoundationDB itself cannot run here (no reachable registry ships libfdb_c or "
+         "fdbserver), so its published numbers stand beside the embedded engines'.",
+         '''# Parameters (papermill). Full scale (the seed): num = 1_000_000, duration = 60 s, 100 clients, one core
+scale = "default"
+num = 100_000
+duration = 3.0
+max_clients = 100
+cpus = None            # "0" pins the run, engine threads included, to one core as the seed did
+engines = ["lmdb", "leveldb", "rocksdb", "wiredtiger-btree", "wiredtiger-lsm", "bdb"]
+output_dir = "results/notebooks/04_transactions"''',
+         [("code", COMMON + '''
+p = reproduce.resolve("transactions", scale, num=num, duration=duration, max_clients=max_clients)
+engines = reproduce.built(engines)'''),
+          ("code", '''measured, results = reproduce.seed003(engines, p["num"], p["duration"], p["max_clients"], cpus=cpus)
+measured.pivot(index="engine", columns="test", values="value")'''),
+          ("code", '''published = reproduce.published("seed003_fdb")
+published'''),
+          ("md", "Absolute numbers across machines and systems mean little; the page's two claims are ratios. "
+                 "**Batching**: 10 writes per commit gave FoundationDB about 9x, because every commit waits for "
+                 "an fsync; the embedded engines with sync on should show the same shape. **Concurrency**: 100 "
+                 "clients gave FoundationDB about 5x over one; an engine with group commit (the LSMs) can share one "
+                 "fsync among many writers, a single-writer B-tree cannot."),
+          ("code", '''shape = reproduce.seed003_shape(measured, published)
+shape'''),
+          ("code", '''cap = plots.caption(results, f"num={p['num']}, {p['duration']} s a test, sync on, clients up to {p['max_clients']}")
+long = shape.melt(id_vars="engine", var_name="comparison", value_name="gain")
+plots.save(plots.bars(long, x="comparison", y="gain", title="seed 003's two ratios: FoundationDB beside the embedded engines"), out, "transactions_ratios", cap)
+plots.save(plots.bars(measured, x="test", y="value", title="seed 003's tests on the embedded engines (their units)", log=True), out, "transactions_tests", cap)''')])
+
+notebook("05_ycsb", "# YCSB A-F and the latency-throughput curve\nYCSB's core workloads (the properties of its own "
+         "workload files: zipfian keys as YCSB draws them, 1 KB records) on every built engine, then an open-loop "
+         "rate ladder from light load past saturation: service time (from each transaction's actual start) and "
+         "response time (from its intended start) on the same axes.",
+         '''# Parameters (papermill). Full scale: num = operations = 10_000_000
+scale = "default"
+num = 100_000
+operations = 100_000
+clients = 2
+rates = [1_000, 10_000, 100_000, 400_000, 1_000_000, 2_000_000, 4_000_000]
+seconds = 2.0
+curve_engine = "lmdb"
+engines = ["lmdb", "leveldb", "rocksdb", "wiredtiger-btree", "wiredtiger-lsm", "bdb"]
+output_dir = "results/notebooks/05_ycsb"''',
+         [("code", COMMON + '''
+p = reproduce.resolve("ycsb", scale, num=num, operations=operations, clients=clients, rates=rates, seconds=seconds)
+engines = reproduce.built(engines)'''),
+          ("code", '''suite, results = reproduce.ycsb_suite(engines, p["num"], p["operations"], p["clients"])
+suite.pivot(index="engine", columns="workload", values="txn_per_sec")'''),
+          ("code", '''cap = plots.caption(results, f"num={p['num']}, {p['operations']} operations, {p['clients']} clients")
+plots.save(plots.bars(suite, x="workload", y="txn_per_sec", title="YCSB A-F: transactions/s", log=True), out, "ycsb_throughput", cap)'''),
+          ("code", '''curve, curve_results = reproduce.latency_throughput(curve_engine, p["rates"], p["seconds"], p["clients"], p["num"])
+curve'''),
+          ("md", "Where the achieved rate stops following the target, the engine is saturated: from there the "
+                 "response time (what a client arriving at that rate would wait) grows with the queue, while the "
+                 "service time stays flat. A closed-loop benchmark only ever shows the service time."),
+          ("code", '''plots.save(plots.latency_throughput(curve), out, "ycsb_latency_throughput",
+           plots.caption(curve_results, f"{curve_engine} YCSB-C, {p['clients']} clients, {p['seconds']} s a rate"))''')])
+
 print("notebooks written to", OUT)

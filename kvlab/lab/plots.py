@@ -38,7 +38,11 @@ def save(fig, out_dir, name: str, caption_text: str) -> list:
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     import textwrap
-    fig.text(0.01, -0.02, "\n".join(textwrap.wrap(caption_text, 130)), ha="left", va="top", fontsize=7,
+    # under everything the axes draw (slanted tick labels, axis titles), not at a fixed place
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    bottom = min([ax.get_tightbbox(renderer).y0 / fig.bbox.height for ax in fig.axes] + [0.0])
+    fig.text(0.01, bottom - 0.02, "\n".join(textwrap.wrap(caption_text, 130)), ha="left", va="top", fontsize=7,
              color="#444444")
     paths = []
     for ext in ("svg", "png", "pdf"):
@@ -108,6 +112,12 @@ def bars(frame, x, y, hue="engine", title="", log=False):
         ax.set_yscale("log")
     ax.set_title(title)
     ax.set_ylabel(y.replace("_", " "))
+    labels = [t.get_text() for t in ax.get_xticklabels()]
+    if sum(len(t) for t in labels) > 60:   # long category names would overlap: slant them
+        ax.set_xticks(ax.get_xticks())
+        ax.set_xticklabels(labels, rotation=30, ha="right")
+    if ax.get_legend() is not None:   # beside the axes, never over the bars
+        ax.legend(title=hue, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     return fig
 
 
@@ -126,4 +136,22 @@ def rww(frame):
     axes[2].plot(ideal.readers, ideal.ideal_cpu_pct, "k--", label="ideal (readers + writer)")
     axes[2].legend()
     axes[2].set_title("CPU %")
+    return fig
+
+
+def latency_throughput(frame, title="latency against throughput (open loop)"):
+    """Service and response latency (p50, p99) against the achieved rate, on the same axes: past
+    saturation the response time climbs while the service time does not."""
+    import matplotlib.pyplot as plt
+    house_style()
+    fig, ax = plt.subplots()
+    for col, style, label in (("service_p50_us", "o-", "service p50"), ("service_p99_us", "o--", "service p99"),
+                              ("response_p50_us", "s-", "response p50"), ("response_p99_us", "s--", "response p99")):
+        ax.plot(frame["achieved_rate"], frame[col], style, label=label)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("achieved transactions/s")
+    ax.set_ylabel("latency (us)")
+    ax.set_title(title)
+    ax.legend(loc="upper left", frameon=True)
     return fig

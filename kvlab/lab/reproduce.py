@@ -36,6 +36,19 @@ SCALES = {
         "default": dict(num=500_000, reads=100_000, threads=2),
         "full": dict(num=50_000_000, reads=500_000, threads=32),
     },
+    "transactions": {
+        "smoke": dict(num=5_000, duration=0.5, max_clients=10),
+        "default": dict(num=100_000, duration=3.0, max_clients=100),
+        "full": dict(num=1_000_000, duration=60.0, max_clients=100),
+    },
+    "ycsb": {
+        "smoke": dict(num=5_000, operations=4_000, clients=2, rates=[1_000, 10_000, 1_000_000_000], seconds=0.3),
+        "default": dict(num=100_000, operations=100_000, clients=2,
+                        rates=[1_000, 10_000, 100_000, 400_000, 1_000_000, 2_000_000, 4_000_000], seconds=2.0),
+        "full": dict(num=10_000_000, operations=10_000_000, clients=2,
+                     rates=[1_000, 10_000, 100_000, 200_000, 400_000, 700_000, 1_000_000, 1_500_000, 2_000_000,
+                            3_000_000, 4_000_000], seconds=10.0),
+    },
     "quickstart": {
         "smoke": dict(num=5_000),
         "default": dict(num=200_000),
@@ -296,4 +309,85 @@ def native_loop(engines, num, threads=(1, 2), seed=1):
             rows.append({"engine": name, "loop": "kvlab native", "threads": t,
                          "fillseq_ops_per_sec": r.by_workload("fillseq").ops_per_sec,
                          "readrandom_ops_per_sec": r.by_workload("readrandom").ops_per_sec})
+    return pd.DataFrame(rows), results
+
+
+# --- seed 003: FoundationDB's transaction tests, on the embedded engines ----------------------
+
+SEED003_METRIC = {"fdb-write-1": "writes_per_sec", "fdb-write-10": "writes_per_sec",
+                  "fdb-write-10-c100": "writes_per_sec", "fdb-read-10-c100": "reads_per_sec",
+                  "fdb-90-10-c100": "ops_per_sec", "fdb-range-1000-c100": "keys_per_sec"}
+
+
+def seed003(engines, num, duration, max_clients=100, sync=True, cpus=None, seed=1):
+    """Seed 003's six tests (the fdb-* presets) per engine, with sync on as the seed's FDB commits:
+    (table in the seed's units, results).  `max_clients` caps the seed's 100 clients (smoke scale)."""
+    import pandas as pd
+    from ..model.workloads.presets import PRESETS
+    rows, results = [], []
+    for name in engines:
+        scans = engine_registry.get(name).ordered_scan
+        for test, metric in SEED003_METRIC.items():
+            mix = PRESETS[test]
+            if not scans and "range" in test:
+                continue
+            clients = min(mix.run_defaults["clients"], max_clients)
+            b = run(name, test, num=num, duration=duration, clients=clients, sync=sync, cpus=cpus, seed=seed,
+                    interval=0)[-1]
+            results.append(b)
+            m = b.mix
+            value = m["reads_per_sec"] + m["writes_per_sec"] if metric == "ops_per_sec" else m[metric]
+            rows.append({"engine": name, "test": test, "clients": clients, "metric": metric, "value": value,
+                         "mean_latency_ms": b.latency_us["mean"] / 1000, "txn_per_sec": m["txn_per_sec"]})
+    return pd.DataFrame(rows), results
+
+
+def seed003_shape(measured, published_df):
+    """The seed's two comparisons, as ratios that mean something across machines: batching 10 writes
+    per commit (fdb-write-10 / fdb-write-1) and 100 clients (fdb-write-10-c100 / fdb-write-10)."""
+    import pandas as pd
+    rows = []
+    frames = [("FoundationDB (published)", published_df.assign(engine="fdb"))] if published_df is not None else []
+    frames += [(e, measured[measured.engine == e]) for e in measured.engine.unique()]
+    for label, df in frames:
+        v = df.set_index("test")["value"]
+        get = lambda t: float(v[t]) if t in v else float("nan")  # noqa: E731
+        rows.append({"engine": label, "batching 10 per commit": get("fdb-write-10") / get("fdb-write-1"),
+                     "100 clients": get("fdb-write-10-c100") / get("fdb-write-10")})
+    return pd.DataFrame(rows)
+
+
+# --- YCSB A-F and the latency-throughput curve -----------------------------------------------
+
+def ycsb_suite(engines, num, operations, clients, seed=1):
+    """YCSB's core workloads A-F per engine (closed loop): (table, results)."""
+    import pandas as pd
+    rows, results = [], []
+    for name in engines:
+        for w in "abcdef":
+            if w == "e" and not engine_registry.get(name).ordered_scan:
+                continue
+            b = run(name, f"ycsb-{w}", num=num, reads=max(1, operations // clients), clients=clients, seed=seed,
+                    interval=0)[-1]
+            results.append(b)
+            rows.append({"engine": name, "workload": f"YCSB-{w.upper()}", "txn_per_sec": b.mix["txn_per_sec"],
+                         "p50_us": b.latency_us["p50"], "p99_us": b.latency_us["p99"]})
+    return pd.DataFrame(rows), results
+
+
+def latency_throughput(engine, rates, seconds, clients, num, workload="ycsb-c", seed=1):
+    """An open-loop rate ladder: per target rate, the achieved rate, service time (from the actual
+    start) and response time (from the intended start): (table, results)."""
+    import pandas as pd
+    rows, results = [], []
+    for rate in rates:
+        reads = max(1, min(int(rate * seconds / clients), 50_000_000))
+        b = run(engine, workload, num=num, reads=reads, clients=clients, target_rate=float(rate), seed=seed,
+                interval=0)[-1]
+        results.append(b)
+        p, resp = b.mix["pacing"], b.latency_by_op["response"]
+        rows.append({"engine": engine, "target_rate": rate, "achieved_rate": p["achieved_rate"],
+                     "achieved_ratio": p["achieved_ratio"], "lag_p50_us": p["start_lag_us"]["p50"],
+                     "service_p50_us": b.latency_us["p50"], "service_p99_us": b.latency_us["p99"],
+                     "response_p50_us": resp["p50"], "response_p99_us": resp["p99"]})
     return pd.DataFrame(rows), results
