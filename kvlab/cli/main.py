@@ -19,6 +19,7 @@ from ..model.spec import RunSpec, make_spec
 from ..results.result import write_json_atomic
 from ..results.store import Store
 from . import dbbench
+from . import sweep as sweep_cli
 
 
 def cmd_engines(args) -> int:
@@ -165,6 +166,10 @@ def cmd_workloads(args) -> int:
 def cmd_results(args) -> int:
     store = Store(args.store)
     filters = {k: getattr(args, k) for k in ("engine", "workload", "run_id") if getattr(args, k)}
+    if args.action == "sweeps":
+        return sweep_cli.cmd_sweep(argparse.Namespace(action="list", store=args.store))
+    if args.sweep:
+        return _sweep_results(store, args)
     if args.action == "list":
         import pandas as pd
         df = store.frame(**filters)
@@ -176,6 +181,24 @@ def cmd_results(args) -> int:
             raise errors.SpecError("export needs --out FILE")
         path = store.export(args.out, args.format, args.table, **filters)
         print(f"exported to {path}")
+    return 0
+
+
+def _sweep_results(store, args) -> int:
+    """`kvlab results list|export --sweep NAME`: the sweep's tidy frame, printed or written."""
+    import pandas as pd
+    from ..results.sweeps import tidy
+    df = tidy(store, args.sweep)
+    if args.action == "export":
+        if not args.out:
+            raise errors.SpecError("export needs --out FILE")
+        out = Path(args.out)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        df.to_csv(out, index=False) if args.format == "csv" else df.to_parquet(out, index=False)
+        print(f"exported the tidy frame of sweep {args.sweep} to {out}")
+        return 0
+    with pd.option_context("display.width", 250, "display.max_columns", 40, "display.float_format", "{:,.4g}".format):
+        print(df.to_string(index=False))
     return 0
 
 
@@ -317,8 +340,11 @@ def build_parser() -> argparse.ArgumentParser:
     y.add_argument("--no-store", action="store_true")
 
     s = sub.add_parser("results", help="list or export stored results")
-    s.add_argument("action", choices=("list", "export"))
+    s.add_argument("action", choices=("list", "export", "sweeps"),
+                   help="list or export runs (with --sweep NAME: that sweep's tidy frame); sweeps: the stored sweeps")
     s.add_argument("--store", default=None, metavar="PATH")
+    s.add_argument("--sweep", default=None, metavar="NAME",
+                   help="one sweep: axes as columns, medians and 95%% CI across repeats")
     s.add_argument("--engine", default=None)
     s.add_argument("--workload", default=None)
     s.add_argument("--run-id", default=None)
@@ -334,6 +360,8 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--help-flags", action="store_true")
     d.add_argument("--store", default=None, metavar="PATH")
     d.add_argument("--no-store", action="store_true")
+
+    sweep_cli.add_parser(sub)
 
     n = sub.add_parser("notebooks", help="run every notebook with papermill into a dated folder")
     n.add_argument("action", choices=("run", "list"))
@@ -362,7 +390,7 @@ def main(argv=None) -> int:
         args = parser.parse_args(argv)
         return {"engines": cmd_engines, "run": cmd_run, "compare": cmd_compare,
                 "results": cmd_results, "notebooks": cmd_notebooks, "workloads": cmd_workloads,
-                "ycsb": cmd_ycsb}[args.command](args)
+                "ycsb": cmd_ycsb, "sweep": sweep_cli.cmd_sweep}[args.command](args)
     except errors.KvlabError as exc:
         print(f"kvlab: error: {exc}", file=sys.stderr)
         return 2

@@ -101,3 +101,74 @@ class TextBar:
         elif p.finished:  # a log file gets one line per workload, not a redraw per tick
             self.stream.write(line + "\n")
         self.stream.flush()
+
+
+def attach_sweep_progress(control, background: bool):
+    """Show a sweep's progress: points done / total, ETA and the point in flight's own progress
+    (a widget in Jupyter, with Stop for a background sweep; else a bar on stderr)."""
+    if in_kernel():
+        from IPython.display import display
+        w = SweepWidget(control, stop_button=background)
+        display(w.box)
+    else:
+        control.observers.append(SweepTextBar())
+    return control
+
+
+class SweepWidget:
+    """A points bar and status line for a sweep, above the existing ProgressWidget of the point in flight."""
+
+    def __init__(self, control, stop_button: bool = True):
+        import ipywidgets as W
+        self.control = control
+        self.bar = W.IntProgress(value=0, min=0, max=1, bar_style="info", layout=W.Layout(width="320px"))
+        self.text = W.HTML(value="<i>expanding the sweep</i>")
+        self.text.add_class("kvlab-sweep-text")
+        self.point = ProgressWidget(None, stop_button=False)
+        self.stop_button = W.Button(description="Stop sweep", icon="stop", button_style="danger",
+                                    tooltip="stop the point in flight (not stored) and the sweep")
+        self.stop_button.on_click(lambda _b: self._stop())
+        self.stop_button.layout.display = None if stop_button else "none"
+        self.box = W.VBox([W.HBox([self.bar, self.stop_button]), self.text, self.point.box])
+        self.box.add_class("kvlab-sweep-progress")
+        control.observers.append(self)
+
+    def _stop(self):
+        self.control.stop()
+        self.stop_button.disabled = True
+
+    def __call__(self, p):
+        self.bar.max, self.bar.value = max(1, p.total), p.done
+        if p.finished:
+            self.bar.bar_style = "warning" if p.stopping or p.failed else "success"
+            self.stop_button.disabled = True
+        self.text.value = html.escape(p.describe())
+        if p.current is not None:
+            self.point(p.current)
+
+
+class SweepTextBar:
+    """On a terminal: one line redrawn in place, the sweep's points and the current point's progress.
+    In a log: one line per point as it ends."""
+
+    def __init__(self, stream=None, width: int = 20):
+        self.stream = stream or sys.stderr
+        self.width = width
+        self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
+        self._last_len = 0
+        self._done = -1
+
+    def __call__(self, p):
+        frac = p.fraction
+        bar = "|" + "#" * int(frac * self.width) + "-" * (self.width - int(frac * self.width)) + "| "
+        line = bar + p.describe()
+        if p.current is not None and not p.finished:
+            line += " | " + p.current.describe()
+        if self.tty:
+            pad = " " * max(0, self._last_len - len(line))
+            self.stream.write("\r" + line + pad + ("\n" if p.finished else ""))
+            self._last_len = 0 if p.finished else len(line)
+        elif p.finished or p.done != self._done:
+            self.stream.write(bar + p.describe() + "\n")
+        self._done = p.done
+        self.stream.flush()

@@ -155,3 +155,82 @@ def latency_throughput(frame, title="latency against throughput (open loop)"):
     ax.set_title(title)
     ax.legend(loc="upper left", frameon=True)
     return fig
+
+
+def sweep(frame, metric: str = "ops_per_sec", x: str = "threads", axes=None, hue: str | None = None,
+          col: str | None = None, row: str | None = None, log: bool = False, title: str | None = None):
+    """A sweep's tidy frame (kvlab.results.sweeps.tidy): `metric` (the median across repeats, with its
+    95% CI as a band) against axis `x`; the other axes that vary go to hue, then columns, then rows
+    (or as named).  Several workloads or phases in the frame get columns of their own."""
+    import matplotlib.pyplot as plt
+    import numpy as np
+    from .. import errors
+    if metric not in frame.columns:
+        allowed = [c for c in frame.columns if f"{c}_ci95_lo" in frame.columns]
+        raise errors.SpecError(f"metric {metric!r} is not in the sweep's frame; allowed: {', '.join(allowed)}")
+    axes = [a for a in (axes or [c for c in frame.columns if c not in ("workload", "phase", "repeats", "hosts")
+                                 and not c.endswith(("_ci95_lo", "_ci95_hi")) and c != metric]) if a in frame.columns]
+    if x not in frame.columns:
+        raise errors.SpecError(f"x={x!r} is not an axis of the sweep; allowed: {', '.join(axes)}")
+    varying = [a for a in axes if a != x and frame[a].astype(str).nunique() > 1]
+    for extra in ("workload", "phase"):
+        if frame[extra].nunique() > 1:
+            varying.append(extra)
+    free = [a for a in varying if a not in (hue, col, row)]
+    hue = hue or (free.pop(0) if free else None)
+    col = col or (free.pop(0) if free else None)
+    row = row or (free.pop(0) if free else None)
+    if free:   # more varying axes than hue, columns and rows: they join the hue
+        frame = frame.assign(_hue=frame[[hue] + free].astype(str).agg(", ".join, axis=1))
+        hue_label, hue = ", ".join([hue] + free), "_hue"
+    else:
+        hue_label = hue
+    house_style()
+    rows = list(dict.fromkeys(frame[row])) if row else [None]
+    cols = list(dict.fromkeys(frame[col])) if col else [None]
+    fig, grid = plt.subplots(len(rows), len(cols), figsize=(min(16, 4.6 * len(cols) + 1.6), 3.6 * len(rows)),
+                             squeeze=False, sharex=True)
+    hues = list(dict.fromkeys(frame[hue])) if hue else [None]
+    colors = dict(zip(hues, plt.rcParams["axes.prop_cycle"].by_key()["color"] * 10))
+    numeric_x = np.issubdtype(frame[x].dtype, np.number)
+    for i, rv in enumerate(rows):
+        for j, cv in enumerate(cols):
+            ax = grid[i][j]
+            part = frame
+            if row:
+                part = part[part[row] == rv]
+            if col:
+                part = part[part[col] == cv]
+            for hv in hues:
+                d = part[part[hue] == hv] if hue else part
+                if d.empty:
+                    continue
+                d = d.sort_values(x) if numeric_x else d
+                xs = d[x] if numeric_x else d[x].astype(str)
+                ax.plot(xs, d[metric], marker="o", color=colors[hv], label=str(hv) if hue else metric)
+                lo, hi = d.get(f"{metric}_ci95_lo"), d.get(f"{metric}_ci95_hi")
+                if lo is not None and lo.notna().any():
+                    ax.fill_between(xs, lo.astype(float), hi.astype(float), color=colors[hv], alpha=0.18,
+                                    linewidth=0)
+            if log:
+                ax.set_yscale("log")
+            if numeric_x and frame[x].nunique() > 1 and frame[x].min() > 0 and frame[x].max() / frame[x].min() >= 8:
+                ax.set_xscale("log", base=2 if x == "threads" else 10)
+            if numeric_x:
+                ax.set_xticks(sorted(frame[x].unique()))
+                ax.set_xticklabels([str(v) for v in sorted(frame[x].unique())])
+                ax.minorticks_off()
+            parts = [f"{row}={rv}" if row else "", f"{col}={cv}" if col else ""]
+            ax.set_title(", ".join(p for p in parts if p), fontsize=10)
+            ax.set_xlabel(x.replace("_", " ") if i == len(rows) - 1 else "")
+            ax.set_ylabel(metric.replace("_", " ") if j == 0 else "")
+    if hue:
+        seen = {}
+        for ax in grid.flat:
+            for h, lab in zip(*ax.get_legend_handles_labels()):
+                seen.setdefault(lab, h)
+        handles, labels = list(seen.values()), list(seen)
+        fig.legend(handles, labels, title=hue_label, loc="upper left", bbox_to_anchor=(1.0, 0.95), frameon=False)
+    fig.suptitle(title or f"{metric.replace('_', ' ')} by {x} (median of repeats, band: 95% CI)", fontweight="bold")
+    fig.tight_layout()
+    return fig

@@ -19,7 +19,7 @@ from pathlib import Path
 from .. import errors
 from .result import BenchmarkResult, RunResult, _jsonable
 
-STORE_VERSION = 3
+STORE_VERSION = 4
 
 _V1 = """
 CREATE TABLE benchmarks (
@@ -31,6 +31,17 @@ CREATE SEQUENCE benchmark_ids START 1;
 
 # step n upgrades a store at version n to n+1
 _MIGRATIONS = {
+    # sweeps: each benchmark says which sweep point it measured; sweep_points holds one row per attempt
+    # that ended (done or failed), written in the same transaction as the point's benchmarks
+    3: """
+ALTER TABLE benchmarks ADD COLUMN sweep_id VARCHAR;
+ALTER TABLE benchmarks ADD COLUMN point_id VARCHAR;
+CREATE TABLE sweeps (sweep_id VARCHAR PRIMARY KEY, definition JSON, updated_at TIMESTAMP DEFAULT current_timestamp);
+CREATE TABLE sweep_points (
+    sweep_id VARCHAR, point_id VARCHAR, run_id VARCHAR, status VARCHAR, repeat INTEGER, axis_values JSON,
+    host VARCHAR, worker VARCHAR, started_at DOUBLE, ended_at DOUBLE, error VARCHAR,
+    recorded_at TIMESTAMP DEFAULT current_timestamp);
+""",
     2: """
 ALTER TABLE benchmarks ADD COLUMN transactions BIGINT;
 ALTER TABLE benchmarks ADD COLUMN txn_per_sec DOUBLE;
@@ -117,8 +128,10 @@ class Store:
             con.execute("ROLLBACK")
             raise
 
-    def append(self, result: RunResult | list, run_id: str | None = None) -> str:
-        """Store every benchmark of a run in one transaction; returns the run id."""
+    def append(self, result: RunResult | list, run_id: str | None = None, point: dict | None = None) -> str:
+        """Store every benchmark of a run in one transaction; returns the run id.  `point` (a sweep
+        point's record: sweep_id, point_id, repeat, values, host, worker, started_at, ended_at) tags
+        the benchmarks and marks the point done in the same transaction."""
         benchmarks = list(result)
         run_id = run_id or uuid.uuid4().hex[:12]
         con = self._connect()
@@ -132,13 +145,14 @@ class Store:
                 con.execute(
                     "INSERT INTO benchmarks (id, run_id, engine, workload, phase, threads, ops, seconds, ops_per_sec, "
                     "micros_per_op, found, seed, record, trial, partial, p50_us, p99_us, p999_us, p9999_us, max_us, "
-                    "cpu_pct, db_size_bytes, engine_library, git_commit, transactions, txn_per_sec) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "cpu_pct, db_size_bytes, engine_library, git_commit, transactions, txn_per_sec, sweep_id, point_id) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     [bid, run_id, b.engine, b.workload, b.phase, b.threads, b.ops, b.seconds, b.ops_per_sec,
                      b.micros_per_op, b.found, b.seed, json.dumps(d, default=_jsonable), b.trial, b.partial,
                      lat.get("p50"), lat.get("p99"), lat.get("p999"), lat.get("p9999"), lat.get("max"),
                      acct.get("cpu_pct"), acct.get("db_size_bytes"), b.versions.get("engine_library"),
-                     b.versions.get("git_commit"), (b.mix or {}).get("transactions"), (b.mix or {}).get("txn_per_sec")])
+                     b.versions.get("git_commit"), (b.mix or {}).get("transactions"), (b.mix or {}).get("txn_per_sec"),
+                     (point or {}).get("sweep_id"), (point or {}).get("point_id")])
                 for i, iv in enumerate(b.intervals):
                     for side in ("workers", "writer"):
                         for op, n in iv.get(side, {}).get("ops", {}).items():
@@ -149,6 +163,8 @@ class Store:
                                  iv[side]["ops_per_sec"][op], l.get("p50"), l.get("p99"), l.get("p999"),
                                  l.get("max"), iv.get("cpu_pct"), iv.get("io_read_bytes"),
                                  iv.get("io_write_bytes")])
+            if point is not None:
+                _insert_point(con, point, "done", run_id)
             con.execute("COMMIT")
         except BaseException:
             try:
@@ -158,6 +174,31 @@ class Store:
             raise
         con.close()
         return run_id
+
+    def record_point(self, point: dict, status: str, error: str | None = None):
+        """A sweep point that ended without a result (status 'failed', with the error), in one statement."""
+        con = self._connect()
+        try:
+            _insert_point(con, {**point, "error": error}, status, None)
+        finally:
+            con.close()
+
+    def define_sweep(self, sweep_id: str, definition: dict):
+        """Remember the latest definition a sweep ran with."""
+        con = self._connect()
+        try:
+            con.execute("INSERT OR REPLACE INTO sweeps (sweep_id, definition, updated_at) "
+                        "VALUES (?, ?, current_timestamp)", [sweep_id, json.dumps(definition, default=_jsonable)])
+        finally:
+            con.close()
+
+    def query(self, sql: str, args=()):
+        """A read-only query on the store, as a pandas frame (the sweep views use it)."""
+        con = self._connect(write=False)
+        try:
+            return con.execute(sql, list(args)).df()
+        finally:
+            con.close()
 
     def _where(self, engine=None, workload=None, run_id=None, phase=None, table=""):
         clauses, args = [], []
@@ -211,3 +252,12 @@ class Store:
         finally:
             con.close()
         return out
+
+
+def _insert_point(con, point: dict, status: str, run_id):
+    con.execute(
+        "INSERT INTO sweep_points (sweep_id, point_id, run_id, status, repeat, axis_values, host, worker, started_at, "
+        "ended_at, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [point["sweep_id"], point["point_id"], run_id, status, point.get("repeat"),
+         json.dumps(point.get("values") or {}, default=_jsonable), point.get("host"), point.get("worker"),
+         point.get("started_at"), point.get("ended_at"), point.get("error")])
