@@ -38,6 +38,8 @@ cdef extern from "kv_engine.h":
         int max_open_files
         const char *options
         const char *table_options
+        int transactions
+    int KV_TXN_READ, KV_TXN_WRITE
     ctypedef struct kv_engine_ops:
         const char *name
         int (*open)(const char *path, const kv_config *cfg, kv_db **out, char *err) nogil
@@ -50,6 +52,9 @@ cdef extern from "kv_engine.h":
         int (*batch_begin)(kv_thread *t) nogil
         int (*batch_commit)(kv_thread *t) nogil
         int (*batch_abort)(kv_thread *t) nogil
+        int (*txn_begin)(kv_thread *t, int kind) nogil
+        int (*txn_commit)(kv_thread *t) nogil
+        void (*txn_abort)(kv_thread *t) nogil
         int (*iter_seek)(kv_thread *t, const char *k, size_t kl, const char **ko, size_t *klo,
                          const char **vo, size_t *vlo) nogil
         int (*iter_next)(kv_thread *t, const char **ko, size_t *klo, const char **vo, size_t *vlo) nogil
@@ -58,6 +63,7 @@ cdef extern from "kv_engine.h":
         int (*stats)(kv_db *db, char *buf, size_t len) nogil
         const char *(*version)() nogil
         void (*process_shutdown)() nogil
+        const char *(*isolation)(const char *variant, int transactions) nogil
     const kv_engine_ops *kv_engines[]
     const char *kv_thread_errmsg(kv_thread *t) nogil
 
@@ -106,7 +112,7 @@ cdef extern from "kv_driver.h":
     ctypedef struct kv_mix_op:
         int optype, count, dist, length, min_length, length_dist
     ctypedef struct kv_mix_txn:
-        int first, nops, writes
+        int first, nops, txn
         double cum
     ctypedef struct kv_mix_dist:
         int kind
@@ -156,6 +162,7 @@ WORKLOAD_CODES = {name: i for i, name in enumerate((
     "fillseq", "fillrandom", "overwrite", "readrandom", "readseq", "seekrandom",
     "deleterandom", "readwhilewriting", "readmissing", "readhot", "compact", "mix"))}
 COMPRESSION_CODES = {"none": 0, "snappy": 1, "lz4": 2, "zstd": 3}
+TXN_KINDS = {"read": KV_TXN_READ, "write": KV_TXN_WRITE}
 
 
 cdef int check(int rc, const char *msg) except -1:
@@ -195,6 +202,8 @@ cdef class Engine:
     cdef readonly str path
     cdef bytes _variant, _options, _table_options
     cdef bint _in_batch
+    cdef readonly bint transactions
+    cdef list _sessions
 
     def __cinit__(self, str adapter, str path, dict config=None):
         self.ops = find_adapter(adapter)
@@ -226,6 +235,9 @@ cdef class Engine:
         cfg.max_open_files = int(config.get("max_open_files") or 0)
         cfg.options = self._options
         cfg.table_options = self._table_options
+        self.transactions = bool(config.get("transactions"))
+        cfg.transactions = 1 if self.transactions else 0
+        self._sessions = []
         cdef bytes bpath = path.encode()
         cdef const char *cpath = bpath
         cdef int rc
@@ -254,10 +266,31 @@ cdef class Engine:
     def version(self):
         return self.ops.version().decode()
 
+    @property
+    def isolation(self):
+        """What a transaction gives on this engine, as opened (one sentence)."""
+        if self.ops.isolation == NULL:
+            return "none: this engine has no transactions"
+        cdef const char *variant = NULL
+        if self._variant:
+            variant = self._variant
+        return self.ops.isolation(variant, 1 if self.transactions else 0).decode()
+
+    def session(self):
+        """A second thread context on this database (what one client of a run has), for
+        interleaving transactions from Python: see Session."""
+        self._live()
+        s = Session(self)
+        self._sessions.append(s)
+        return s
+
     def close(self):
         cdef char err[512]
         err[0] = 0
         cdef int rc = 0
+        for s in self._sessions:
+            (<Session>s)._close()
+        self._sessions = []
         if self.db != NULL:
             if self.t != NULL:
                 self.ops.thread_close(self.t)
@@ -331,6 +364,20 @@ cdef class Engine:
         self._in_batch = False
         check(self.ops.batch_abort(self.t), kv_thread_errmsg(self.t))
 
+    def txn_begin(self, str kind="write"):
+        """Start a transaction: 'read' (one snapshot) or 'write' (snapshot reads, writes atomic
+        at commit; a conflict raises kvlab.errors.EngineConflict)."""
+        self._live()
+        check(_txn_begin(self.ops, self.t, _txn_kind(kind)), kv_thread_errmsg(self.t))
+
+    def txn_commit(self):
+        self._live()
+        check(_txn_commit(self.ops, self.t), kv_thread_errmsg(self.t))
+
+    def txn_abort(self):
+        self._live()
+        _txn_abort(self.ops, self.t)
+
     def stats(self):
         """Engine-internal statistics: ({name: number}, free text), or None where the
         adapter has none."""
@@ -372,6 +419,138 @@ cdef class Engine:
             return False
         check(rc, err)
         return True
+
+
+cdef int _txn_kind(str kind) except -1:
+    if kind not in TXN_KINDS:
+        raise _errors.SpecError(f"transaction kind {kind!r} is unknown; allowed: {', '.join(TXN_KINDS)}")
+    return TXN_KINDS[kind]
+
+
+cdef int _txn_begin(const kv_engine_ops *ops, kv_thread *t, int kind) noexcept nogil:
+    if ops.txn_begin != NULL:
+        return ops.txn_begin(t, kind)
+    return ops.batch_begin(t) if kind == KV_TXN_WRITE else KV_OK
+
+
+cdef int _txn_commit(const kv_engine_ops *ops, kv_thread *t) noexcept nogil:
+    return ops.txn_commit(t) if ops.txn_begin != NULL else ops.batch_commit(t)
+
+
+cdef void _txn_abort(const kv_engine_ops *ops, kv_thread *t) noexcept nogil:
+    if ops.txn_begin != NULL:
+        ops.txn_abort(t)
+    else:
+        ops.batch_abort(t)
+
+
+cdef class Session:
+    """One more thread context on an open Engine: what one client of a run holds.  Each call
+    releases the GIL, so sessions used from different Python threads can wait on each other's
+    locks (BerkeleyDB) without stalling the interpreter.  Closed with its engine."""
+    cdef Engine engine
+    cdef kv_thread *t
+
+    def __cinit__(self, Engine engine):
+        self.engine = engine
+        cdef char err[512]
+        err[0] = 0
+        cdef int rc
+        with nogil:
+            rc = engine.ops.thread_open(engine.db, &self.t, err)
+        check(rc, err)
+
+    cdef void _close(self):
+        if self.t != NULL and self.engine.db != NULL:
+            self.engine.ops.thread_close(self.t)
+        self.t = NULL
+
+    def close(self):
+        self._close()
+
+    def __dealloc__(self):
+        self._close()
+
+    cdef int _live(self) except -1:
+        if self.t == NULL or self.engine.db == NULL:
+            raise _errors.EngineClosed(f"session on {self.engine.adapter} at {self.engine.path} is closed")
+        return 0
+
+    def put(self, bytes key, bytes value):
+        self._live()
+        cdef const char *k = key
+        cdef const char *v = value
+        cdef size_t kl = len(key), vl = len(value)
+        cdef int rc
+        with nogil:
+            rc = self.engine.ops.put(self.t, k, kl, v, vl)
+        check(rc, kv_thread_errmsg(self.t))
+
+    def get(self, bytes key):
+        """The value, or None when the key is absent."""
+        self._live()
+        cdef const char *k = key
+        cdef size_t kl = len(key), vl
+        cdef const char *v
+        cdef int rc
+        with nogil:
+            rc = self.engine.ops.get(self.t, k, kl, &v, &vl)
+        if rc == KV_NOTFOUND:
+            return None
+        check(rc, kv_thread_errmsg(self.t))
+        return v[:vl]
+
+    def delete(self, bytes key):
+        self._live()
+        cdef const char *k = key
+        cdef size_t kl = len(key)
+        cdef int rc
+        with nogil:
+            rc = self.engine.ops.delete(self.t, k, kl)
+        check(rc, kv_thread_errmsg(self.t))
+
+    def scan(self, bytes start=b"", int limit=-1):
+        """[(key, value)] from the first key >= start, at most `limit` pairs (-1: all)."""
+        self._live()
+        cdef const char *s = start
+        cdef size_t sl = len(start), kl, vl
+        cdef const char *k
+        cdef const char *v
+        cdef int rc
+        out = []
+        with nogil:
+            rc = self.engine.ops.iter_seek(self.t, s, sl, &k, &kl, &v, &vl)
+        try:
+            while rc == KV_OK and limit != 0:
+                out.append((k[:kl], v[:vl]))
+                if limit > 0 and len(out) >= limit:
+                    break
+                with nogil:
+                    rc = self.engine.ops.iter_next(self.t, &k, &kl, &v, &vl)
+            if rc != KV_NOTFOUND:
+                check(rc, kv_thread_errmsg(self.t))
+        finally:
+            self.engine.ops.iter_close(self.t)
+        return out
+
+    def txn_begin(self, str kind="write"):
+        self._live()
+        cdef int k = _txn_kind(kind), rc
+        with nogil:
+            rc = _txn_begin(self.engine.ops, self.t, k)
+        check(rc, kv_thread_errmsg(self.t))
+
+    def txn_commit(self):
+        self._live()
+        cdef int rc
+        with nogil:
+            rc = _txn_commit(self.engine.ops, self.t)
+        check(rc, kv_thread_errmsg(self.t))
+
+    def txn_abort(self):
+        self._live()
+        with nogil:
+            _txn_abort(self.engine.ops, self.t)
 
 
 def make_key(uint64_t index, int key_size=16):
@@ -508,8 +687,8 @@ cdef class Run:
             raise MemoryError()
         cdef int i, j
         self.mix.ntxns, self.mix.nops, self.mix.ndists = len(txns), len(ops), len(dists)
-        for i, (first, nops, writes, cum) in enumerate(txns):
-            self.mix.txns[i].first, self.mix.txns[i].nops, self.mix.txns[i].writes = first, nops, writes
+        for i, (first, nops, txn, cum) in enumerate(txns):
+            self.mix.txns[i].first, self.mix.txns[i].nops, self.mix.txns[i].txn = first, nops, txn
             self.mix.txns[i].cum = cum
         for i, (optype, count, dist, length, min_length, length_dist) in enumerate(ops):
             self.mix.ops[i].optype, self.mix.ops[i].count, self.mix.ops[i].dist = optype, count, dist

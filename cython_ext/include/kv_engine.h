@@ -16,13 +16,34 @@
  * handle's `errmsg` (kv_thread_errmsg / the open() err buffer); the Cython
  * driver's check() turns code + message into one Python exception.
  *
- * Batches: between batch_begin() and batch_commit() a thread's put/del calls
- * are buffered in one atomic unit (WriteBatch, LMDB write txn, WT/FDB txn).
- * An adapter for a client/server engine whose commits may conflict (FDB)
- * retries inside batch_commit(), replaying the buffered operations, and only
- * returns KV_E_CONFLICT when its retry budget is exhausted.  A process-wide
- * resource such as FDB's network thread is started once by open() and stopped
- * by the engine's process_shutdown hook (may be NULL).
+ * Batches (db_bench's batched writes): between batch_begin() and batch_commit()
+ * a thread's put/del calls are buffered in one atomic unit (WriteBatch, LMDB write
+ * txn, WT/BDB txn).  The writes are blind, so an adapter whose commit may conflict
+ * replays the buffered operations itself and only returns KV_E_CONFLICT when its
+ * retry budget is exhausted.
+ *
+ * Transactions (the generic loop's templates) are FoundationDB's model, which the
+ * embedded engines fill as far as each can:
+ *   txn_begin(t, KV_TXN_READ)   every get and cursor until txn_commit/txn_abort
+ *                               reads one snapshot.
+ *   txn_begin(t, KV_TXN_WRITE)  reads see one snapshot (and, where the engine can,
+ *                               this transaction's own writes); puts/dels are buffered
+ *                               or applied under the transaction and become visible
+ *                               together at txn_commit, or not at all.
+ * Any call inside may return KV_E_CONFLICT (another transaction committed a key this
+ * one read or wrote, a deadlock victim, an FDB not_committed/transaction_too_old).
+ * The adapter does NOT retry a transaction (its reads would be stale): the driver
+ * calls txn_abort and runs the template again from its start, as fdb_transaction_
+ * on_error() asks an FDB client to; retries and give-ups are counted by the driver.
+ * A FoundationDB adapter maps txn_begin to fdb_database_create_transaction (or a
+ * reset), get/iter to fdb_transaction_get/get_range (snapshot=1 under KV_TXN_READ),
+ * put/del to set/clear, txn_commit to fdb_transaction_commit, and a retryable
+ * fdb_error to KV_E_CONFLICT.  `isolation` states, in one sentence for the result,
+ * what this engine's transaction gives.  txn_begin may be NULL (no transactions):
+ * the driver then brackets a template's writes with batch_begin/batch_commit.
+ *
+ * A process-wide resource such as FDB's network thread is started once by open()
+ * and stopped by the engine's process_shutdown hook (may be NULL).
  */
 #ifndef KV_ENGINE_H
 #define KV_ENGINE_H
@@ -62,7 +83,12 @@ typedef struct kv_config {
                                    WiredTiger connection config, LMDB flag list,
                                    LevelDB key=value list */
     const char *table_options;  /* WiredTiger table config string; ignored elsewhere */
+    int transactions;           /* the run will use txn_begin(KV_TXN_WRITE): open in the engine's
+                                   transactional mode where that costs something otherwise
+                                   (RocksDB: an OptimisticTransactionDB) */
 } kv_config;
+
+enum kv_txn_kind { KV_TXN_READ = 1, KV_TXN_WRITE = 2 };
 
 typedef struct kv_db kv_db;
 typedef struct kv_thread kv_thread;
@@ -92,6 +118,11 @@ typedef struct kv_engine_ops {
     int (*batch_commit)(kv_thread *t);
     int (*batch_abort)(kv_thread *t);
 
+    /* Transactions: see above.  txn_commit ends a KV_TXN_READ one too (KV_OK). */
+    int (*txn_begin)(kv_thread *t, int kind);
+    int (*txn_commit)(kv_thread *t);
+    void (*txn_abort)(kv_thread *t);
+
     /* Cursor: seek to the first key >= k (KV_NOTFOUND past the end), then next().
        Outputs are valid until the next cursor call; iter_close ends the snapshot. */
     int (*iter_seek)(kv_thread *t, const char *k, size_t kl,
@@ -111,6 +142,10 @@ typedef struct kv_engine_ops {
 
     /* Optional: release process-wide resources (FDB network thread). */
     void (*process_shutdown)(void);
+
+    /* What a transaction gives here, one sentence (NULL: "none"); `variant` picks among
+       an adapter's variants, as kv_config.variant does. */
+    const char *(*isolation)(const char *variant, int transactions);
 } kv_engine_ops;
 
 static inline const char *kv_thread_errmsg(kv_thread *t) {

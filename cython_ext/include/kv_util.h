@@ -31,7 +31,8 @@ static inline int kv_code_from_status(const char *msg) {
     }
     if (strncmp(msg, "Invalid argument", 16) == 0 || strncmp(msg, "Not implemented", 15) == 0)
         return KV_E_CONFIG;
-    if (strncmp(msg, "Resource busy", 13) == 0 || strncmp(msg, "Operation aborted", 17) == 0)
+    if (strncmp(msg, "Resource busy", 13) == 0 || strncmp(msg, "Operation aborted", 17) == 0 ||
+        strncmp(msg, "Operation failed. Try again", 27) == 0)   /* RocksDB Busy / Aborted / TryAgain */
         return KV_E_CONFLICT;
     return KV_E_OTHER;
 }

@@ -386,9 +386,21 @@ static int wait_until(ctx *c, uint64_t intended, int tsc) {
     }
 }
 
+/* Transactions through the engine's txn_* calls, or, where an engine has none, its writes as one batch. */
+static inline int txn_begin(const kv_engine_ops *e, kv_thread *t, int kind) {
+    return e->txn_begin ? e->txn_begin(t, kind) : kind == KV_TXN_WRITE ? e->batch_begin(t) : KV_OK;
+}
+static inline int txn_commit(const kv_engine_ops *e, kv_thread *t, int kind) {
+    return e->txn_begin ? e->txn_commit(t) : kind == KV_TXN_WRITE ? e->batch_commit(t) : KV_OK;
+}
+static inline void txn_abort(const kv_engine_ops *e, kv_thread *t, int kind) {
+    if (e->txn_begin) e->txn_abort(t);
+    else if (kind == KV_TXN_WRITE) e->batch_abort(t);
+}
+
 /* Closed loop: each thread (client) runs transactions back to back, picking a template by weight.
-   A template with writes is one batch (atomic on every engine; isolated where the adapter's batch
-   is a transaction); a conflict aborts it and retries it from its start. */
+   A template runs in one engine transaction (kv_engine.h: a snapshot for its reads, its writes
+   atomic at commit); a conflict aborts it and runs it again from its start, after a backoff. */
 static int loop_mix(ctx *c) {
     const kv_run_params *p = &c->run->p;
     const kv_mix *m = p->mix;
@@ -435,7 +447,7 @@ static int loop_mix(ctx *c) {
         int attempt = 0, rc;
         uint64_t jitter = (uint64_t)(uintptr_t)s ^ n;
         for (;;) {
-            rc = tx->writes ? e->batch_begin(c->t) : KV_OK;
+            rc = tx->txn ? txn_begin(e, c->t, tx->txn) : KV_OK;
             for (int i = tx->first; rc == KV_OK && i < tx->first + tx->nops; i++) {
                 const kv_mix_op *op = &m->ops[i];
                 for (int r = 0; r < op->count && rc == KV_OK; r++) {
@@ -446,9 +458,9 @@ static int loop_mix(ctx *c) {
                     before = after;
                 }
             }
-            if (tx->writes) {
-                if (rc == KV_OK) rc = e->batch_commit(c->t);
-                else e->batch_abort(c->t);
+            if (tx->txn) {
+                if (rc == KV_OK) rc = txn_commit(e, c->t, tx->txn);
+                else txn_abort(e, c->t, tx->txn);
                 before = clock_read(tsc);
             }
             if (rc == KV_OK || !retryable(rc) || attempt >= m->max_retries) break;

@@ -10,6 +10,14 @@
  * Deadlocks (DB_LOCK_DEADLOCK) are detected by BDB and retried here; a batch
  * keeps a replay log.  Reads use DB_DBT_REALLOC into a per-thread buffer, as
  * DB_THREAD requires.  cache_size defaults to 64 MiB (BDB's own is 256 KiB).
+ *
+ * Transactions (txn variant): one DB_TXN at BDB's default degree 3, i.e. strict
+ * two-phase locking: reads take read locks and writes write locks, all held to the
+ * end, so a transaction is serializable; a lock wait that closes a cycle makes one
+ * transaction the deadlock victim (DB_LOCK_DEADLOCK, KV_E_CONFLICT here), which the
+ * driver aborts and re-runs from its start.  Cursors of a transaction run in it.
+ * The notxn variant has no transactions: a transaction's writes are buffered and
+ * applied at commit (not atomic against a crash), its reads see the latest data.
  */
 #include <db.h>
 #include <errno.h>
@@ -35,6 +43,8 @@ struct kv_thread {
     uint64_t jitter;     /* backoff RNG state */
     DBT val, ckey, cval; /* DB_DBT_REALLOC buffers */
     DBC *cur;
+    DB_TXN *txn;         /* the open transaction (txn variant) */
+    int txn_kind;        /* 0, KV_TXN_READ or KV_TXN_WRITE */
 };
 
 static __thread char bdb_lastmsg[KV_ERRMSG_MAX];
@@ -135,6 +145,7 @@ static void bdb_iter_close(kv_thread *t) {
 
 static void bdb_thread_close(kv_thread *t) {
     bdb_iter_close(t);
+    if (t->txn) t->txn->abort(t->txn);
     if (t->batch) t->batch->abort(t->batch);
     free(t->val.data);
     free(t->ckey.data);
@@ -155,6 +166,11 @@ static int apply(kv_thread *t, DB_TXN *txn, const char *k, size_t kl, const char
 
 static int write_op(kv_thread *t, const char *k, size_t kl, const char *v, size_t vl, int is_del) {
     bdb_iter_close(t);
+    if (t->txn) {   /* a deadlock surfaces to the driver, which re-runs the whole transaction */
+        int rc = apply(t, t->txn, k, kl, v, vl, is_del);
+        if (rc == DB_NOTFOUND) return KV_NOTFOUND;
+        return rc ? fail(t->c.errmsg, rc, is_del ? "del" : "put") : KV_OK;
+    }
     if (t->in_batch) {
         if (kv_oplog_add(&t->log, k, kl, v, vl, is_del)) return kv_seterr(t->c.errmsg, KV_E_OTHER, "BerkeleyDB: out of memory");
         if (!t->db->txn || t->doomed) return KV_OK;   /* applied (or replayed) at commit */
@@ -181,7 +197,7 @@ static int bdb_get(kv_thread *t, const char *k, size_t kl, const char **v, size_
     DBT key;
     memset(&key, 0, sizeof key);
     key.data = (void *)k; key.size = (u_int32_t)kl;
-    DB_TXN *txn = t->in_batch && t->db->txn && !t->doomed ? t->batch : NULL;
+    DB_TXN *txn = t->txn ? t->txn : t->in_batch && t->db->txn && !t->doomed ? t->batch : NULL;
     int rc;
     for (int i = 0; (rc = t->db->db->get(t->db->db, txn, &key, &t->val, 0)) == DB_LOCK_DEADLOCK && !txn &&
                     i < KV_BDB_RETRIES; i++)
@@ -250,6 +266,44 @@ static int bdb_batch_abort(kv_thread *t) {
     return KV_OK;
 }
 
+static int bdb_txn_begin(kv_thread *t, int kind) {
+    if (t->txn_kind) return kv_seterr(t->c.errmsg, KV_E_OTHER, "BerkeleyDB: transaction already open");
+    bdb_iter_close(t);
+    t->txn_kind = kind;
+    if (!t->db->txn) return kind == KV_TXN_WRITE ? bdb_batch_begin(t) : KV_OK;
+    int rc = t->db->env->txn_begin(t->db->env, NULL, &t->txn, 0);
+    if (rc) { t->txn = NULL; t->txn_kind = 0; return fail(t->c.errmsg, rc, "txn_begin"); }
+    return KV_OK;
+}
+
+static int bdb_txn_commit(kv_thread *t) {
+    int kind = t->txn_kind;
+    bdb_iter_close(t);   /* a transaction's cursors close before it ends */
+    t->txn_kind = 0;
+    if (!t->txn) return kind == KV_TXN_WRITE ? bdb_batch_commit(t) : KV_OK;
+    DB_TXN *txn = t->txn;
+    t->txn = NULL;
+    int rc = txn->commit(txn, 0);   /* a failed commit has ended the transaction too */
+    return rc ? fail(t->c.errmsg, rc, "commit") : KV_OK;
+}
+
+static void bdb_txn_abort(kv_thread *t) {
+    bdb_iter_close(t);
+    if (t->txn) t->txn->abort(t->txn);
+    else if (t->txn_kind == KV_TXN_WRITE) bdb_batch_abort(t);
+    t->txn = NULL;
+    t->txn_kind = 0;
+}
+
+static const char *bdb_isolation(const char *variant, int transactions) {
+    (void)transactions;
+    if (variant && strcmp(variant, "notxn") == 0)
+        return "none: the notxn variant runs without transactions; a transaction's writes are applied together "
+               "at commit but not atomically against a crash, and its reads see the latest data";
+    return "serializable: a DB_TXN at degree 3 (strict two-phase locking); a deadlock victim is counted as a "
+           "conflict and retried from the start";
+}
+
 static int cursor_out(kv_thread *t, int rc, const char **ko, size_t *klo, const char **vo, size_t *vlo) {
     if (rc == DB_NOTFOUND) return KV_NOTFOUND;
     if (rc) return fail(t->c.errmsg, rc, "cursor get");
@@ -261,7 +315,7 @@ static int cursor_out(kv_thread *t, int rc, const char **ko, size_t *klo, const 
 static int bdb_iter_seek(kv_thread *t, const char *k, size_t kl,
                          const char **ko, size_t *klo, const char **vo, size_t *vlo) {
     bdb_iter_close(t);
-    int rc = t->db->db->cursor(t->db->db, NULL, &t->cur, 0);
+    int rc = t->db->db->cursor(t->db->db, t->txn, &t->cur, 0);
     if (rc) return fail(t->c.errmsg, rc, "cursor");
     if (!kl) return cursor_out(t, t->cur->get(t->cur, &t->ckey, &t->cval, DB_FIRST), ko, klo, vo, vlo);
     /* DB_SET_RANGE reads the search key from ckey and returns the found key in it */
@@ -315,6 +369,8 @@ const kv_engine_ops kv_engine_bdb = {
     .thread_open = bdb_thread_open, .thread_close = bdb_thread_close,
     .put = bdb_put, .get = bdb_get, .del = bdb_del,
     .batch_begin = bdb_batch_begin, .batch_commit = bdb_batch_commit, .batch_abort = bdb_batch_abort,
+    .txn_begin = bdb_txn_begin, .txn_commit = bdb_txn_commit, .txn_abort = bdb_txn_abort,
     .iter_seek = bdb_iter_seek, .iter_next = bdb_iter_next, .iter_close = bdb_iter_close,
     .compact = bdb_compact, .stats = bdb_stats, .version = bdb_version, .process_shutdown = NULL,
+    .isolation = bdb_isolation,
 };

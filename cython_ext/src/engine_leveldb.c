@@ -5,6 +5,12 @@
  * LevelDB's C API returns a malloc'd copy from get(); that copy is part of what
  * a LevelDB get costs through its C API, so it is measured, then freed on the
  * thread's next call.
+ *
+ * Transactions: LevelDB has none.  A transaction here is a snapshot for its reads
+ * (leveldb_create_snapshot) plus one WriteBatch for its writes, applied atomically at
+ * commit.  Nothing detects conflicts: two read-modify-writes of one key may both
+ * commit (a lost update), and a transaction's reads do not see its own writes.  The
+ * result says so.
  */
 #include <leveldb/c.h>
 
@@ -25,6 +31,7 @@ struct kv_thread {
     leveldb_writebatch_t *batch;
     leveldb_iterator_t *it;
     char *value;   /* last get()'s malloc'd value */
+    const leveldb_snapshot_t *snap;   /* the open transaction's snapshot */
 };
 
 static int take_error(char *buf, char *msg) {
@@ -116,8 +123,12 @@ static int ldb_thread_open(kv_db *d, kv_thread **out, char *err) {
     return KV_OK;
 }
 
+static void end_snapshot(kv_thread *t);
+
 static void ldb_thread_close(kv_thread *t) {
     if (t->it) leveldb_iter_destroy(t->it);
+    t->it = NULL;
+    end_snapshot(t);
     if (t->batch) leveldb_writebatch_destroy(t->batch);
     if (t->value) leveldb_free(t->value);
     leveldb_readoptions_destroy(t->ropts);
@@ -169,6 +180,39 @@ static int ldb_batch_abort(kv_thread *t) {
     if (t->batch) leveldb_writebatch_destroy(t->batch);
     t->batch = NULL;
     return KV_OK;
+}
+
+static void end_snapshot(kv_thread *t) {
+    if (!t->snap) return;
+    leveldb_readoptions_set_snapshot(t->ropts, NULL);
+    leveldb_release_snapshot(t->db->db, t->snap);
+    t->snap = NULL;
+}
+
+static int ldb_txn_begin(kv_thread *t, int kind) {
+    if (t->snap) return kv_seterr(t->c.errmsg, KV_E_OTHER, "LevelDB: transaction already open");
+    t->snap = leveldb_create_snapshot(t->db->db);
+    leveldb_readoptions_set_snapshot(t->ropts, t->snap);
+    return kind == KV_TXN_WRITE ? ldb_batch_begin(t) : KV_OK;
+}
+
+static int ldb_txn_commit(kv_thread *t) {
+    if (t->it) { leveldb_iter_destroy(t->it); t->it = NULL; }
+    end_snapshot(t);
+    return t->batch ? ldb_batch_commit(t) : KV_OK;
+}
+
+static void ldb_txn_abort(kv_thread *t) {
+    if (t->it) { leveldb_iter_destroy(t->it); t->it = NULL; }
+    end_snapshot(t);
+    ldb_batch_abort(t);
+}
+
+static const char *ldb_isolation(const char *variant, int transactions) {
+    (void)variant; (void)transactions;
+    return "no transactions in LevelDB: reads of a transaction see one snapshot and its writes are one atomic "
+           "WriteBatch, but nothing detects conflicts (concurrent read-modify-writes can lose updates) and "
+           "reads do not see the transaction's own writes";
 }
 
 static int iter_out(kv_thread *t, const char **ko, size_t *klo, const char **vo, size_t *vlo) {
@@ -236,6 +280,8 @@ const kv_engine_ops kv_engine_leveldb = {
     .thread_open = ldb_thread_open, .thread_close = ldb_thread_close,
     .put = ldb_put, .get = ldb_get, .del = ldb_del,
     .batch_begin = ldb_batch_begin, .batch_commit = ldb_batch_commit, .batch_abort = ldb_batch_abort,
+    .txn_begin = ldb_txn_begin, .txn_commit = ldb_txn_commit, .txn_abort = ldb_txn_abort,
     .iter_seek = ldb_iter_seek, .iter_next = ldb_iter_next, .iter_close = ldb_iter_close,
     .compact = ldb_compact, .stats = ldb_stats, .version = ldb_version, .process_shutdown = NULL,
+    .isolation = ldb_isolation,
 };

@@ -6,6 +6,12 @@
  * resets it so a long run never pins old pages.  Writes outside a batch are one
  * write txn each; a batch is one write txn.
  *
+ * Transactions: a read transaction keeps the thread's read txn live from txn_begin to
+ * its end, so every get and cursor in it reads one MVCC snapshot.  A write transaction
+ * is one LMDB write txn: LMDB admits one writer at a time, so its reads (and cursors,
+ * opened in the write txn) see its own writes and nothing else can commit meanwhile:
+ * serializable, never a conflict.
+ *
  * options (comma list): nosync, nometasync, writemap, mapasync, nordahead, nomeminit.
  */
 #include <errno.h>
@@ -25,7 +31,9 @@ struct kv_thread {
     MDB_txn *rtxn;   /* reset when idle */
     MDB_txn *wtxn;   /* open while a batch is in progress */
     MDB_cursor *cur;
+    MDB_cursor *wcur;  /* a cursor inside the write txn (a write transaction's range read) */
     int rtxn_live;
+    int snap;          /* in a read transaction: rtxn stays live until its end */
 };
 
 static int lmdb_code(int rc) {
@@ -113,6 +121,7 @@ static int lm_thread_open(kv_db *db, kv_thread **out, char *err) {
 
 static void lm_thread_close(kv_thread *t) {
     if (t->cur) mdb_cursor_close(t->cur);
+    if (t->wcur) mdb_cursor_close(t->wcur);
     if (t->wtxn) mdb_txn_abort(t->wtxn);
     mdb_txn_abort(t->rtxn);
     free(t);
@@ -126,6 +135,7 @@ static int write_one(kv_thread *t, int is_put, const char *k, size_t kl, const c
     rc = is_put ? mdb_put(txn, t->db->dbi, &key, &val, 0) : mdb_del(txn, t->db->dbi, &key, NULL);
     if (t->wtxn) {
         if (rc && rc != MDB_NOTFOUND) {   /* LMDB marks the txn failed; drop the batch */
+            if (t->wcur) { mdb_cursor_close(t->wcur); t->wcur = NULL; }
             mdb_txn_abort(t->wtxn);
             t->wtxn = NULL;
         }
@@ -149,6 +159,8 @@ static int lm_get(kv_thread *t, const char *k, size_t kl, const char **v, size_t
     int rc;
     if (t->wtxn) {  /* read-your-writes inside a batch */
         rc = mdb_get(t->wtxn, t->db->dbi, &key, &val);
+    } else if (t->snap) {   /* a read transaction: its one snapshot */
+        rc = mdb_get(t->rtxn, t->db->dbi, &key, &val);
     } else {
         if (t->rtxn_live) { mdb_txn_reset(t->rtxn); t->rtxn_live = 0; }
         if ((rc = mdb_txn_renew(t->rtxn))) return fail(t->c.errmsg, rc, "txn_renew");
@@ -171,15 +183,48 @@ static int lm_batch_begin(kv_thread *t) {
 
 static int lm_batch_commit(kv_thread *t) {
     if (!t->wtxn) return kv_seterr(t->c.errmsg, KV_E_OTHER, "LMDB: batch was aborted by an earlier error");
+    if (t->wcur) { mdb_cursor_close(t->wcur); t->wcur = NULL; }
     int rc = mdb_txn_commit(t->wtxn);
     t->wtxn = NULL;
     return rc ? fail(t->c.errmsg, rc, "commit") : KV_OK;
 }
 
 static int lm_batch_abort(kv_thread *t) {
+    if (t->wcur) { mdb_cursor_close(t->wcur); t->wcur = NULL; }
     if (t->wtxn) mdb_txn_abort(t->wtxn);
     t->wtxn = NULL;
     return KV_OK;
+}
+
+static int lm_txn_begin(kv_thread *t, int kind) {
+    if (kind == KV_TXN_WRITE) return lm_batch_begin(t);
+    if (t->snap || t->wtxn) return kv_seterr(t->c.errmsg, KV_E_OTHER, "LMDB: transaction already open");
+    if (t->rtxn_live) { mdb_txn_reset(t->rtxn); t->rtxn_live = 0; }
+    int rc = mdb_txn_renew(t->rtxn);
+    if (rc) return fail(t->c.errmsg, rc, "txn_renew");
+    t->rtxn_live = t->snap = 1;
+    return KV_OK;
+}
+
+static void end_snapshot(kv_thread *t) {
+    if (t->rtxn_live) { mdb_txn_reset(t->rtxn); t->rtxn_live = 0; }
+    t->snap = 0;
+}
+
+static int lm_txn_commit(kv_thread *t) {
+    if (t->snap) { end_snapshot(t); return KV_OK; }
+    return lm_batch_commit(t);
+}
+
+static void lm_txn_abort(kv_thread *t) {
+    if (t->snap) end_snapshot(t);
+    else lm_batch_abort(t);
+}
+
+static const char *lm_isolation(const char *variant, int transactions) {
+    (void)variant; (void)transactions;
+    return "serializable: a write transaction is one LMDB write txn (one writer at a time, so no conflicts "
+           "and no retries); a read-only transaction reads one MVCC snapshot";
 }
 
 static int cursor_out(kv_thread *t, int rc, MDB_val *key, MDB_val *val,
@@ -194,24 +239,34 @@ static int cursor_out(kv_thread *t, int rc, MDB_val *key, MDB_val *val,
 static int lm_iter_seek(kv_thread *t, const char *k, size_t kl,
                         const char **ko, size_t *klo, const char **vo, size_t *vlo) {
     int rc;
-    if (t->rtxn_live) mdb_txn_reset(t->rtxn);
-    if ((rc = mdb_txn_renew(t->rtxn))) return fail(t->c.errmsg, rc, "txn_renew");
-    t->rtxn_live = 1;
-    if (t->cur) rc = mdb_cursor_renew(t->rtxn, t->cur);
-    else rc = mdb_cursor_open(t->rtxn, t->db->dbi, &t->cur);
-    if (rc) return fail(t->c.errmsg, rc, "cursor_open");
+    MDB_cursor *cur;
+    if (t->wtxn) {   /* a range read inside a write transaction sees its writes */
+        if (!t->wcur && (rc = mdb_cursor_open(t->wtxn, t->db->dbi, &t->wcur))) return fail(t->c.errmsg, rc, "cursor_open");
+        cur = t->wcur;
+    } else {
+        if (!t->snap) {
+            if (t->rtxn_live) mdb_txn_reset(t->rtxn);
+            if ((rc = mdb_txn_renew(t->rtxn))) return fail(t->c.errmsg, rc, "txn_renew");
+            t->rtxn_live = 1;
+        }
+        if (t->cur) rc = mdb_cursor_renew(t->rtxn, t->cur);
+        else rc = mdb_cursor_open(t->rtxn, t->db->dbi, &t->cur);
+        if (rc) return fail(t->c.errmsg, rc, "cursor_open");
+        cur = t->cur;
+    }
     MDB_val key = {kl, (void *)k}, val;
-    rc = mdb_cursor_get(t->cur, &key, &val, kl ? MDB_SET_RANGE : MDB_FIRST);
+    rc = mdb_cursor_get(cur, &key, &val, kl ? MDB_SET_RANGE : MDB_FIRST);
     return cursor_out(t, rc, &key, &val, ko, klo, vo, vlo);
 }
 
 static int lm_iter_next(kv_thread *t, const char **ko, size_t *klo, const char **vo, size_t *vlo) {
     MDB_val key, val;
-    int rc = mdb_cursor_get(t->cur, &key, &val, MDB_NEXT);
+    int rc = mdb_cursor_get(t->wtxn ? t->wcur : t->cur, &key, &val, MDB_NEXT);
     return cursor_out(t, rc, &key, &val, ko, klo, vo, vlo);
 }
 
 static void lm_iter_close(kv_thread *t) {
+    if (t->wtxn || t->snap) return;   /* the transaction's end closes it */
     if (t->rtxn_live) { mdb_txn_reset(t->rtxn); t->rtxn_live = 0; }
 }
 
@@ -247,6 +302,8 @@ const kv_engine_ops kv_engine_lmdb = {
     .thread_open = lm_thread_open, .thread_close = lm_thread_close,
     .put = lm_put, .get = lm_get, .del = lm_del,
     .batch_begin = lm_batch_begin, .batch_commit = lm_batch_commit, .batch_abort = lm_batch_abort,
+    .txn_begin = lm_txn_begin, .txn_commit = lm_txn_commit, .txn_abort = lm_txn_abort,
     .iter_seek = lm_iter_seek, .iter_next = lm_iter_next, .iter_close = lm_iter_close,
     .compact = lm_compact, .stats = lm_stats, .version = lm_version, .process_shutdown = NULL,
+    .isolation = lm_isolation,
 };

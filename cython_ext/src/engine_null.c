@@ -54,6 +54,13 @@ static int nl_del(kv_thread *t, const char *k, size_t kl) { (void)t; (void)k; (v
 
 static int nl_batch(kv_thread *t) { (void)t; return KV_OK; }
 
+static int nl_txn_begin(kv_thread *t, int kind) { (void)t; (void)kind; return KV_OK; }
+static void nl_txn_abort(kv_thread *t) { (void)t; }
+static const char *nl_isolation(const char *variant, int transactions) {
+    (void)variant; (void)transactions;
+    return "none: the null engine stores nothing (it measures the harness alone)";
+}
+
 static int nl_iter_seek(kv_thread *t, const char *k, size_t kl, const char **ko, size_t *klo, const char **vo,
                         size_t *vlo) {
     t->keylen = kl < sizeof t->key ? kl : sizeof t->key;
@@ -79,6 +86,8 @@ const kv_engine_ops kv_engine_null = {
     .thread_open = nl_thread_open, .thread_close = nl_thread_close,
     .put = nl_put, .get = nl_get, .del = nl_del,
     .batch_begin = nl_batch, .batch_commit = nl_batch, .batch_abort = nl_batch,
+    .txn_begin = nl_txn_begin, .txn_commit = nl_batch, .txn_abort = nl_txn_abort,
     .iter_seek = nl_iter_seek, .iter_next = nl_iter_next, .iter_close = nl_iter_close,
     .compact = nl_compact, .stats = NULL, .version = nl_version, .process_shutdown = NULL,
+    .isolation = nl_isolation,
 };

@@ -8,6 +8,14 @@
  * db_bench_wiredtiger also runs without a log by default.
  * WT_ROLLBACK on an autocommit write is retried; a batch keeps a replay log and
  * is re-run from the start on WT_ROLLBACK, up to KV_WT_RETRIES times.
+ *
+ * Transactions: a session transaction at snapshot isolation.  Reads (and the scan
+ * cursor) see the snapshot taken at its first operation plus its own writes; an update
+ * of a key that another transaction changed since (or is changing) fails at once with
+ * WT_ROLLBACK, which is KV_E_CONFLICT here, and the driver rolls back and re-runs the
+ * template.  Nothing is replayed inside the adapter: the reads would be stale.  WT's
+ * snapshot isolation does not track reads, so a read-only key may change under a
+ * writer (write skew); first-writer-wins covers read-modify-writes of one key.
  */
 #include <errno.h>
 #include <wiredtiger.h>
@@ -33,6 +41,7 @@ struct kv_thread {
     int positioned;     /* cur holds a value from the last get */
     int in_batch;
     int doomed;         /* the batch's transaction hit WT_ROLLBACK */
+    int in_txn;         /* a transaction (not a batch) is open */
     uint64_t jitter;    /* backoff RNG state */
     kv_oplog log;
 };
@@ -138,7 +147,7 @@ static int wt_thread_open(kv_db *d, kv_thread **out, char *err) {
 }
 
 static void wt_thread_close(kv_thread *t) {
-    if (t->in_batch) t->s->rollback_transaction(t->s, NULL);
+    if (t->in_batch || t->in_txn) t->s->rollback_transaction(t->s, NULL);
     t->s->close(t->s, NULL);  /* closes its cursors */
     kv_oplog_free(&t->log);
     free(t);
@@ -166,6 +175,11 @@ static int empty_key(kv_thread *t) {
 static int write_op(kv_thread *t, const char *k, size_t kl, const char *v, size_t vl, int is_del) {
     if (!kl) return empty_key(t);
     unposition(t);
+    if (t->in_txn) {   /* a conflict surfaces to the driver, which re-runs the whole transaction */
+        int rc = apply(t, k, kl, v, vl, is_del);
+        if (rc == WT_NOTFOUND) return KV_NOTFOUND;
+        return rc ? fail(t->c.errmsg, rc, is_del ? "remove" : "insert") : KV_OK;
+    }
     if (t->in_batch) {
         if (kv_oplog_add(&t->log, k, kl, v, vl, is_del)) return kv_seterr(t->c.errmsg, KV_E_OTHER, "WiredTiger: out of memory");
         if (t->doomed) return KV_OK;  /* batch_commit replays the whole log */
@@ -252,6 +266,36 @@ static int wt_batch_abort(kv_thread *t) {
     return KV_OK;
 }
 
+static int wt_txn_begin(kv_thread *t, int kind) {
+    (void)kind;
+    if (t->in_txn || t->in_batch) return kv_seterr(t->c.errmsg, KV_E_OTHER, "WiredTiger: transaction already open");
+    unposition(t);
+    int rc = t->s->begin_transaction(t->s, "isolation=snapshot");
+    if (rc) return fail(t->c.errmsg, rc, "begin_transaction");
+    t->in_txn = 1;
+    return KV_OK;
+}
+
+static int wt_txn_commit(kv_thread *t) {
+    t->positioned = 0;   /* the commit resets the session's cursors */
+    t->in_txn = 0;
+    int rc = t->s->commit_transaction(t->s, NULL);   /* a failed commit rolls itself back */
+    return rc ? fail(t->c.errmsg, rc, "commit_transaction") : KV_OK;
+}
+
+static void wt_txn_abort(kv_thread *t) {
+    t->positioned = 0;
+    if (t->in_txn) t->s->rollback_transaction(t->s, NULL);
+    t->in_txn = 0;
+}
+
+static const char *wt_isolation(const char *variant, int transactions) {
+    (void)variant; (void)transactions;
+    return "snapshot isolation: a session transaction (isolation=snapshot); an update of a key another "
+           "transaction changed since its snapshot fails (WT_ROLLBACK: counted as a conflict, retried from the "
+           "start); reads are not tracked, so write skew is possible";
+}
+
 static int scan_out(kv_thread *t, int rc, const char **ko, size_t *klo, const char **vo, size_t *vlo) {
     if (rc == WT_NOTFOUND) return KV_NOTFOUND;
     if (rc) return fail(t->c.errmsg, rc, "cursor");
@@ -329,6 +373,8 @@ const kv_engine_ops kv_engine_wiredtiger = {
     .thread_open = wt_thread_open, .thread_close = wt_thread_close,
     .put = wt_put, .get = wt_get, .del = wt_del,
     .batch_begin = wt_batch_begin, .batch_commit = wt_batch_commit, .batch_abort = wt_batch_abort,
+    .txn_begin = wt_txn_begin, .txn_commit = wt_txn_commit, .txn_abort = wt_txn_abort,
     .iter_seek = wt_iter_seek, .iter_next = wt_iter_next, .iter_close = wt_iter_close,
     .compact = wt_compact, .stats = wt_stats, .version = wt_version, .process_shutdown = NULL,
+    .isolation = wt_isolation,
 };

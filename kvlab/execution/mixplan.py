@@ -13,6 +13,26 @@ OPTYPE_OF_KIND = {"get": "read", "put": "write", "delete": "delete", "insert": "
 LENGTH_CODES = {"constant": 0, "uniform": 1, "zipfian": 2}
 
 
+BLIND_WRITES = {"put", "insert", "delete"}
+TXN_NONE, TXN_READ, TXN_WRITE = 0, 1, 2   # enum kv_txn_kind in kv_engine.h (0: no transaction)
+
+
+def txn_kind(template) -> int:
+    """How the native loop runs a template: a single get or a single blind write needs no
+    transaction (one op is atomic by itself), reads of more than one key or a range read run in a
+    read transaction (one snapshot), anything else that writes in a write transaction."""
+    single = len(template.ops) == 1 and template.ops[0].count == 1
+    kind = template.ops[0].kind
+    if template.writes:
+        return TXN_NONE if single and kind in BLIND_WRITES else TXN_WRITE
+    return TXN_NONE if single and kind == "get" else TXN_READ
+
+
+def needs_transactions(mix: Mix) -> bool:
+    """Whether a run of `mix` opens write transactions (RocksDB then opens an OptimisticTransactionDB)."""
+    return any(txn_kind(t) == TXN_WRITE for t in mix.templates)
+
+
 def compile_mix(mix: Mix, value_size: int, clients: int = 1, target_rate: float = 0.0) -> dict:
     """The plan `_native.Run(engine, "mix", params, mix=plan)` takes; `value_size` is used when
     the mix gives none.  `target_rate` (transactions/s in total, split evenly over `clients`)
@@ -42,7 +62,7 @@ def compile_mix(mix: Mix, value_size: int, clients: int = 1, target_rate: float 
                         default if op.distribution is None else dist_id(op.distribution),
                         op.length or 0, op.min_length if op.length else 0, LENGTH_CODES[op.length_distribution]))
         cum += weight
-        txns.append((first, len(t.ops), int(t.writes), cum))
+        txns.append((first, len(t.ops), txn_kind(t), cum))
     txns[-1] = txns[-1][:3] + (1.0,)   # the last template takes whatever rounding left
     vmin, vmax = mix.value_size or (value_size, value_size)
     pacing = mix.pacing
@@ -50,6 +70,7 @@ def compile_mix(mix: Mix, value_size: int, clients: int = 1, target_rate: float 
     per_client_rate = rate if per_client else rate / max(1, clients)
     return {"txns": txns, "ops": ops, "dists": dists, "value_min": vmin, "value_max": vmax,
             "max_retries": mix.max_retries, "template_names": [t.name for t in mix.templates],
+            "template_txn": {t.name: ("none", "read", "write")[txn_kind(t)] for t in mix.templates},
             "interval_ns": 1e9 / per_client_rate if rate else 0.0, "poisson": int(pacing.arrivals == "poisson"),
             "pacing": {"mode": "open" if rate else "closed", "target_rate": rate * (clients if per_client else 1),
                        "per_client_rate": per_client_rate, "arrivals": pacing.arrivals if rate else None}}

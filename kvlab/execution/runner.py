@@ -142,12 +142,17 @@ class _Session:
         self.engine_settings = None
         self.device, self.device_note = accounting.block_device(where.path)
         self.storage = accounting.storage(where.path)
+        # a mix with write transactions opens the engine in its transactional mode from the start
+        self.transactions = any(wl.mix is not None and mixplan.needs_transactions(wl.mix)
+                                for wl in (workloads.get(name, spec.mixes) for name in spec.workloads))
 
     def open(self, settings: dict):
         if self.engine is not None and settings == self.engine_settings:
             return self.engine
         self.close()
         config = self.cfg.config(settings, max_threads=self.spec.threads + 2)
+        if self.transactions:
+            config["transactions"] = True
         self.engine = self.native.Engine(self.cfg.adapter, str(self.where.path), config)
         self.engine_settings = settings
         self.given_config = dict(settings)
@@ -350,12 +355,7 @@ def _mix_value_size(wl, spec) -> int:
 
 # what a mix's op types count as in reads/s and writes/s
 _READ_OPS, _WRITE_OPS = ("read", "rmw", "range", "scan"), ("write", "insert", "delete", "rmw", "clear_range")
-ISOLATION = ("writes of a transaction are one batch, applied atomically at commit (LevelDB WriteBatch, LMDB write "
-             "txn, RocksDB WriteBatch, WiredTiger/BDB transaction); its reads are not yet isolated: each sees the "
-             "latest commit")
-
-
-def _mix_record(threads, plan, seconds, found) -> dict:
+def _mix_record(threads, plan, seconds, found, isolation) -> dict:
     """Transactions, rates and per-template latency of a mix run."""
     workers = [t for t in threads if t["role"] == "worker"]
     ops = {}
@@ -384,7 +384,8 @@ def _mix_record(threads, plan, seconds, found) -> dict:
         "writes_per_sec": rate(sum(ops.get(k, 0) for k in _WRITE_OPS)),
         "keys_per_sec": rate(found or 0), "ops_by_type": {k: v for k, v in ops.items() if k != "txn"},
         "templates": templates, "retries": sum(t["retries"] for t in workers),
-        "aborts": sum(t["aborts"] for t in workers), "isolation": ISOLATION, "pacing": pacing,
+        "aborts": sum(t["aborts"] for t in workers), "pacing": pacing,
+        "isolation": isolation, "template_txn": plan["template_txn"],
     }
 
 
@@ -464,6 +465,7 @@ def _build(session, wl, phase, params, threads, partial, started, ended, before,
         per_thread_ops=[sum(t["ops"].values()) for t in workers],
         accounting=acct, intervals=_intervals(sampler.samples, sampler.samples[0][0] if sampler.samples else t0),
         warmup=warmup, engine_stats=engine_stats, provenance=provenance, trial=session.trial,
-        mix=({**_mix_record(threads, plan, (t1 - t0) / 1e9, found), "definition": wl.mix.to_dict()}
+        mix=({**_mix_record(threads, plan, (t1 - t0) / 1e9, found, session.engine.isolation),
+              "definition": wl.mix.to_dict()}
              if plan else None),
     )
