@@ -47,6 +47,8 @@ def _print_result(b):
             lat = t["latency_us"]
             print(f"    {name:<16} {t['share']:6.1%}  p50 {lat['p50'] or 0:9.2f} us  p99 {lat['p99'] or 0:9.2f} us  "
                   f"max {lat['max'] or 0:10.2f} us", flush=True)
+        if any(kind != "none" for kind in m.get("template_txn", {}).values()):
+            print(f"  isolation: {m['isolation']}", flush=True)
     if b.partial:
         print(f"  PARTIAL: stopped after {b.ops} ops in {b.seconds:.2f} s; the figures above cover only that",
               flush=True)
@@ -197,8 +199,10 @@ def _sweep_results(store, args) -> int:
         df.to_csv(out, index=False) if args.format == "csv" else df.to_parquet(out, index=False)
         print(f"exported the tidy frame of sweep {args.sweep} to {out}")
         return 0
+    # the terminal gets throughput and p99 with their intervals; export has every metric
+    shown = [c for c in df.columns if not c.startswith(("micros_per_op", "p50_us", "p999_us", "cpu_pct"))]
     with pd.option_context("display.width", 250, "display.max_columns", 40, "display.float_format", "{:,.4g}".format):
-        print(df.to_string(index=False))
+        print(df[shown].to_string(index=False))
     return 0
 
 
