@@ -65,25 +65,40 @@ long["config"] = long.loop + ", " + long.threads.astype(str) + " thr"
 fig = plots.bars(long, x="engine", y="ops_per_sec", hue="config", title="readrandom: native loop vs Python loop", log=True)
 plots.save(fig, out, "quickstart_native_vs_python", plots.caption(results, f"num={p['num']}"))''')])
 
-notebook("01_read_scalability", "# Read scalability (seed 000, WiredTiger wiki 2013)\nfillseq, then readrandom over a "
-         "thread ladder; us/op and ops/sec per thread count, beside the published tables.",
+notebook("01_read_scalability", "# Read scalability (seed 000, WiredTiger wiki 2013)\nreadrandom over a thread "
+         "ladder on a freshly loaded database; us/op and ops/sec per thread count, beside the published tables. The "
+         "ladder is a **sweep**: a grid (engines x threads, each point repeated) that runs point by point into the "
+         "results store, skips the points already there, and comes back as one tidy frame.",
          '''# Parameters (papermill). Full scale (the seed): num = reads = 10_000_000, threads 1..32, cache 10 GB
 scale = "default"
 num = 1_000_000
 reads = 1_000_000
 threads = [1, 2, 4]
+repeats = 2
 cache_size = 1_000_000_000
 engines = ["wiredtiger-btree", "leveldb"]
+store = None           # None: a store in output_dir; "results/kvlab.duckdb" keeps finished points across runs
 output_dir = "results/notebooks/01_read_scalability"''',
          [("code", COMMON + '''
-p = reproduce.resolve("read_scalability", scale, num=num, reads=reads, threads=threads)
+p = reproduce.resolve("read_scalability", scale, num=num, reads=reads, threads=threads, repeats=repeats)
 engines = reproduce.built(engines)'''),
-          ("code", '''measured, results = reproduce.read_scalability(engines, p["threads"], p["num"], p["reads"], cache_size=cache_size)
+          ("code", '''sweep = reproduce.read_scalability(engines, p["threads"], p["num"], p["reads"], cache_size=cache_size,
+                                  repeats=p["repeats"], store=store or out / "kvlab.duckdb", name=f"read-scalability-{scale}")
+sweep   # the grid: how many points, an estimate of the time, how many are stored already'''),
+          ("md", "`sweep.run()` runs the points not yet stored, one after another (benchmarks do not share the "
+                 "machine); interrupting the kernel loses at most the point in flight, and running the cell again "
+                 "resumes. `sweep.start(progress=True)` runs it in the background; `sweep.run(client=...)` sends the "
+                 "points to Dask workers, one benchmark per host at a time."),
+          ("code", '''sweep.run(progress=True)'''),
+          ("code", '''frame = sweep.frame()      # axes as columns; medians and 95% CI across repeats
+measured = reproduce.read_scalability_table(frame)
+results = sweep.results()
 published = reproduce.published("seed000_read_scalability")
 measured'''),
           ("code", '''published'''),
-          ("code", '''cap = plots.caption(results, f"num={p['num']}, reads={p['reads']}/thread, threads={p['threads']}")
+          ("code", '''cap = plots.caption(results, f"num={p['num']}, reads={p['reads']}/thread, threads={p['threads']}, {p['repeats']} repeats")
 plots.save(plots.read_scalability(measured, published), out, "read_scalability_ops", cap)
+plots.save(sweep.plot("ops_per_sec", x="threads"), out, "read_scalability_sweep", cap)
 rel = reproduce.scaling_vs_published(measured, published)
 plots.save(plots.speedup(rel[rel.threads <= max(p["threads"])]), out, "read_scalability_speedup", cap)
 rel.pivot_table(index=["engine", "threads"], columns="source", values="speedup")'''),

@@ -250,8 +250,11 @@ class SweepOutcome:
         lines += [f"  FAILED {label} [{pid}]: {err}" for label, pid, err in self.failed]
         return "\n".join(lines)
 
+    def __repr__(self):
+        return f"<kvlab SweepOutcome {self.describe()}>"
+
     def frame(self, **kw):
-        return sweep_store.tidy(self.store, self.sweep.id, **kw)
+        return sweep_store.tidy(self.store, self.sweep.id, point_ids=[p.id for p in self.sweep.points()], **kw)
 
 
 class Sink:

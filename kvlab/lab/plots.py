@@ -189,7 +189,8 @@ def sweep(frame, metric: str = "ops_per_sec", x: str = "threads", axes=None, hue
     rows = list(dict.fromkeys(frame[row])) if row else [None]
     cols = list(dict.fromkeys(frame[col])) if col else [None]
     fig, grid = plt.subplots(len(rows), len(cols), figsize=(min(16, 4.6 * len(cols) + 1.6), 3.6 * len(rows)),
-                             squeeze=False, sharex=True)
+                             squeeze=False, sharex=True, sharey=True)
+    band = "repeats" in frame.columns and frame["repeats"].min() >= 3
     hues = list(dict.fromkeys(frame[hue])) if hue else [None]
     colors = dict(zip(hues, plt.rcParams["axes.prop_cycle"].by_key()["color"] * 10))
     numeric_x = np.issubdtype(frame[x].dtype, np.number)
@@ -209,11 +210,14 @@ def sweep(frame, metric: str = "ops_per_sec", x: str = "threads", axes=None, hue
                 xs = d[x] if numeric_x else d[x].astype(str)
                 ax.plot(xs, d[metric], marker="o", color=colors[hv], label=str(hv) if hue else metric)
                 lo, hi = d.get(f"{metric}_ci95_lo"), d.get(f"{metric}_ci95_hi")
-                if lo is not None and lo.notna().any():
-                    ax.fill_between(xs, lo.astype(float), hi.astype(float), color=colors[hv], alpha=0.18,
-                                    linewidth=0)
+                # Student's t with 2 repeats is +-12.7 half-ranges: a band that says nothing but hides the lines
+                if lo is not None and band and lo.notna().any():   # metrics are >= 0: below 0 says only "wide"
+                    ax.fill_between(xs, lo.astype(float).clip(lower=0), hi.astype(float), color=colors[hv],
+                                    alpha=0.18, linewidth=0)
             if log:
                 ax.set_yscale("log")
+            else:
+                ax.set_ylim(bottom=0)
             if numeric_x and frame[x].nunique() > 1 and frame[x].min() > 0 and frame[x].max() / frame[x].min() >= 8:
                 ax.set_xscale("log", base=2 if x == "threads" else 10)
             if numeric_x:
@@ -231,6 +235,9 @@ def sweep(frame, metric: str = "ops_per_sec", x: str = "threads", axes=None, hue
                 seen.setdefault(lab, h)
         handles, labels = list(seen.values()), list(seen)
         fig.legend(handles, labels, title=hue_label, loc="upper left", bbox_to_anchor=(1.0, 0.95), frameon=False)
-    fig.suptitle(title or f"{metric.replace('_', ' ')} by {x} (median of repeats, band: 95% CI)", fontweight="bold")
+    n = sorted(set(frame["repeats"])) if "repeats" in frame.columns else []
+    reps = f"{n[0]} repeats" if len(n) == 1 else "repeats"
+    fig.suptitle(title or f"{metric.replace('_', ' ')} by {x}: median of {reps}"
+                 f"{', band: 95% CI of the mean' if band else ' (a 95% CI band needs 3 or more)'}", fontweight="bold")
     fig.tight_layout()
     return fig

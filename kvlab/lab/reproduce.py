@@ -22,9 +22,9 @@ REFERENCE = ROOT / "data" / "reference"
 # Per notebook: the scale presets.  "full" is the seed's own scale.
 SCALES = {
     "read_scalability": {
-        "smoke": dict(num=20_000, reads=20_000, threads=[1, 2]),
-        "default": dict(num=1_000_000, reads=1_000_000, threads=[1, 2, 4]),
-        "full": dict(num=10_000_000, reads=10_000_000, threads=[1, 2, 4, 8, 12, 16, 20, 24, 28, 32]),
+        "smoke": dict(num=20_000, reads=20_000, threads=[1, 2], repeats=2),
+        "default": dict(num=1_000_000, reads=1_000_000, threads=[1, 2, 4], repeats=2),
+        "full": dict(num=10_000_000, reads=10_000_000, threads=[1, 2, 4, 8, 12, 16, 20, 24, 28, 32], repeats=3),
     },
     "readwhilewriting": {
         "smoke": dict(num=20_000, readers=[1, 2], duration=1.0, writes_per_second=1000),
@@ -87,25 +87,25 @@ def _tmpdb():
 
 # --- seed 000: read scalability ----------------------------------------------------------
 
-def read_scalability(engines, threads, num, reads, cache_size=None, seed=1):
-    """fillseq, then readrandom over the thread ladder, per engine: (table, results)."""
-    import pandas as pd
-    rows, results = [], []
-    for name in engines:
-        db = _tmpdb()
-        try:
-            settings = {"cache_size": cache_size} if cache_size else {}
-            results += list(run(name, "fillseq", num=num, db=db, seed=seed, interval=0, **settings))
-            for t in threads:
-                r = run(name, "readrandom", num=num, reads=reads, threads=t, db=db, use_existing_db=True,
-                        seed=seed + t, **settings)
-                b = r.by_workload("readrandom")
-                results.append(b)
-                rows.append({"engine": name, "threads": t, "us_per_op": b.micros_per_op,
-                             "ops_per_sec": b.ops_per_sec, "p99_us": b.latency_us["p99"]})
-        finally:
-            shutil.rmtree(db, ignore_errors=True)
-    return pd.DataFrame(rows), results
+def read_scalability(engines, threads, num, reads, cache_size=None, seed=1, repeats=1, store=None,
+                     name="read-scalability"):
+    """Seed 000's thread ladder as a sweep (engine x threads, each point repeated): every point loads a fresh
+    database (fillseq, the load phase) and reads it with that many threads.  Returns the Sweep; run it, then
+    read_scalability_table(sweep.frame()).  Points already in `store` are not run again."""
+    from .sweeps import sweep
+    base = {"workload": "readrandom", "num": num, "reads": reads, "seed": seed, "interval": 0}
+    if cache_size:
+        base["cache_size"] = cache_size
+    return sweep(name, axes={"engine": list(engines), "threads": list(threads)}, repeats=repeats, base=base,
+                 store=store)
+
+
+def read_scalability_table(frame):
+    """The seed's columns from a read-scalability sweep's tidy frame (medians across repeats, CI95 beside)."""
+    t = frame[(frame.workload == "readrandom") & (frame.phase == "run")]
+    return t.rename(columns={"micros_per_op": "us_per_op"})[
+        ["engine", "threads", "repeats", "us_per_op", "ops_per_sec", "ops_per_sec_ci95_lo", "ops_per_sec_ci95_hi",
+         "p99_us"]].reset_index(drop=True)
 
 
 def scaling_vs_published(measured, published_df):

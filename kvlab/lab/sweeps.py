@@ -81,11 +81,12 @@ class Sweep:
 
     def frame(self, phases=("run",), metrics=stored.METRICS):
         """The tidy frame of the stored points (see kvlab.results.sweeps.tidy)."""
-        return stored.tidy(self.store, self.id, phases=phases, metrics=metrics)
+        return stored.tidy(self.store, self.id, phases=phases, metrics=metrics,
+                           point_ids=[p.id for p in self.spec.points()])
 
     def results(self, phases=None):
         """The stored results of the finished points, full records (machine facts of each host)."""
-        return stored.results(self.store, self.id, phases=phases)
+        return stored.results(self.store, self.id, phases=phases, point_ids=[p.id for p in self.spec.points()])
 
     def plot(self, metric: str = "ops_per_sec", x: str | None = None, **kw):
         return plots.sweep(self.frame(), metric, x=x or _first_numeric_axis(self.spec), axes=list(self.spec.axes),

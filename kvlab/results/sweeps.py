@@ -34,7 +34,7 @@ def list_sweeps(store: Store):
         "min(recorded_at) AS first, max(recorded_at) AS last FROM sweep_points GROUP BY sweep_id ORDER BY last")
 
 
-def _rows(store: Store, sweep_id: str, phases):
+def _rows(store: Store, sweep_id: str, phases, point_ids=None):
     if not store.path.exists():
         raise errors.ResultsError(f"no results store at {store.path}")
     df = store.query(
@@ -52,14 +52,19 @@ def _rows(store: Store, sweep_id: str, phases):
                                   f"{', '.join(known) or 'none'}")
     if phases is not None:
         df = df[df.phase.isin(phases)]
+    if point_ids is not None:
+        df = df[df.point_id.isin(set(point_ids))]
     return df
 
 
-def _axes_order(store: Store, sweep_id: str, rows) -> list:
-    seen = []
+def _definition_axes(store: Store, sweep_id: str) -> dict:
+    """The axes (name -> values, in order) of the latest definition the sweep ran with."""
     defined = store.query("SELECT definition FROM sweeps WHERE sweep_id = ?", [sweep_id])
-    if not defined.empty:
-        seen = list(json.loads(defined.definition.iloc[0]).get("axes", {}))
+    return json.loads(defined.definition.iloc[0]).get("axes", {}) if not defined.empty else {}
+
+
+def _axes_order(defined: dict, rows) -> list:
+    seen = list(defined)
     for values in rows.axis_values:
         for k in json.loads(values):
             if k not in seen:
@@ -67,12 +72,15 @@ def _axes_order(store: Store, sweep_id: str, rows) -> list:
     return seen
 
 
-def tidy(store: Store, sweep_id: str, phases=("run",), metrics=METRICS):
+def tidy(store: Store, sweep_id: str, phases=("run",), metrics=METRICS, point_ids=None):
     """One row per setting, workload and phase: the axes as columns, then per metric its median across
-    repeats (`<metric>`) and the 95% CI of the mean (`<metric>_ci95_lo`, `_hi`; empty with one repeat)."""
+    repeats (`<metric>`) and the 95% CI of the mean (`<metric>_ci95_lo`, `_hi`; empty with one repeat).
+    `point_ids` keeps only those points (a sweep's current expansion: a name reused with another base
+    run would otherwise pool unlike points); None takes every point stored under the name."""
     import pandas as pd
-    rows = _rows(store, sweep_id, phases)
-    axes = _axes_order(store, sweep_id, rows)
+    rows = _rows(store, sweep_id, phases, point_ids)
+    defined = _definition_axes(store, sweep_id)
+    axes = _axes_order(defined, rows)
     parsed = [json.loads(v) for v in rows.axis_values]
     for axis in axes:
         rows[axis] = [p.get(axis) for p in parsed]
@@ -90,6 +98,13 @@ def tidy(store: Store, sweep_id: str, phases=("run",), metrics=METRICS):
         rec["hosts"] = ",".join(sorted(set(part.host.dropna())))
         out.append(rec)
     frame = pd.DataFrame(out)
+    # rows in the grid's order (axis values as written), whichever order the points finished in
+    def position(axis):
+        order = {json.dumps(v, sort_keys=True): i for i, v in enumerate(defined.get(axis, []))}
+        return frame[axis].map(lambda v: order.get(json.dumps(v, sort_keys=True), len(order)))
+    keys = pd.DataFrame({a: position(a) for a in axes if a in frame.columns})
+    frame = frame.loc[keys.sort_values(list(keys.columns), kind="stable").index].reset_index(drop=True) \
+        if len(keys.columns) else frame
     # a metric no benchmark of the sweep has (txn/s of db_bench loops) is left out
     empty = [m for m in metrics if frame[m].isna().all()]
     return frame.drop(columns=[c for m in empty for c in (m, f"{m}_ci95_lo", f"{m}_ci95_hi")])
@@ -101,9 +116,9 @@ def points_frame(store: Store, sweep_id: str):
                        "run_id, recorded_at FROM sweep_points WHERE sweep_id = ? ORDER BY recorded_at", [sweep_id])
 
 
-def results(store: Store, sweep_id: str, phases=None) -> RunResult:
+def results(store: Store, sweep_id: str, phases=None, point_ids=None) -> RunResult:
     """The full stored records of a sweep's finished points (provenance and machine facts included)."""
-    rows = _rows(store, sweep_id, phases)
+    rows = _rows(store, sweep_id, phases, point_ids)
     ids = [int(i) for i in rows.id]
     if not ids:
         return RunResult([])
