@@ -112,7 +112,7 @@ cdef extern from "kv_driver.h":
     ctypedef struct kv_mix_op:
         int optype, count, dist, length, min_length, length_dist
     ctypedef struct kv_mix_txn:
-        int first, nops, txn
+        int first, nops, txn, simple
         double cum
     ctypedef struct kv_mix_dist:
         int kind
@@ -687,8 +687,9 @@ cdef class Run:
             raise MemoryError()
         cdef int i, j
         self.mix.ntxns, self.mix.nops, self.mix.ndists = len(txns), len(ops), len(dists)
-        for i, (first, nops, txn, cum) in enumerate(txns):
+        for i, (first, nops, txn, simple, cum) in enumerate(txns):
             self.mix.txns[i].first, self.mix.txns[i].nops, self.mix.txns[i].txn = first, nops, txn
+            self.mix.txns[i].simple = simple
             self.mix.txns[i].cum = cum
         for i, (optype, count, dist, length, min_length, length_dist) in enumerate(ops):
             self.mix.ops[i].optype, self.mix.ops[i].count, self.mix.ops[i].dist = optype, count, dist

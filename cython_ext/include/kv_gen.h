@@ -75,7 +75,7 @@ static inline __attribute__((always_inline)) void kv_put4(char *p, uint32_t v) {
 static inline __attribute__((always_inline)) void kv_make_key(char *buf, int key_size, uint64_t index) {
     if (key_size >= 16 && index < 10000000000000000ull) {
         char *p = buf + key_size - 16;
-        memset(buf, '0', (size_t)(key_size - 16));
+        if (key_size > 16) memset(buf, '0', (size_t)(key_size - 16));
         uint32_t hi = (uint32_t)(index / 100000000u), lo = (uint32_t)(index % 100000000u);
         kv_put4(p, hi / 10000u);
         kv_put4(p + 4, hi % 10000u);
