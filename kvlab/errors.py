@@ -26,6 +26,15 @@ class UnsafeDirectory(KvlabError):
     """kvlab refuses to write into or clear a directory it did not create."""
 
 
+class DatabaseMismatch(UnsafeDirectory):
+    """use_existing_db asked to open a database otherwise than it was made (a setting fixed at
+    creation, or a way that would skip its recovery): names the difference and what is allowed."""
+
+
+class NoDatabase(UnsafeDirectory):
+    """use_existing_db on a directory that is missing or holds no database."""
+
+
 class ResultsError(KvlabError):
     """A results file is missing, broken or of an unknown version."""
 

@@ -121,6 +121,7 @@ def _run_trial_pinned(spec, trial, on_result, control=None):
                 break
     finally:
         session.close()
+        where.release()
         # engines that keep data in their cache until close (WiredTiger without a checkpoint)
         # show their real size only now; seed 001 measured after the process ended
         if session.results and session.results[-1].accounting is not None:
@@ -150,11 +151,19 @@ class _Session:
         if self.engine is not None and settings == self.engine_settings:
             return self.engine
         self.close()
+        asked = settings
+        # the database's own record decides what a reopen keeps (format, a recovery log that stays on)
+        settings, notes = dbdir.reconcile(self.where, self.cfg, settings)
+        self.warnings.extend(n for n in notes if n not in self.warnings)
         config = self.cfg.config(settings, max_threads=self.spec.threads + 2)
         if self.transactions:
             config["transactions"] = True
-        self.engine = self.native.Engine(self.cfg.adapter, str(self.where.path), config)
-        self.engine_settings = settings
+        try:
+            self.engine = self.native.Engine(self.cfg.adapter, str(self.where.path), config)
+        except BaseException:
+            self.where.release()   # it never opened: nothing left unclosed
+            raise
+        self.engine_settings = asked
         self.given_config = dict(settings)
         self.effective_config = {k: v for k, v in config.items() if v not in (None, "")}
         return self.engine
@@ -163,6 +172,7 @@ class _Session:
         if self.engine is not None:
             self.engine.close()
             self.engine = None
+            self.where.release()   # closed cleanly: the next open need not wonder
 
     def add(self, result, on_result):
         self.results.append(result)
