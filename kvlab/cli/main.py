@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -17,7 +18,8 @@ from ..lab.display import TextBar
 from ..model import engines, workloads
 from ..model.spec import RunSpec, make_spec
 from ..results.result import write_json_atomic
-from ..results.store import Store
+from ..results.store import Store, rescue_json
+from . import crashtest as crashtest_cli
 from . import dbbench
 from . import sweep as sweep_cli
 
@@ -95,15 +97,47 @@ def cmd_run(args) -> int:
 
 def _execute(spec, args) -> int:
     """Run a spec from the command line: lines as results come, warnings, accounting, --json, the store."""
+    _preflight(args)
     result = run_spec(spec, on_result=_print_result, control=_progress_control(args.progress))
     for w in sorted({w for b in result for w in b.warnings}):
         print(f"warning: {w}", file=sys.stderr)
     _print_accounting(result)
-    if args.json:
-        result.write_json(args.json)
-        print(f"results written to {args.json}")
-    _store(result, args)
+    _save(result, args, say=True)
     return 130 if any(b.partial for b in result) else 0
+
+
+def _preflight(args):
+    """Before anything is measured: the results store opens for writing and --json's folder takes files."""
+    if args.json:
+        folder = Path(args.json).expanduser().resolve().parent
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise errors.ResultsError(f"--json {args.json}: cannot create {folder} ({exc.strerror or exc})") from None
+        if not os.access(folder, os.W_OK):
+            raise errors.ResultsError(f"--json {args.json}: {folder} is not writable")
+    if not getattr(args, "no_store", False):
+        Store(args.store).check()
+
+
+def _save(result, args, say=False):
+    """--json, then the store; a failure of either leaves the run saved somewhere the error names."""
+    failed = []
+    if args.json:
+        try:
+            result.write_json(args.json)
+            if say:
+                print(f"results written to {args.json}")
+        except OSError as exc:
+            saved = rescue_json(result.to_list(), Path(args.json).name)
+            failed.append(f"--json {args.json} could not be written ({exc.strerror or exc}); the run is saved in "
+                          f"{saved}")
+    try:
+        _store(result, args)
+    except errors.ResultsError as exc:
+        failed.append(str(exc))
+    if failed:
+        raise errors.ResultsError("; ".join(failed))
 
 
 def _progress_control(mode: str):
@@ -232,12 +266,11 @@ def cmd_dbbench(args, rest) -> int:
         if plan.histogram:
             print(dbbench.format_histogram(b), flush=True)
 
+    _preflight(args)
     result = run_spec(plan.spec, on_result=show)
     for b in result:
         b.params["command_line"] = dbbench.command_line(args.engine, rest)
-    if args.json:
-        result.write_json(args.json)
-    _store(result, args)
+    _save(result, args)
     return 130 if any(b.partial for b in result) else 0
 
 
@@ -250,6 +283,8 @@ def cmd_compare(args) -> int:
     out = Path(args.out) / f"compare-{time.strftime('%Y%m%d-%H%M%S')}.json"
     seed = args.seed if args.seed is not None else time.time_ns() & 0xFFFFFFFF
     print(f"kvlab compare: {', '.join(names)}; num={args.num}, threads 1..{args.threads}, seed={seed}", flush=True)
+    if not args.no_store:
+        Store(args.store).check()
     rows, records = [], []
     for name in names:
         for threads in sorted({1, args.threads}):
@@ -366,6 +401,7 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--no-store", action="store_true")
 
     sweep_cli.add_parser(sub)
+    crashtest_cli.add_parser(sub)
 
     n = sub.add_parser("notebooks", help="run every notebook with papermill into a dated folder")
     n.add_argument("action", choices=("run", "list"))
@@ -394,7 +430,8 @@ def main(argv=None) -> int:
         args = parser.parse_args(argv)
         return {"engines": cmd_engines, "run": cmd_run, "compare": cmd_compare,
                 "results": cmd_results, "notebooks": cmd_notebooks, "workloads": cmd_workloads,
-                "ycsb": cmd_ycsb, "sweep": sweep_cli.cmd_sweep}[args.command](args)
+                "ycsb": cmd_ycsb, "sweep": sweep_cli.cmd_sweep,
+                "crashtest": crashtest_cli.cmd_crashtest}[args.command](args)
     except errors.KvlabError as exc:
         print(f"kvlab: error: {exc}", file=sys.stderr)
         return 2

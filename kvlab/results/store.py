@@ -8,16 +8,23 @@ in place, one step at a time, inside a transaction.  The full result record
 on load (results.upgrade), so nothing a run measured is lost to the table layout.
 
 Default location: $KVLAB_RESULTS, else ./results/kvlab.duckdb.
+
+A run is never lost to the store: `check()` opens it for writing before a benchmark runs (the
+CLI calls it first), and an append that fails (disk full, the store locked or broken) saves
+the run as a JSON file elsewhere (`rescue_json`: beside the store, else the temp directory,
+else ~/.kvlab-unsaved) and raises a ResultsError naming that file; `append_json` stores it later.
 """
 from __future__ import annotations
 
 import json
 import os
+import tempfile
+import time
 import uuid
 from pathlib import Path
 
 from .. import errors
-from .result import BenchmarkResult, RunResult, _jsonable
+from .result import BenchmarkResult, RunResult, _jsonable, load_json, write_json_atomic
 
 STORE_VERSION = 4
 
@@ -91,15 +98,41 @@ class Store:
     def _connect(self, write=True):
         duckdb = _duckdb()
         if write:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise errors.ResultsError(f"{self.path}: cannot create the results folder ({exc})") from None
         elif not self.path.exists():
             raise errors.ResultsError(f"no results store at {self.path}")
         try:
             con = duckdb.connect(str(self.path))
         except duckdb.Error as exc:
             raise errors.ResultsError(f"{self.path}: cannot open the results store ({exc})") from None
-        self._migrate(con)
+        try:
+            self._migrate(con)
+        except duckdb.Error as exc:
+            con.close()
+            raise errors.ResultsError(f"{self.path}: cannot open the results store ({exc})") from None
         return con
+
+    def check(self) -> Path:
+        """Open the store for writing now, before a benchmark runs: a store that cannot be opened or
+        written (broken, locked by another process, unwritable, from a newer kvlab) is a ResultsError
+        before any time is spent measuring."""
+        duckdb = _duckdb()
+        con = self._connect()
+        try:
+            con.execute("INSERT OR REPLACE INTO kvlab_meta VALUES ('checked_at', ?)",
+                        [time.strftime("%Y-%m-%dT%H:%M:%S%z")])
+        except duckdb.Error as exc:
+            raise errors.ResultsError(f"{self.path}: the results store cannot be written ({exc})") from None
+        finally:
+            con.close()
+        return self.path
+
+    def append_json(self, path, run_id: str | None = None) -> str:
+        """Store a run saved as JSON (a --json file, or one `append` rescued)."""
+        return self.append(load_json(path), run_id=run_id)
 
     def version(self, con) -> int | None:
         tables = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
@@ -131,9 +164,21 @@ class Store:
     def append(self, result: RunResult | list, run_id: str | None = None, point: dict | None = None) -> str:
         """Store every benchmark of a run in one transaction; returns the run id.  `point` (a sweep
         point's record: sweep_id, point_id, repeat, values, host, worker, started_at, ended_at) tags
-        the benchmarks and marks the point done in the same transaction."""
+        the benchmarks and marks the point done in the same transaction.  If that fails, the run is
+        saved as JSON elsewhere and the ResultsError names the file."""
         benchmarks = list(result)
         run_id = run_id or uuid.uuid4().hex[:12]
+        try:
+            self._append(benchmarks, run_id, point)
+        except Exception as exc:
+            reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            saved = rescue_json([b.to_dict() for b in benchmarks], f"unsaved-run-{run_id}.json", self.path.parent)
+            raise errors.ResultsError(
+                f"{self.path}: run {run_id} could not be appended to the results store ({reason}); the run is "
+                f"saved in {saved} (Store.append_json reads it into a store later)") from exc
+        return run_id
+
+    def _append(self, benchmarks, run_id, point):
         con = self._connect()
         try:
             con.execute("BEGIN TRANSACTION")
@@ -169,11 +214,12 @@ class Store:
         except BaseException:
             try:
                 con.execute("ROLLBACK")
+            except Exception:   # a failed COMMIT ends the transaction itself: keep the first error
+                pass
             finally:
                 con.close()
             raise
         con.close()
-        return run_id
 
     def record_point(self, point: dict, status: str, error: str | None = None):
         """A sweep point that ended without a result (status 'failed', with the error), in one statement."""
@@ -252,6 +298,21 @@ class Store:
         finally:
             con.close()
         return out
+
+
+def rescue_json(data, name: str, near: Path | None = None) -> Path:
+    """Write `data` as JSON where it can go: beside `near`, else the temp directory, else
+    ~/.kvlab-unsaved; returns the file.  A ResultsError lists every place tried if none took it."""
+    tried = []
+    for folder in ([Path(near)] if near is not None else []) + [Path(tempfile.gettempdir()),
+                                                                 Path.home() / ".kvlab-unsaved"]:
+        target = folder / name
+        try:
+            write_json_atomic(target, data)
+            return target
+        except OSError as exc:
+            tried.append(f"{target} ({exc.strerror or exc})")
+    raise errors.ResultsError("the result could not be saved anywhere; tried " + "; ".join(tried))
 
 
 def _insert_point(con, point: dict, status: str, run_id):
