@@ -108,6 +108,8 @@ cdef extern from "kv_driver.h":
         double writes_per_second
         int use_tsc
         const kv_mix *mix
+        int ack_fd
+        uint64_t first_seq
     int KV_MIX_MAX_TXNS, KV_MIX_MAX_OPS, KV_MIX_MAX_DISTS
     ctypedef struct kv_mix_op:
         int optype, count, dist, length, min_length, length_dist
@@ -160,7 +162,7 @@ OP_TYPES = ("read", "write", "delete", "seek", "compact", "insert", "rmw", "rang
 # Order matches enum kv_workload in kv_driver.h.
 WORKLOAD_CODES = {name: i for i, name in enumerate((
     "fillseq", "fillrandom", "overwrite", "readrandom", "readseq", "seekrandom",
-    "deleterandom", "readwhilewriting", "readmissing", "readhot", "compact", "mix"))}
+    "deleterandom", "readwhilewriting", "readmissing", "readhot", "compact", "mix", "crashwrite"))}
 COMPRESSION_CODES = {"none": 0, "snappy": 1, "lz4": 2, "zstd": 3}
 TXN_KINDS = {"read": KV_TXN_READ, "write": KV_TXN_WRITE}
 
@@ -662,6 +664,8 @@ cdef class Run:
         p.compression_ratio = params["compression_ratio"]
         p.seek_nexts = params["seek_nexts"]
         p.writes_per_second = params["writes_per_second"]
+        p.ack_fd = params.get("ack_fd", -1)
+        p.first_seq = params.get("first_seq", 1)
         p.use_tsc = 1 if params.get("latency_clock", "auto") != "monotonic" and _kernel_uses_tsc() else 0
         self.nthreads = kv_run_thread_count(p)
         cdef void *mem = NULL

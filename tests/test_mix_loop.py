@@ -172,7 +172,9 @@ def test_open_loop_response_is_never_below_service_and_grows_past_saturation():
     b = r[1]
     pacing, read = b.mix["pacing"], b.mix["templates"]["read"]
     assert pacing["mode"] == "open" and pacing["target_rate"] == 10_000
-    assert pacing["achieved_ratio"] == pytest.approx(1.0, abs=0.05)      # the 1% figure: benchmarks/open_loop.py
+    # on schedule, not a speed claim (a busy 2-core VM stretches a 0.4 s run): the 1% figure is
+    # benchmarks/open_loop.py's
+    assert pacing["achieved_ratio"] == pytest.approx(1.0, abs=0.25)
     svc, resp = read["latency_us"], read["response_latency_us"]
     assert resp["count"] == svc["count"] == 4000
     for q in ("min", "p50", "p99", "max"):

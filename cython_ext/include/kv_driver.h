@@ -13,7 +13,7 @@
 enum kv_workload {
     KV_W_FILLSEQ = 0, KV_W_FILLRANDOM, KV_W_OVERWRITE, KV_W_READRANDOM, KV_W_READSEQ,
     KV_W_SEEKRANDOM, KV_W_DELETERANDOM, KV_W_READWHILEWRITING, KV_W_READMISSING,
-    KV_W_READHOT, KV_W_COMPACT, KV_W_MIX, KV_W__COUNT
+    KV_W_READHOT, KV_W_COMPACT, KV_W_MIX, KV_W_CRASHWRITE, KV_W__COUNT
 };
 
 /* Op types: each has its own latency histogram.  A mix's ops are read (get), write (put), delete,
@@ -51,6 +51,14 @@ typedef struct kv_mix {
     int poisson;                    /* open loop: exponential gaps (Poisson arrivals), else even ones */
 } kv_mix;
 
+/* kvlab crashtest's writer: records of 64-bit words down ack_fd, each written whole (under PIPE_BUF):
+   intent  KV_CRASH_INTENT, seq, n, n x (key index << 1 | is_delete)   before the transaction starts
+   ack     KV_CRASH_ACK, seq                                          once the engine acknowledged it
+   A value written by transaction seq at position j begins with seq and j (little-endian u64, u32). */
+#define KV_CRASH_INTENT 1
+#define KV_CRASH_ACK 2
+#define KV_CRASH_MAX_BATCH 256
+
 enum kv_role { KV_ROLE_WORKER = 0, KV_ROLE_WRITER = 1 };
 
 typedef struct kv_run_params {
@@ -67,6 +75,8 @@ typedef struct kv_run_params {
     double writes_per_second;   /* readwhilewriting writer limit; 0 = unlimited */
     int use_tsc;                /* latency clock: 1 = TSC (kernel clocksource is tsc), 0 = CLOCK_MONOTONIC */
     const kv_mix *mix;          /* KV_W_MIX: the mix; `reads` is then transactions per thread */
+    int ack_fd;                 /* KV_W_CRASHWRITE: where each transaction's intent and acknowledgement go */
+    uint64_t first_seq;         /* KV_W_CRASHWRITE: the first transaction's sequence number */
 } kv_run_params;
 
 /* One per thread, cache-line aligned; the driver writes only its own. */

@@ -16,6 +16,7 @@
 #include <sys/resource.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "kv_driver.h"
 #include "kv_dist.h"
@@ -522,6 +523,75 @@ static int loop_mix(ctx *c) {
     return err ? fail(c, err) : 0;
 }
 
+/* kvlab crashtest's child: transactions of `batch` puts and deletes (one in ten) of random keys in
+   [0, num), values stamped with (seq, position); each transaction's content goes down ack_fd before
+   it starts and its sequence number after the engine acknowledged the commit (kv_driver.h).  One op
+   (batch 1) is a plain put or delete; more are one write transaction. */
+static int write_all(int fd, const void *buf, size_t len) {
+    const char *p = buf;
+    while (len) {
+        ssize_t n = write(fd, p, len);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return -1;
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+static int loop_crashwrite(ctx *c) {
+    const kv_run_params *p = &c->run->p;
+    const kv_engine_ops *e = c->run->ops;
+    int ks = p->key_size, vs = p->value_size, batch = p->batch > 1 ? p->batch : 1, tsc = p->use_tsc;
+    if (batch > KV_CRASH_MAX_BATCH || vs < 12 || p->num < 1) {
+        snprintf(c->res->errmsg, KV_ERRMSG_MAX, "crashwrite: batch must be 1..%d, value_size >= 12, num >= 1",
+                 KV_CRASH_MAX_BATCH);
+        c->res->rc = KV_E_CONFIG;
+        return KV_E_CONFIG;
+    }
+    uint64_t rec[3 + KV_CRASH_MAX_BATCH];
+    char *val = malloc((size_t)vs);
+    if (!val) return fail(c, KV_E_OTHER);
+    memcpy(val, next_value(c), (size_t)vs);
+    int err = 0, by_time = p->duration_s > 0;
+    for (uint64_t n = 0; !err && (by_time || n < p->reads); n++) {
+        uint64_t seq = p->first_seq + n;
+        rec[0] = KV_CRASH_INTENT; rec[1] = seq; rec[2] = (uint64_t)batch;
+        for (int j = 0; j < batch; j++)
+            rec[3 + j] = kv_rng_below(&c->rng, p->num) << 1 | (kv_rng_below(&c->rng, 10) == 0);
+        if (write_all(p->ack_fd, rec, (size_t)(3 + batch) * 8)) { err = KV_E_IO; break; }
+        int rc = batch > 1 ? txn_begin(e, c->t, KV_TXN_WRITE) : KV_OK;
+        for (int j = 0; rc == KV_OK && j < batch; j++) {
+            kv_make_key(c->key, ks, rec[3 + j] >> 1);
+            if (rec[3 + j] & 1) {
+                rc = e->del(c->t, c->key, ks);
+                if (rc == KV_NOTFOUND) rc = KV_OK;
+            } else {
+                uint32_t pos = (uint32_t)j;
+                memcpy(val, &seq, 8);
+                memcpy(val + 8, &pos, 4);
+                rc = e->put(c->t, c->key, ks, val, vs);
+            }
+        }
+        if (batch > 1) {
+            if (rc == KV_OK) rc = txn_commit(e, c->t, KV_TXN_WRITE);
+            else txn_abort(e, c->t, KV_TXN_WRITE);
+        }
+        if (rc) { err = rc; break; }
+        rec[0] = KV_CRASH_ACK; rec[1] = seq;
+        if (write_all(p->ack_fd, rec, 16)) { err = KV_E_IO; break; }
+        if (finish_op_on(c, KV_OP_WRITE, (uint64_t)batch, tsc)) break;
+    }
+    free(val);
+    if (err == KV_E_IO && !c->res->rc) {
+        snprintf(c->res->errmsg, KV_ERRMSG_MAX, "crashwrite: writing to the acknowledgement pipe failed: %s",
+                 strerror(errno));
+        c->res->rc = KV_E_IO;
+        return KV_E_IO;
+    }
+    return err ? fail(c, err) : 0;
+}
+
 static void *worker(void *arg) {
     worker_arg *a = arg;
     kv_run *run = a->run;
@@ -540,7 +610,8 @@ static void *worker(void *arg) {
         kv_run_request_stop(run);
     }
     int is_write = p->workload == KV_W_FILLSEQ || p->workload == KV_W_FILLRANDOM ||
-                   p->workload == KV_W_OVERWRITE || p->workload == KV_W_DELETERANDOM;
+                   p->workload == KV_W_OVERWRITE || p->workload == KV_W_DELETERANDOM ||
+                   p->workload == KV_W_CRASHWRITE;
     kv_rng_seed(&c.rng, p->seed, writer ? KV_STREAM_WRITER : is_write ? KV_STREAM_WRITE : KV_STREAM_READ, a->index);
     for (int j = 0; j < KV_NOPTYPES; j++) kv_hist_init(&c.res->hist[j]);
     static const int optype_of[KV_W__COUNT] = {
@@ -548,7 +619,7 @@ static void *worker(void *arg) {
         [KV_W_READRANDOM] = KV_OP_READ, [KV_W_READSEQ] = KV_OP_READ, [KV_W_SEEKRANDOM] = KV_OP_SEEK,
         [KV_W_DELETERANDOM] = KV_OP_DELETE, [KV_W_READWHILEWRITING] = KV_OP_READ,
         [KV_W_READMISSING] = KV_OP_READ, [KV_W_READHOT] = KV_OP_READ, [KV_W_COMPACT] = KV_OP_COMPACT,
-        [KV_W_MIX] = KV_OP_TXN,
+        [KV_W_MIX] = KV_OP_TXN, [KV_W_CRASHWRITE] = KV_OP_WRITE,
     };
     c.res->optype = writer ? KV_OP_WRITE : optype_of[p->workload];
     c.value_pos = ((size_t)a->index * 7919u * (size_t)p->value_size) % (run->values_len - p->value_size);
@@ -580,6 +651,7 @@ static void *worker(void *arg) {
         case KV_W_SEEKRANDOM: loop_seek(&c, p->reads); break;
         case KV_W_COMPACT: if (a->index == 0) loop_compact(&c); break;
         case KV_W_MIX: loop_mix(&c); break;
+        case KV_W_CRASHWRITE: if (a->index == 0) loop_crashwrite(&c); break;
         }
     }
     c.res->t_end_ns = kv_now_ns();

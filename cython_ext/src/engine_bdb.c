@@ -101,7 +101,10 @@ static int bdb_open(const char *path, const kv_config *cfg, kv_db **out, char *e
         d->env->log_set_config(d->env, DB_LOG_AUTO_REMOVE, 1);
         if (!cfg->sync) d->env->set_flags(d->env, DB_TXN_NOSYNC, 1);
     } else {
-        flags |= DB_INIT_CDB;
+        /* private regions: a process killed while holding a Concurrent Data Store lock would leave it
+           in the shared region files, and the next open would wait on it forever (there is no
+           recovery without transactions); kvlab opens a database from one process at a time */
+        flags |= DB_INIT_CDB | DB_PRIVATE;
     }
     if ((rc = d->env->open(d->env, path, flags, 0664))) goto bad;
     if ((rc = db_create(&d->db, d->env, 0))) goto bad;

@@ -1,0 +1,297 @@
+"""Crash tests: a child process writes through the native driver (workload `crashwrite`: transactions
+of puts and deletes on random keys, each value stamped with its transaction and position) and reports
+down a pipe every transaction's content before it starts and its sequence number once the engine
+acknowledged it; the parent kills it with SIGKILL at a random moment (seeded), reopens the database,
+times the reopen (recovery), reads every key and checks the state against the history it was told:
+
+- the database must equal the state after some prefix 1..X of the transactions (a transaction is
+  all there or not at all: anything else is a torn transaction);
+- acknowledged transactions after X are lost writes: with sync on there must be none; with sync off
+  they are measured and reported (a SIGKILL loses only what the engine kept in its own memory, since
+  the page cache survives a process kill; a machine crash would lose more: this test does not pull
+  the power).
+
+The next child continues from X + 1 on the same database, so N kills make one history.  The idea is
+RocksDB's db_crashtest/db_stress, for every engine.
+"""
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from .. import errors
+from ..model import engines
+from . import native
+
+INTENT, ACK, READY = 1, 2, 3       # record tags on the pipe (kv_driver.h: KV_CRASH_INTENT / KV_CRASH_ACK)
+KEY_SIZE = 16
+MAX_BATCH = 256
+
+
+@dataclass
+class Kill:
+    """One kill: when, what had been acknowledged, what the reopened database held."""
+    after_s: float                 # the kill, seconds after the child started writing
+    acked: int                     # transactions acknowledged in this round
+    started: int                   # transactions whose intent was sent (acked, in flight, or never begun)
+    recovered_to: int | None       # X: the database equals the state after transactions 1..X
+    lost_txns: int                 # acknowledged transactions after X
+    lost_writes: int               # their puts and deletes
+    torn: bool                     # the database matched no prefix: a transaction was half applied
+    reopen_error: str | None       # the engine refused to reopen
+    recovery_ms: float | None      # time to reopen (the engine's recovery)
+
+
+@dataclass
+class CrashReport:
+    engine: str
+    sync: bool
+    batch: int
+    num: int
+    seed: int
+    kills: list = field(default_factory=list)
+
+    @property
+    def summary(self) -> dict:
+        done = [k for k in self.kills if k.reopen_error is None]
+        rec = sorted(k.recovery_ms for k in done if k.recovery_ms is not None)
+        return {
+            "engine": self.engine, "sync": self.sync, "kills": len(self.kills),
+            "reopen_failures": sum(k.reopen_error is not None for k in self.kills),
+            "acked_txns": sum(k.acked for k in self.kills),
+            "acked_writes_lost": sum(k.lost_writes for k in self.kills),
+            "acked_txns_lost": sum(k.lost_txns for k in self.kills),
+            "kills_with_loss": sum(k.lost_txns > 0 for k in self.kills),
+            "torn_txns": sum(k.torn for k in self.kills),
+            "recovery_ms_p50": rec[len(rec) // 2] if rec else None,
+            "recovery_ms_max": rec[-1] if rec else None,
+        }
+
+    def to_dict(self) -> dict:
+        return {"engine": self.engine, "sync": self.sync, "batch": self.batch, "num": self.num, "seed": self.seed,
+                "summary": self.summary, "kills": [asdict(k) for k in self.kills]}
+
+
+def _config(engine: str, sync: bool) -> dict:
+    cfg = engines.get(engine)
+    config = cfg.config({"sync": sync}, max_threads=4)
+    config["transactions"] = True
+    return config
+
+
+def _key(index: int) -> bytes:
+    return native.load().make_key(index, KEY_SIZE)
+
+
+class _Pipe(threading.Thread):
+    """Reads the child's records as they come (a full pipe would stall the child)."""
+
+    def __init__(self, fd: int):
+        super().__init__(daemon=True)
+        self.fd = fd
+        self.intents: dict[int, list] = {}
+        self.acked = 0
+        self.ready = threading.Event()
+        self.buf = b""
+
+    def run(self):
+        with os.fdopen(self.fd, "rb", buffering=0) as f:
+            while True:
+                chunk = f.read(1 << 16)
+                if not chunk:
+                    break
+                self.buf += chunk
+                self._parse()
+        self.ready.set()   # EOF: the child is gone, ready or not
+
+    def _parse(self):
+        b, pos = self.buf, 0
+        while len(b) - pos >= 8:
+            tag = struct.unpack_from("<Q", b, pos)[0]
+            if tag == READY:
+                pos += 8
+                self.ready.set()
+            elif tag == ACK:
+                if len(b) - pos < 16:
+                    break
+                self.acked = struct.unpack_from("<Q", b, pos + 8)[0]
+                pos += 16
+            elif tag == INTENT:
+                if len(b) - pos < 24:
+                    break
+                seq, n = struct.unpack_from("<QQ", b, pos + 8)
+                if len(b) - pos < 24 + 8 * n:
+                    break
+                self.intents[seq] = list(struct.unpack_from(f"<{n}Q", b, pos + 24))
+                pos += 24 + 8 * n
+            else:
+                raise errors.EngineError(f"crashtest: unexpected record {tag} from the child")
+        self.buf = b[pos:]
+
+
+def _read_state(db) -> dict:
+    """Every key -> the stamp (seq, position) its value carries."""
+    out = {}
+    for k, v in db.scan(b"", -1):
+        out[k] = struct.unpack_from("<QI", v, 0) if len(v) >= 12 else ("foreign", v)
+    return out
+
+
+def _apply(state: dict, seq: int, ops: list):
+    for j, word in enumerate(ops):
+        key = _key(word >> 1)
+        if word & 1:
+            state.pop(key, None)
+        else:
+            state[key] = (seq, j)
+
+
+def _verify(expected: dict, last: int, intents: dict, actual: dict):
+    """(X, state at X) where the actual state equals the expected one after transactions last+1..X,
+    or (None, None) when it equals none of them (torn)."""
+    newest = max((s[0] for s in actual.values() if isinstance(s[0], int)), default=0)
+    state = dict(expected)
+    seq = last
+    while True:
+        if seq >= newest and state == actual:
+            return seq, state
+        if seq + 1 not in intents:
+            return None, None
+        seq += 1
+        _apply(state, seq, intents[seq])
+
+
+CHILD = "kvlab.execution.crashtest"
+
+
+def _child(args: dict):
+    """The writing process: open the engine as the parent will, say ready, write until killed."""
+    lib = native.load()
+    cfg = engines.get(args["engine"])
+    db = lib.Engine(cfg.adapter, args["path"], _config(args["engine"], args["sync"]))
+    fd = args["fd"]
+    os.write(fd, struct.pack("<Q", READY))
+    params = dict(num=args["num"], reads=0, threads=1, duration=3600.0, key_size=KEY_SIZE,
+                  value_size=args["value_size"], batch=args["batch"], seed=args["seed"], compression_ratio=0.5,
+                  seek_nexts=0, writes_per_second=0.0, ack_fd=fd, first_seq=args["first_seq"])
+    lib.Run(db, "crashwrite", params).execute()
+    raise SystemExit("crashtest child: the writer stopped before it was killed")
+
+
+def crashtest(engine: str, kills: int, sync: bool = False, db: str | os.PathLike | None = None, seed: int | None = None,
+              batch: int = 10, num: int = 10_000, value_size: int = 100, min_s: float = 0.05, max_s: float = 0.8,
+              on_kill=None) -> CrashReport:
+    """Kill a writing child `kills` times and check the database after each (module docstring).
+    `db`: a directory that does not exist yet or is empty (kvlab creates it and leaves it for you to look
+    at); by default a temporary one, removed afterwards.  `on_kill(i, Kill)` is called after each."""
+    cfg = engines.get(engine)
+    native.require_built(engine)
+    if not cfg.stores_data:
+        raise errors.SpecError(f"crashtest: {engine} stores nothing; choose an engine that keeps data")
+    if kills < 1:
+        raise errors.SpecError(f"crashtest: kills must be at least 1, got {kills}")
+    if not 1 <= batch <= MAX_BATCH:
+        raise errors.SpecError(f"crashtest: batch must be 1..{MAX_BATCH} (writes per transaction), got {batch}")
+    if num < 1 or value_size < 12:
+        raise errors.SpecError(f"crashtest: num must be >= 1 and value_size >= 12 (the stamp), got {num}, {value_size}")
+    if not 0 <= min_s <= max_s:
+        raise errors.SpecError(f"crashtest: need 0 <= min_s <= max_s, got {min_s}, {max_s}")
+    seed = random.SystemRandom().randrange(1, 2**31) if seed is None else seed
+    rng = random.Random(seed)
+    temporary = db is None
+    path = Path(tempfile.mkdtemp(prefix="kvlab-crashtest-")) if temporary else Path(db)
+    if not temporary:
+        if path.exists() and (not path.is_dir() or any(path.iterdir())):
+            raise errors.UnsafeDirectory(f"crashtest: {path} exists and is not an empty directory; give a new or "
+                                         "empty one (the test writes a fresh database there)")
+        path.mkdir(parents=True, exist_ok=True)
+    report = CrashReport(engine=engine, sync=sync, batch=batch, num=num, seed=seed)
+    lib = native.load()
+    expected: dict = {}
+    last = 0
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in [str(Path(__file__).resolve().parents[2]),
+                                                                   os.environ.get("PYTHONPATH", "")] if p))
+    try:
+        for i in range(kills):
+            r, w = os.pipe()
+            args = {"engine": engine, "path": str(path), "sync": sync, "batch": batch, "num": num,
+                    "value_size": value_size, "seed": rng.randrange(1, 2**62), "first_seq": last + 1, "fd": w}
+            child = subprocess.Popen([sys.executable, "-m", CHILD, json.dumps(args)], pass_fds=(w,), env=env,
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            os.close(w)
+            pipe = _Pipe(r)
+            pipe.start()
+            if not pipe.ready.wait(60) or child.poll() is not None:
+                child.kill()
+                _, err = child.communicate()
+                raise errors.EngineError(f"crashtest: the {engine} writer did not start: "
+                                         f"{err.decode(errors='replace').strip()[-800:]}")
+            after = rng.uniform(min_s, max_s)
+            time.sleep(after)
+            if child.poll() is not None:
+                _, err = child.communicate()
+                raise errors.EngineError(f"crashtest: the {engine} writer ended before the kill: "
+                                         f"{err.decode(errors='replace').strip()[-800:]}")
+            child.send_signal(signal.SIGKILL)
+            child.communicate()
+            pipe.join(30)
+            acked = pipe.acked
+            started = max(pipe.intents, default=last)
+            t0 = time.perf_counter()
+            try:
+                handle = lib.Engine(cfg.adapter, str(path), _config(engine, sync))
+            except errors.KvlabError as exc:
+                kill = Kill(after, max(0, acked - last), max(0, started - last), None, 0, 0, False, str(exc), None)
+                report.kills.append(kill)
+                if on_kill:
+                    on_kill(i, kill)
+                break   # nothing to continue from
+            recovery_ms = (time.perf_counter() - t0) * 1e3
+            try:
+                actual = _read_state(handle)
+            finally:
+                handle.close()
+            x, state = _verify(expected, last, pipe.intents, actual)
+            torn = x is None
+            if torn:   # continue from what is there, after every sequence number used so far
+                x, state = started, actual
+            lost = [s for s in range(x + 1, acked + 1)]
+            kill = Kill(after, max(0, acked - last), max(0, started - last), None if torn else x, len(lost),
+                        sum(len(pipe.intents.get(s, ())) for s in lost), torn, None, recovery_ms)
+            report.kills.append(kill)
+            if on_kill:
+                on_kill(i, kill)
+            expected, last = state, max(x, started) if torn else x
+    finally:
+        if temporary:
+            import shutil
+            shutil.rmtree(path, ignore_errors=True)
+    return report
+
+
+def format_table(reports: list) -> str:
+    """One line per engine configuration."""
+    head = (f"{'engine':<18} {'sync':<5} {'kills':>5} {'reopen fail':>11} {'acked txns':>10} {'acked writes lost':>17} "
+            f"{'kills w/ loss':>13} {'torn txns':>9} {'recovery ms p50/max':>20}")
+    lines = [head, "-" * len(head)]
+    for r in reports:
+        s = r.summary
+        rec = "-" if s["recovery_ms_p50"] is None else f"{s['recovery_ms_p50']:.1f} / {s['recovery_ms_max']:.1f}"
+        lines.append(f"{s['engine']:<18} {'on' if s['sync'] else 'off':<5} {s['kills']:>5} {s['reopen_failures']:>11} "
+                     f"{s['acked_txns']:>10,} {s['acked_writes_lost']:>17,} {s['kills_with_loss']:>13} "
+                     f"{s['torn_txns']:>9} {rec:>20}")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    _child(json.loads(sys.argv[1]))
