@@ -72,14 +72,21 @@ static int on_error(WT_EVENT_HANDLER *h, WT_SESSION *s, int error, const char *m
 
 static WT_EVENT_HANDLER event_handler = {.handle_error = on_error};
 
+/* Once WiredTiger panics (a full disk under its log, for one) it must not be called again in this
+   process: closing a panicked connection can hang.  The latch makes every later call an error. */
+static volatile int wt_panicked;
+#define KV_WT_PANIC_NOTE "; WiredTiger has panicked: it needs a new process, where the database reopens with recovery"
+
 static int fail(char *buf, int rc, const char *what) {
-    int code = kv_seterr(buf, wt_code(rc), "WiredTiger %s: %s%s%s", what, wiredtiger_strerror(rc),
-                         wt_lastmsg[0] ? " | " : "", wt_lastmsg);
+    if (rc == WT_PANIC) wt_panicked = 1;
+    int code = kv_seterr(buf, wt_code(rc), "WiredTiger %s: %s%s%s%s", what, wiredtiger_strerror(rc),
+                         wt_lastmsg[0] ? " | " : "", wt_lastmsg, rc == WT_PANIC ? KV_WT_PANIC_NOTE : "");
     wt_lastmsg[0] = '\0';
     return code;
 }
 
 static int wt_open(const char *path, const kv_config *cfg, kv_db **out, char *err) {
+    if (wt_panicked) return kv_seterr(err, KV_E_CORRUPT, "WiredTiger open refused" KV_WT_PANIC_NOTE);
     int lsm = cfg->variant && strcmp(cfg->variant, "lsm") == 0;
     if (cfg->variant && !lsm && strcmp(cfg->variant, "btree") != 0)
         return kv_seterr(err, KV_E_CONFIG, "WiredTiger variant '%s' is unknown; allowed: btree, lsm", cfg->variant);
@@ -128,6 +135,10 @@ static int wt_open(const char *path, const kv_config *cfg, kv_db **out, char *er
 }
 
 static int wt_close(kv_db *d, char *err) {
+    if (wt_panicked) {   /* left open: the process is expected to exit */
+        free(d);
+        return kv_seterr(err, KV_E_CORRUPT, "WiredTiger close skipped" KV_WT_PANIC_NOTE);
+    }
     int rc = d->conn->close(d->conn, NULL);
     free(d);
     return rc ? fail(err, rc, "close") : KV_OK;
@@ -147,6 +158,7 @@ static int wt_thread_open(kv_db *d, kv_thread **out, char *err) {
 }
 
 static void wt_thread_close(kv_thread *t) {
+    if (wt_panicked) { kv_oplog_free(&t->log); free(t); return; }
     if (t->in_batch || t->in_txn) t->s->rollback_transaction(t->s, NULL);
     t->s->close(t->s, NULL);  /* closes its cursors */
     kv_oplog_free(&t->log);
