@@ -52,6 +52,23 @@ def save(fig, out_dir, name: str, caption_text: str) -> list:
     return paths
 
 
+def _counts_on_x(ax, values):
+    """Thread and reader counts are whole numbers: ticks at the counts measured, no 1.2 or 1.4."""
+    ticks = sorted({int(v) for v in values})
+    ax.set_xticks(ticks)
+    ax.set_xticklabels([str(t) for t in ticks])
+
+
+def _rate_from_zero(ax):
+    """A rate drawn from 0, without an offset: a paced 1000/s with noise of 0.1% is a flat line at
+    1000, not a trend across a 1000.0-1002.0 axis."""
+    from matplotlib.ticker import ScalarFormatter
+    ax.set_ylim(bottom=0, top=max(ax.get_ylim()[1], 1) * 1.05)
+    fmt = ax.yaxis.get_major_formatter()
+    if isinstance(fmt, ScalarFormatter):
+        fmt.set_useOffset(False)
+
+
 def read_scalability(measured, published=None, metric="ops_per_sec"):
     import matplotlib.pyplot as plt
     import seaborn as sns
@@ -62,9 +79,11 @@ def read_scalability(measured, published=None, metric="ops_per_sec"):
     if published is not None:
         sns.lineplot(data=published, x="threads", y=metric, hue="engine", marker="o", ax=axes[0][1])
         axes[0][1].set_title("published (seed 000)")
-    for ax in axes[0]:
+    for ax, data in zip(axes[0], (measured, published)):
         ax.set_xlabel("reader threads")
         ax.set_ylabel(metric.replace("_", " "))
+        _counts_on_x(ax, data["threads"])
+        _rate_from_zero(ax)
     return fig
 
 
@@ -75,6 +94,7 @@ def speedup(frame):
     fig, ax = plt.subplots()
     sns.lineplot(data=frame, x="threads", y="speedup", hue="engine", style="source", marker="o", ax=ax)
     ax.set_xlabel("threads")
+    _counts_on_x(ax, frame["threads"])
     ax.set_ylabel("throughput relative to 1 thread")
     ax.set_title("scaling: measured vs published")
     return fig
@@ -136,6 +156,10 @@ def rww(frame):
     axes[2].plot(ideal.readers, ideal.ideal_cpu_pct, "k--", label="ideal (readers + writer)")
     axes[2].legend()
     axes[2].set_title("CPU %")
+    for ax, label in zip(axes, ("reads/s", "writes/s", "CPU % (100 = one core)")):
+        ax.set_ylabel(label)
+        _counts_on_x(ax, frame["readers"])
+        _rate_from_zero(ax)
     return fig
 
 
