@@ -765,7 +765,8 @@ cdef class Run:
             # a running loop counts in `progress` (its op type); ops[] is filled when it ends
             side["ops"][r.optype] += r.progress
             for j in range(KV_NOPTYPES):
-                if j != r.optype and r.hist[j].count == 0:
+                # a mix records into several op types, whose counts are known only at the end
+                if j != r.optype and r.hist[j].count == 0 and self.mix == NULL:
                     continue
                 name = OP_TYPES[j]
                 if name not in side["hist"]:
@@ -776,6 +777,23 @@ cdef class Run:
                     acc[b] += src[b]
         for side in out.values():
             side["ops"] = {OP_TYPES[j]: v for j, v in enumerate(side["ops"]) if v}
+        cdef int ti
+        if self.mix != NULL and self.run.results[0].txn_count != NULL:
+            # per template: transactions so far and their service-time histogram (a simple template's
+            # is its op's, derived only at the end: the caller reads the op's histogram for it)
+            counts = [0] * self.mix.ntxns
+            hists = [np.zeros(KV_HIST_BUCKETS, dtype=np.uint64) for _ in range(self.mix.ntxns)]
+            for i in range(self.run.p.threads):
+                r = &self.run.results[i]
+                for ti in range(self.mix.ntxns):
+                    counts[ti] += r.txn_count[ti]
+                    if self.mix.txns[ti].simple:
+                        continue
+                    acc = hists[ti]
+                    src = r.txn_hist[ti].buckets
+                    for b in range(KV_HIST_BUCKETS):
+                        acc[b] += src[b]
+            out["workers"]["templates"] = {"count": counts, "hist": hists}
         out["ns_per_tick"] = self.run.ns_per_tick
         return out
 

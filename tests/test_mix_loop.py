@@ -227,3 +227,22 @@ def test_cpus_pins_the_run_engine_threads_included():
     assert os.sched_getaffinity(0) == before                               # the caller is unpinned afterwards
     with pytest.raises(errors.SpecError, match="not available; allowed"):
         kvlab.run("lmdb", "readrandom", num=100, cpus="4095")
+
+
+def test_intervals_report_each_template():
+    """Per interval: every template's transactions, rate and service latency (a simple template's
+    from its op's histogram, a transaction template's from its own)."""
+    require("lmdb")
+    import kvlab
+    for workload, names in (("ycsb-a", {"read", "update"}), ("txn:g9u1", {"g9u1"})):
+        b = kvlab.run("lmdb", workload, num=5000, duration=0.8, threads=2, interval=0.2, seed=1)[-1]
+        assert len(b.intervals) >= 2
+        total = 0
+        for iv in b.intervals:
+            t = iv["workers"]["templates"]
+            assert set(t) == names
+            for rec in t.values():
+                total += rec["count"]
+                if rec["count"]:
+                    assert rec["latency_us"]["p50"] > 0
+        assert 0 < total <= b.mix["transactions"]

@@ -325,7 +325,32 @@ def _interval_hist(counts, ns_per_tick) -> Histogram:
     return Histogram(counts, int(counts.sum()), 0, 2 ** 62, ns_per_tick)
 
 
-def _intervals(samples, t_origin) -> list:
+def _template_intervals(a, b, secs, plan, ns_per_tick) -> dict:
+    """Per template in one interval: transactions, their rate and service latency."""
+    ta, tb = a.get("templates"), b.get("templates")
+    if not tb or plan is None:
+        return {}
+    out = {}
+    for ti, name in enumerate(plan["template_names"]):
+        first, n, kind, simple, _ = plan["txns"][ti]
+        count = tb["count"][ti] - (ta["count"][ti] if ta else 0)
+        if simple:   # its transactions are its op: that op's histogram
+            op = native.load().OP_TYPES[plan["ops"][first][0]]
+            hb, ha = b["hist"].get(op), a["hist"].get(op)
+        else:
+            hb, ha = tb["hist"][ti], (ta["hist"][ti] if ta else None)
+        rec = {"count": count, "per_sec": count / secs}
+        if hb is not None:
+            d = hb - ha if ha is not None else hb
+            if d.sum():
+                h = _interval_hist(d, ns_per_tick)
+                rec["latency_us"] = {k: h.percentile(q) / 1000 for k, q in
+                                     (("p50", 50), ("p99", 99), ("p999", 99.9), ("max", 100))}
+        out[name] = rec
+    return out
+
+
+def _intervals(samples, t_origin, plan=None) -> list:
     out = []
     for (ta, na, aa), (tb, nb, ab) in zip(samples, samples[1:]):
         secs = (tb - ta) / 1e9
@@ -347,6 +372,8 @@ def _intervals(samples, t_origin) -> list:
                                (("p50", 50), ("p99", 99), ("p999", 99.9), ("max", 100))}
             rec[side] = {"ops": ops, "ops_per_sec": {op: v / secs for op, v in ops.items()},
                          "latency_us": lat}
+            if side == "workers" and plan is not None:
+                rec[side]["templates"] = _template_intervals(a, b, secs, plan, nb["ns_per_tick"])
         acct = accounting.delta(aa, ab)
         rec.update({k: acct[k] for k in ("cpu_user_s", "cpu_sys_s", "cpu_pct", "io_read_bytes", "io_write_bytes",
                                          "ctx_voluntary", "ctx_involuntary") if k in acct})
@@ -473,7 +500,7 @@ def _build(session, wl, phase, params, threads, partial, started, ended, before,
         key_encoding=session.native.KEY_ENCODING, writer=writer_record, partial=partial,
         warnings=warnings_all, started_at=started, ended_at=ended,
         per_thread_ops=[sum(t["ops"].values()) for t in workers],
-        accounting=acct, intervals=_intervals(sampler.samples, sampler.samples[0][0] if sampler.samples else t0),
+        accounting=acct, intervals=_intervals(sampler.samples, sampler.samples[0][0] if sampler.samples else t0, plan),
         warmup=warmup, engine_stats=engine_stats, provenance=provenance, trial=session.trial,
         mix=({**_mix_record(threads, plan, (t1 - t0) / 1e9, found, session.engine.isolation),
               "definition": wl.mix.to_dict()}
