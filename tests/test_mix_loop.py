@@ -246,3 +246,33 @@ def test_intervals_report_each_template():
                 if rec["count"]:
                     assert rec["latency_us"]["p50"] > 0
         assert 0 < total <= b.mix["transactions"]
+
+
+def _ycsb_fnvhash64(val):
+    """YCSB 0.17.0 Utils.fnvhash64 (then Math.abs), as its CoreWorkload.buildKeyName uses it."""
+    h = 0xCBF29CE484222325
+    for _ in range(8):
+        h ^= val & 0xFF
+        val >>= 8
+        h = (h * 1099511628211) & (2**64 - 1)
+    if h >= 2**63:
+        h = 2**64 - h
+    return h
+
+
+def test_hashed_insert_order_stores_record_i_under_ycsbs_hash(tmp_path):
+    """insertorder=hashed (YCSB's default, the ycsb-* presets): the load and the mix's inserts put
+    record i under the key of fnvhash64(i), to 16 digits; every read finds its record."""
+    cfg = require("lmdb")
+    engine = _native.Engine(cfg.adapter, str(tmp_path), cfg.config({}, max_threads=4))
+    _native.Run(engine, "fillseq", dict(BASE, num=500, reads=500, batch=100, key_hash=1)).execute()
+    for i in (0, 1, 7, 499):
+        assert engine.get(_native.make_key(_ycsb_fnvhash64(i) % 10**16, 16)) is not None
+    assert engine.get(_native.make_key(3, 16)) is None
+    plan = compile_mix(preset("ycsb-d"), 100)
+    threads = _native.Run(engine, "mix", dict(BASE, num=500, reads=3000, key_hash=1), mix=plan).execute()
+    assert total(threads, "not_found") == 0 and total(threads, "ops", "insert") > 0
+    engine.close()
+    import kvlab
+    b = kvlab.run("lmdb", "ycsb-b", num=2000, reads=2000, seed=4)[-1]
+    assert b.mix["definition"]["insert_order"] == "hashed" and b.not_found == 0

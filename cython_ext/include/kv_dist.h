@@ -130,6 +130,10 @@ static inline uint64_t kv_fnv_abs(uint64_t v) {
     return (int64_t)h < 0 ? (uint64_t)0 - h : h;
 }
 
+/* YCSB's hashed insert order (CoreWorkload.buildKeyName: fnvhash64 of the record number), kept to 16
+   decimal digits so it is a 16-byte key. */
+static inline uint64_t kv_key_hash(uint64_t record) { return kv_fnv_abs(record) % 10000000000000000ull; }
+
 /* h % m, exactly, without a 64-bit division (~40 cycles): the quotient from a double reciprocal is off
    by at most one for m >= 2^16 (its relative error is 2^-51 and h < 2^64), then corrected. */
 static inline uint64_t kv_mod(uint64_t h, uint64_t m, double inv_m) {

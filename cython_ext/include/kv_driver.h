@@ -77,6 +77,9 @@ typedef struct kv_run_params {
     const kv_mix *mix;          /* KV_W_MIX: the mix; `reads` is then transactions per thread */
     int ack_fd;                 /* KV_W_CRASHWRITE: where each transaction's intent and acknowledgement go */
     uint64_t first_seq;         /* KV_W_CRASHWRITE: the first transaction's sequence number */
+    int key_hash;               /* YCSB's insertorder=hashed: record i is stored under key kv_key_hash(i), so
+                                   loads and inserts land all over the key space (fillseq/fillrandom loads
+                                   and the mix loop; db_bench's other loops ignore it) */
 } kv_run_params;
 
 /* One per thread, cache-line aligned; the driver writes only its own. */

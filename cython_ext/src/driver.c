@@ -106,6 +106,7 @@ KV_ALWAYS_INLINE int loop_write_on(ctx *c, uint64_t first, uint64_t count, int s
         if (batch > 1 && (rc = e->batch_begin(c->t))) { err = rc; break; }
         for (int j = 0; j < n; j++, i++) {
             uint64_t idx = sequential ? (first + i) % p->num : kv_rng_below(&c->rng, p->num);
+            if (p->key_hash) idx = kv_key_hash(idx);
             kv_make_key(c->key, ks, idx);
             if ((rc = e->put(c->t, c->key, ks, next_value(c), vs)) < 0) {
                 if (batch > 1) e->batch_abort(c->t);
@@ -292,7 +293,9 @@ static int mix_op(ctx *c, mix_state *s, const kv_mix *m, const kv_mix_op *op, in
     const char *v, *k;
     size_t vl, kl;
     uint64_t idx = 0;
+    int hashed = c->run->p.key_hash;
     if (op->optype != KV_OP_INSERT) idx = kv_dist_next(&s->dist[op->dist], &c->rng, s->count);
+    if (hashed && op->optype != KV_OP_CLEAR_RANGE) idx = kv_key_hash(idx);
     switch (op->optype) {
     case KV_OP_READ:
         kv_make_key(c->key, ks, idx);
@@ -310,7 +313,7 @@ static int mix_op(ctx *c, mix_state *s, const kv_mix *m, const kv_mix_op *op, in
         /* thread t of T inserts num + t, num + t + T, ...: no two threads make the same key */
         uint64_t threads = (uint64_t)c->run->p.threads, me = (uint64_t)(c->res - c->run->results);
         idx = c->run->p.num + me + threads * s->inserted;
-        kv_make_key(c->key, ks, idx);
+        kv_make_key(c->key, ks, hashed ? kv_key_hash(idx) : idx);
         v = mix_value(c, m, &vs);
         rc = e->put(c->t, c->key, ks, v, vs);
         if (rc == KV_OK) { s->inserted++; s->count = c->run->p.num + s->inserted * threads; }
@@ -336,11 +339,12 @@ static int mix_op(ctx *c, mix_state *s, const kv_mix *m, const kv_mix_op *op, in
     case KV_OP_RANGE: case KV_OP_SCAN: {
         int len = mix_length(c, s, op, i), n = 0;
         char end[1024];
-        if (op->optype == KV_OP_RANGE) kv_make_key(end, ks, idx + (uint64_t)len);
+        int bounded = op->optype == KV_OP_RANGE && !hashed;   /* hashed keys: N keys on from the start, as a scan */
+        if (bounded) kv_make_key(end, ks, idx + (uint64_t)len);
         kv_make_key(c->key, ks, idx);
         rc = e->iter_seek(c->t, c->key, ks, &k, &kl, &v, &vl);
         while (rc == KV_OK && n < len) {
-            if (op->optype == KV_OP_RANGE && (kl != (size_t)ks || memcmp(k, end, (size_t)ks) >= 0)) break;
+            if (bounded && (kl != (size_t)ks || memcmp(k, end, (size_t)ks) >= 0)) break;
             n++;
             s->bytes += kl + vl;
             rc = e->iter_next(c->t, &k, &kl, &v, &vl);
@@ -353,7 +357,7 @@ static int mix_op(ctx *c, mix_state *s, const kv_mix *m, const kv_mix_op *op, in
     case KV_OP_CLEAR_RANGE: {
         int len = mix_length(c, s, op, i);
         for (int j = 0; j < len && rc == KV_OK; j++) {
-            kv_make_key(c->key, ks, idx + (uint64_t)j);
+            kv_make_key(c->key, ks, hashed ? kv_key_hash(idx + (uint64_t)j) : idx + (uint64_t)j);
             rc = e->del(c->t, c->key, ks);
             if (rc == KV_NOTFOUND) rc = KV_OK;
         }

@@ -144,8 +144,10 @@ class _Session:
         self.device, self.device_note = accounting.block_device(where.path)
         self.storage = accounting.storage(where.path)
         # a mix with write transactions opens the engine in its transactional mode from the start
-        self.transactions = any(wl.mix is not None and mixplan.needs_transactions(wl.mix)
-                                for wl in (workloads.get(name, spec.mixes) for name in spec.workloads))
+        mixes = [wl.mix for wl in (workloads.get(name, spec.mixes) for name in spec.workloads) if wl.mix is not None]
+        self.transactions = any(mixplan.needs_transactions(m) for m in mixes)
+        # YCSB's insertorder=hashed: the load and the mix store record i under a hashed key
+        self.key_hash = any(m.insert_order == "hashed" for m in mixes)
 
     def open(self, settings: dict):
         if self.engine is not None and settings == self.engine_settings:
@@ -195,6 +197,7 @@ class _Session:
             "batch": LOAD_BATCH if load else implies.pop("batch", spec.batch),
             "seed": spec.seed, "compression_ratio": float(spec.compression_ratio),
             "seek_nexts": spec.seek_nexts, "writes_per_second": float(spec.writes_per_second),
+            "key_hash": self.key_hash and (load or wl.mix is not None),
         }
         engine = self.open(settings)
         plan = None
