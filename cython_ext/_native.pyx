@@ -784,18 +784,23 @@ cdef class Run:
             # per template: transactions so far and their service-time histogram (a simple template's
             # is its op's, derived only at the end: the caller reads the op's histogram for it)
             counts = [0] * self.mix.ntxns
-            hists = [np.zeros(KV_HIST_BUCKETS, dtype=np.uint64) for _ in range(self.mix.ntxns)]
+            # service time per template, then response time per template (open loop)
+            hists = [np.zeros(KV_HIST_BUCKETS, dtype=np.uint64) for _ in range(2 * self.mix.ntxns)]
             for i in range(self.run.p.threads):
                 r = &self.run.results[i]
-                for ti in range(self.mix.ntxns):
-                    counts[ti] += r.txn_count[ti]
-                    if self.mix.txns[ti].simple:
-                        continue
+                for ti in range(2 * self.mix.ntxns):
+                    if ti < self.mix.ntxns:
+                        counts[ti] += r.txn_count[ti]
+                        if self.mix.txns[ti].simple:
+                            continue
+                    elif self.mix.interval_ns == 0:
+                        break
                     acc = hists[ti]
                     src = r.txn_hist[ti].buckets
                     for b in range(KV_HIST_BUCKETS):
                         acc[b] += src[b]
-            out["workers"]["templates"] = {"count": counts, "hist": hists}
+            out["workers"]["templates"] = {"count": counts, "hist": hists[:self.mix.ntxns],
+                                           "response_hist": hists[self.mix.ntxns:]}
         out["ns_per_tick"] = self.run.ns_per_tick
         return out
 

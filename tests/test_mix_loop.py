@@ -276,3 +276,21 @@ def test_hashed_insert_order_stores_record_i_under_ycsbs_hash(tmp_path):
     import kvlab
     b = kvlab.run("lmdb", "ycsb-b", num=2000, reads=2000, seed=4)[-1]
     assert b.mix["definition"]["insert_order"] == "hashed" and b.not_found == 0
+
+
+def test_warmup_is_excluded_from_every_mix_figure():
+    """--warmup on a mix: transactions, ops per type, per-template counts and histograms all leave the
+    warm-up out, and agree with each other (simple templates included)."""
+    require("lmdb")
+    import kvlab
+    for workload in ("ycsb-a", "txn:g9u1"):
+        b = kvlab.run("lmdb", workload, num=5000, duration=0.8, threads=2, warmup=0.3, seed=3)[-1]
+        m = b.mix
+        assert b.warmup["excluded"] and b.warmup["transactions_excluded"] > 0
+        assert sum(t["count"] for t in m["templates"].values()) == m["transactions"] > 0
+        assert b.latency_by_op["txn"]["count"] == m["transactions"]
+        for t in m["templates"].values():
+            assert t["latency_us"]["count"] == t["count"]
+        assert b.ops == sum(m["ops_by_type"].values())
+        for op, n in m["ops_by_type"].items():
+            assert b.latency_by_op[op]["count"] == n

@@ -395,22 +395,61 @@ def _mix_value_size(wl, spec) -> int:
 
 # what a mix's op types count as in reads/s and writes/s
 _READ_OPS, _WRITE_OPS = ("read", "rmw", "range", "scan"), ("write", "insert", "delete", "rmw", "clear_range")
-def _mix_record(threads, plan, seconds, found, isolation) -> dict:
-    """Transactions, rates and per-template latency of a mix run."""
+
+
+def _warm_mix(wsnap, plan) -> dict:
+    """What a mix had done by the end of its warm-up, from the snapshot taken then: transactions, ops per
+    type (each op is recorded once in its type's histogram), and per template the count and histograms
+    (a simple template's are its op's, which the loop derives only at the end)."""
+    w = wsnap["workers"]
+    hist, tpl = w["hist"], w.get("templates") or {}
+    op_names = native.load().OP_TYPES
+    ops = {op: int(c.sum()) for op, c in hist.items() if op not in ("txn", "response", "lag")}
+    per = {}
+    txn_hist = hist.get("txn")
+    txn_hist = txn_hist.copy() if txn_hist is not None else None
+    for ti, name in enumerate(plan["template_names"]):
+        first, _, _, simple, _ = plan["txns"][ti]
+        if simple:
+            h = hist.get(op_names[plan["ops"][first][0]])
+            if h is not None:
+                txn_hist = h.copy() if txn_hist is None else txn_hist + h
+        else:
+            h = tpl["hist"][ti] if tpl else None
+        resp = tpl["response_hist"][ti] if tpl and tpl.get("response_hist") else None
+        per[name] = {"count": tpl["count"][ti] if tpl else 0, "hist": h, "response_hist": resp}
+    return {"txns": w["ops"].get("txn", 0), "ops": ops, "templates": per, "txn_hist": txn_hist}
+
+
+def _minus(h: Histogram, counts) -> Histogram:
+    if counts is None:
+        return h
+    return Histogram(h.counts - counts, h.count - int(counts.sum()), h.min, h.max, h.ns_per_tick)
+
+
+def _mix_record(threads, plan, seconds, found, isolation, warm=None) -> dict:
+    """Transactions, rates and per-template latency of a mix run (after its warm-up, if it had one)."""
     workers = [t for t in threads if t["role"] == "worker"]
     ops = {}
     for t in workers:
         for op, n in t["ops"].items():
             ops[op] = ops.get(op, 0) + n
+    if warm is not None:
+        ops["txn"] = ops.get("txn", 0) - warm["txns"]
+        for op, n in warm["ops"].items():
+            if op in ops:
+                ops[op] -= n
     txns = ops.get("txn", 0)
     templates = {}
     for name in plan["template_names"]:
-        count = sum(t["templates"][name]["count"] for t in workers)
+        w = warm["templates"][name] if warm is not None else None
+        count = sum(t["templates"][name]["count"] for t in workers) - (w["count"] if w else 0)
         hist = merge_all(Histogram.from_native(t["templates"][name]["hist"]) for t in workers)
+        hist = _minus(hist, w["hist"] if w else None)
         templates[name] = {"count": count, "share": count / txns if txns else 0.0, "latency_us": hist.summary_us()}
         if plan["pacing"]["mode"] == "open":   # response time: from the intended start (no coordinated omission)
             resp = merge_all(Histogram.from_native(t["templates"][name]["response_hist"]) for t in workers)
-            templates[name]["response_latency_us"] = resp.summary_us()
+            templates[name]["response_latency_us"] = _minus(resp, w["response_hist"] if w else None).summary_us()
     rate = (lambda n: n / seconds) if seconds > 0 else (lambda n: 0.0)
     pacing = dict(plan["pacing"])
     if pacing["mode"] == "open":
@@ -446,19 +485,25 @@ def _build(session, wl, phase, params, threads, partial, started, ended, before,
     reads = not wl.writes or wl.native in ("readwhilewriting", "deleterandom", "mix")
     found = sum(t["found"] for t in workers) if reads else None
     not_found = sum(t["not_found"] for t in workers) if reads else None
-    warmup = None
+    warmup = warm_mix = None
     if sampler.warm is not None:
         wt, wsnap, _ = sampler.warm
         w_ops = sum(wsnap["workers"]["ops"].values())
+        if plan is not None:   # a mix's progress counts transactions; its ops are in the op histograms
+            warm_mix = _warm_mix(wsnap, plan)
+            w_ops = sum(warm_mix["ops"].values())
         warmup = {"seconds": (wt - t0) / 1e9, "ops_excluded": w_ops, "excluded": True}
+        if warm_mix is not None:
+            warmup["transactions_excluded"] = warm_mix["txns"]
         ops -= w_ops
         if found is not None:
             found -= wsnap["workers"]["found"]
             not_found = None
         for op, counts in wsnap["workers"]["hist"].items():
-            if op in by_op:
-                h = by_op[op]
-                by_op[op] = Histogram(h.counts - counts, h.count - int(counts.sum()), h.min, h.max, h.ns_per_tick)
+            if op in by_op and not (op == "txn" and warm_mix is not None):
+                by_op[op] = _minus(by_op[op], counts)
+        if warm_mix is not None and "txn" in by_op:   # the simple templates' transactions too
+            by_op["txn"] = _minus(by_op["txn"], warm_mix["txn_hist"])
         t0 = wt
     writer_record = None
     if writer is not None:
@@ -505,7 +550,7 @@ def _build(session, wl, phase, params, threads, partial, started, ended, before,
         per_thread_ops=[sum(t["ops"].values()) for t in workers],
         accounting=acct, intervals=_intervals(sampler.samples, sampler.samples[0][0] if sampler.samples else t0, plan),
         warmup=warmup, engine_stats=engine_stats, provenance=provenance, trial=session.trial,
-        mix=({**_mix_record(threads, plan, (t1 - t0) / 1e9, found, session.engine.isolation),
+        mix=({**_mix_record(threads, plan, (t1 - t0) / 1e9, found, session.engine.isolation, warm_mix),
               "definition": wl.mix.to_dict()}
              if plan else None),
     )
