@@ -13,6 +13,7 @@
  * result says so.
  */
 #include <leveldb/c.h>
+#include <limits.h>
 
 #include "kv_util.h"
 
@@ -52,6 +53,12 @@ static int apply_options(kv_db *d, const char *opts, char *err) {
         char *end;
         long long v = strtoll(eq + 1, &end, 10);
         if (*end) return kv_seterr(err, KV_E_CONFIG, "LevelDB option %s=%s: value must be an integer", key, eq + 1);
+        /* LevelDB trusts these: a negative or huge bloom_bits overflows its filter size (std::bad_alloc
+           aborts the process), block_restart_interval < 1 fails an assertion */
+        if (v < 0 || v > INT_MAX || (!strcmp(key, "bloom_bits") && v > 100) ||
+            (!strcmp(key, "block_restart_interval") && v < 1))
+            return kv_seterr(err, KV_E_CONFIG, "LevelDB option %s=%s is out of range; allowed: 0 to %d "
+                             "(bloom_bits 0 to 100, block_restart_interval from 1)", key, eq + 1, INT_MAX);
         if (!strcmp(key, "write_buffer_size")) leveldb_options_set_write_buffer_size(d->opts, (size_t)v);
         else if (!strcmp(key, "block_size")) leveldb_options_set_block_size(d->opts, (size_t)v);
         else if (!strcmp(key, "max_open_files")) leveldb_options_set_max_open_files(d->opts, (int)v);
@@ -92,6 +99,7 @@ static int ldb_open(const char *path, const kv_config *cfg, kv_db **out, char *e
     if (cfg->write_buffer_size) leveldb_options_set_write_buffer_size(d->opts, cfg->write_buffer_size);
     if (cfg->block_size) leveldb_options_set_block_size(d->opts, (size_t)cfg->block_size);
     if (cfg->max_open_files) leveldb_options_set_max_open_files(d->opts, cfg->max_open_files < 0 ? 1 << 20 : cfg->max_open_files);
+    if (cfg->bloom_bits > 100) { destroy(d); return kv_seterr(err, KV_E_CONFIG, "LevelDB bloom_bits=%d is out of range; allowed: 0 to 100", cfg->bloom_bits); }
     if (cfg->bloom_bits > 0) {
         d->filter = leveldb_filterpolicy_create_bloom(cfg->bloom_bits);
         leveldb_options_set_filter_policy(d->opts, d->filter);

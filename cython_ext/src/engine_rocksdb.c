@@ -129,6 +129,34 @@ static int rdb_open(const char *path, const kv_config *cfg, kv_db **out, char *e
     } else {
         d->opts = base;
     }
+    /* RocksDB trusts these values: past these bounds it aborts the process (an assertion, std::length_error,
+       std::bad_alloc) or starts that many threads.  Found by tests/test_fuzz.py. */
+    rocksdb_options_t *o = d->opts;
+    const struct { const char *name; long long v, lo, hi; } lim[] = {
+        {"num_levels", rocksdb_options_get_num_levels(o), 1, 100},
+        {"write_buffer_size", (long long)rocksdb_options_get_write_buffer_size(o), 0, 1LL << 40},
+        {"arena_block_size", (long long)rocksdb_options_get_arena_block_size(o), 0, 1LL << 30},
+        {"max_write_buffer_number", rocksdb_options_get_max_write_buffer_number(o), 0, 1024},
+        {"max_background_jobs", rocksdb_options_get_max_background_jobs(o), -1, 1024},
+        {"max_background_compactions", rocksdb_options_get_max_background_compactions(o), -1, 1024},
+        {"max_background_flushes", rocksdb_options_get_max_background_flushes(o), -1, 1024},
+        {"max_subcompactions", (long long)rocksdb_options_get_max_subcompactions(o), 0, 1024},
+    };
+    if (rocksdb_options_get_arena_block_size(o) > rocksdb_options_get_write_buffer_size(o) / 2) {
+        /* a memtable whose first arena block outgrows it fails RocksDB's assertion !ShouldScheduleFlush() */
+        kv_seterr(err, KV_E_CONFIG, "RocksDB arena_block_size=%zu is out of range; allowed: at most half of "
+                  "write_buffer_size (%zu), or 0", rocksdb_options_get_arena_block_size(o),
+                  rocksdb_options_get_write_buffer_size(o));
+        destroy(d);
+        return KV_E_CONFIG;
+    }
+    for (size_t i = 0; i < sizeof lim / sizeof lim[0]; i++)
+        if (lim[i].v < lim[i].lo || lim[i].v > lim[i].hi) {
+            kv_seterr(err, KV_E_CONFIG, "RocksDB %s=%lld is out of range; allowed: %lld to %lld", lim[i].name,
+                      lim[i].v, lim[i].lo, lim[i].hi);
+            destroy(d);
+            return KV_E_CONFIG;
+        }
     d->wopts = rocksdb_writeoptions_create();
     rocksdb_writeoptions_set_sync(d->wopts, cfg->sync ? 1 : 0);
     rocksdb_writeoptions_disable_WAL(d->wopts, cfg->disable_wal ? 1 : 0);

@@ -92,6 +92,10 @@ static int wt_open(const char *path, const kv_config *cfg, kv_db **out, char *er
         return kv_seterr(err, KV_E_CONFIG, "WiredTiger variant '%s' is unknown; allowed: btree, lsm", cfg->variant);
     if (cfg->compression != KV_COMP_NONE && cfg->compression != KV_COMP_SNAPPY)
         return kv_seterr(err, KV_E_CONFIG, "WiredTiger here supports compression none or snappy");
+    /* the adapter reads and writes WT_ITEMs (format u): another format makes it read garbage lengths */
+    if (cfg->table_options && (strstr(cfg->table_options, "key_format") || strstr(cfg->table_options, "value_format")))
+        return kv_seterr(err, KV_E_CONFIG, "WiredTiger table_options '%s': key_format and value_format are "
+                         "kvlab's (u, raw bytes); allowed: any other table setting", cfg->table_options);
     kv_db *d = calloc(1, sizeof *d);
     if (!d) return kv_seterr(err, KV_E_OTHER, "WiredTiger: out of memory");
     snprintf(d->uri, sizeof d->uri, "%s:kvlab", lsm ? "lsm" : "table");

@@ -61,6 +61,10 @@ class RunSpec:
         object.__setattr__(self, "workloads", tuple(wl))
         if self.seed is None:
             object.__setattr__(self, "seed", time.time_ns() & 0xFFFFFFFF)
+        for name in ("engine_settings", "mixes"):
+            if not isinstance(getattr(self, name), Mapping):
+                raise errors.SpecError(f"{name} must be a mapping (a dict of name: value), got "
+                                       f"{getattr(self, name)!r}")
         object.__setattr__(self, "engine_settings", dict(self.engine_settings))
         object.__setattr__(self, "mixes", dict(self.mixes))
         self.validate()
@@ -127,10 +131,30 @@ class RunSpec:
         if comp is not None and comp not in cfg.compressions:
             raise errors.SpecError(f"compression {comp!r} is not available for {self.engine}; "
                                    f"allowed: {', '.join(cfg.compressions)}")
-        for key in ("cache_size", "map_size", "write_buffer_size", "block_size", "bloom_bits"):
+        # the ranges the adapters' kv_config fields hold (uint64 sizes, int for the rest); bloom filters
+        # beyond 100 bits a key are none of LevelDB's or RocksDB's (LevelDB's overflowed and aborted)
+        for key, lo, hi in (("cache_size", 0, 2**62), ("map_size", 0, 2**62), ("write_buffer_size", 0, 2**62),
+                            ("block_size", 0, 2**31 - 1), ("bloom_bits", 0, 100), ("max_open_files", -1, 2**31 - 1)):
             v = self.engine_settings.get(key)
             if v is not None:
-                _int_range(key, v, 0, 2**62)
+                _int_range(key, v, lo, hi)
+        for key in ("sync", "disable_wal"):
+            v = self.engine_settings.get(key)
+            if v is not None and not isinstance(v, bool) and v not in (0, 1):
+                raise errors.SpecError(f"{key}={v!r}: allowed: true or false")
+        for key in ("options", "table_options", "compression"):
+            v = self.engine_settings.get(key)
+            if v is None:
+                continue
+            if not isinstance(v, str):
+                raise errors.SpecError(f"{key} must be a string, got {v!r}")
+            if any(not c.isprintable() and c not in "\t\n" for c in v):
+                raise errors.SpecError(f"{key}={v!r} holds control characters; allowed: printable text")
+            try:
+                v.encode("utf-8")
+            except UnicodeEncodeError:
+                raise errors.SpecError(f"{key}={v!r} is not valid text (undecodable bytes); allowed: UTF-8 "
+                                       "text") from None
 
     def replace(self, **changes) -> "RunSpec":
         return dataclasses.replace(self, **changes)
@@ -221,7 +245,10 @@ def make_spec(engine: str = "lmdb", workload="fillseq,readrandom", **params) -> 
     if "txn" in params:       # a mako transaction spec, run as a one-template mix
         workload = f"txn:{params.pop('txn')}"
     run_args = {k: v for k, v in params.items() if k in fields}
-    settings = dict(run_args.pop("engine_settings", {}) or {})
+    settings = run_args.pop("engine_settings", {}) or {}
+    if not isinstance(settings, Mapping):
+        raise errors.SpecError(f"engine_settings must be a mapping (a dict of name: value), got {settings!r}")
+    settings = dict(settings)
     for k, v in params.items():
         if k in fields:
             continue

@@ -52,7 +52,10 @@ def parse_ops(spec: str) -> list:
             raise errors.SpecError(f"mako spec {spec!r}: {kind_code!r} needs a range, as in {kind_code}{n}:1000")
         if not ranged and rng is not None:
             raise errors.SpecError(f"mako spec {spec!r}: {kind_code!r} takes no range (only gr, sgr and cr do)")
-        ops.append(Op(kind, n, length=int(rng) if ranged else None, snapshot=snapshot))
+        try:
+            ops.append(Op(kind, n, length=int(rng) if ranged else None, snapshot=snapshot))
+        except errors.SpecError as exc:   # say which spec and token, not only which operation
+            raise errors.SpecError(f"mako spec {spec!r}, {m.group(0)!r}: {exc}") from None
         pos = m.end()
     return ops
 

@@ -5,6 +5,7 @@ Defaults are CoreWorkload's (0.17.0)."""
 from __future__ import annotations
 
 import difflib
+import math
 from pathlib import Path
 
 from ... import errors
@@ -53,11 +54,32 @@ def _number(props, key, kind=float):
     raw = props.get(key, DEFAULTS.get(key))
     try:
         return kind(raw) if kind is float else int(float(raw))
-    except (TypeError, ValueError):
-        raise errors.SpecError(f"YCSB property {key}={raw!r} is not a number") from None
+    except (TypeError, ValueError, OverflowError):
+        raise errors.SpecError(f"YCSB property {key}={raw!r} is not a number"
+                               + (" (an integer is needed)" if kind is not float else "")) from None
+
+
+# what a Mix field is called in YCSB, for errors raised by the Mix's own checks
+_YCSB_NAMES = {"record_count": "recordcount", "operation_count": "operationcount",
+               "value_size": "fieldcount x fieldlength", "weight": "<operation>proportion",
+               "theta": "zipfianconstant", "hot_fraction": "hotspotdatafraction", "hot_ops": "hotspotopnfraction",
+               "percentile": "exponential.percentile", "frac": "exponential.frac", "length": "maxscanlength"}
 
 
 def from_properties(props: dict, name: str = "ycsb", source: str = "ycsb") -> Mix:
+    """A Mix from CoreWorkload properties; any error names the YCSB properties it came from."""
+    try:
+        return _from_properties(props, name, source)
+    except errors.SpecError as exc:
+        msg = str(exc)
+        if msg.startswith("YCSB"):
+            raise
+        said = sorted({y for field, y in _YCSB_NAMES.items() if field in msg})
+        raise errors.SpecError(f"YCSB properties ({source}): {msg}" +
+                               (f" (YCSB's {', '.join(said)})" if said else "")) from None
+
+
+def _from_properties(props: dict, name: str, source: str) -> Mix:
     props = {k.strip(): str(v).strip() for k, v in props.items()}
     unknown = sorted(k for k in props if k not in DEFAULTS and k not in NOT_USED)
     # a name close to one CoreWorkload reads is a typo that would silently change the mix
@@ -70,6 +92,8 @@ def from_properties(props: dict, name: str = "ycsb", source: str = "ycsb") -> Mi
     templates = []
     for prop, tname, kind in OPERATIONS:
         share = _number(props, prop)
+        if not math.isfinite(share):
+            raise errors.SpecError(f"YCSB property {prop}={props.get(prop)!r} must be a finite number >= 0")
         if share < 0:
             raise errors.SpecError(f"YCSB property {prop}={share} must be >= 0")
         if share > 0:
