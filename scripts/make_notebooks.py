@@ -181,6 +181,8 @@ published'''),
                  "fsync among many writers, a single-writer B-tree cannot."),
           ("code", '''shape = reproduce.seed003_shape(measured, published)
 shape'''),
+          ("code", '''from IPython.display import Markdown
+Markdown("\\n\\n".join(reproduce.seed003_sentences(measured, published)))'''),
           ("code", '''cap = plots.caption(results, f"num={p['num']}, {p['duration']} s a test, sync on, clients up to {p['max_clients']}")
 long = shape.melt(id_vars="engine", var_name="comparison", value_name="gain")
 plots.save(plots.bars(long, x="comparison", y="gain", title="seed 003's two ratios: FoundationDB beside the embedded engines"), out, "transactions_ratios", cap)

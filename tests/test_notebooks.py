@@ -36,3 +36,17 @@ def test_unknown_scale_and_notebook():
         notebooks.run("huge")
     with pytest.raises(errors.SpecError, match="allowed: 00_quickstart"):
         notebooks.run("smoke", only="nosuch")
+
+
+def test_seed003_sentences_are_written_from_the_numbers():
+    import pandas as pd
+    from kvlab.lab import reproduce
+    rows = [dict(engine=e, test=t, clients=c, metric="writes_per_sec", value=v * f)
+            for e, f in (("lmdb", 1), ("rocksdb", 3))
+            for t, c, v in (("fdb-write-1", 1, 300), ("fdb-write-10", 1, 2000), ("fdb-write-10-c100", 100, 2000))]
+    rows[-1]["value"] = 18000   # rocksdb gains from 100 clients, lmdb does not
+    text = reproduce.seed003_sentences(pd.DataFrame(rows), reproduce.published("seed003_fdb"))
+    assert len(text) == 5
+    assert "fdb-write-1** (writes/s, 1 client)" in text[0] and "FoundationDB published 917" in text[0]
+    assert "the same shape on every engine" in text[3]
+    assert "the same shape on rocksdb, not on lmdb" in text[4]

@@ -357,6 +357,44 @@ def seed003_shape(measured, published_df):
     return pd.DataFrame(rows)
 
 
+def seed003_sentences(measured, published_df) -> list:
+    """One sentence per test of seed 003, and one per ratio, written from the numbers: where the
+    embedded engines land beside FoundationDB's published figure, and whether the page's two shapes
+    (batching pays ~9x with sync on; 100 clients help) hold here."""
+    import math
+    pub = published_df.set_index("test") if published_df is not None else None
+    out = []
+    for test, rows in measured.groupby("test", sort=False):
+        metric = rows["metric"].iloc[0].replace("_per_sec", "/s").replace("_", " ")
+        best, worst = rows.loc[rows.value.idxmax()], rows.loc[rows.value.idxmin()]
+        n = int(rows["clients"].iloc[0])
+        s = (f"**{test}** ({metric}, {n} client{'s' if n != 1 else ''}): the embedded engines range from "
+             f"{worst.value:,.0f} ({worst.engine}) to {best.value:,.0f} ({best.engine})")
+        if pub is not None and test in pub.index:
+            fdb = float(pub.loc[test, "value"])
+            s += (f"; FoundationDB published {fdb:,.0f}, so {worst.value / fdb:.2g}x to {best.value / fdb:.2g}x "
+                  "of it (a server over the network against a library in the process: the ratio is not a verdict)")
+        out.append(s + ".")
+    shape = seed003_shape(measured, published_df)
+    fdb_row = shape[shape.engine.str.startswith("FoundationDB")]
+    ours = shape[~shape.engine.str.startswith("FoundationDB")]
+    for col, claim, threshold in (("batching 10 per commit", "pays because each commit waits for an fsync", 3.0),
+                                  ("100 clients", "helps when writers can share a commit", 1.5)):
+        vals = {r.engine: r[col] for _, r in ours.iterrows() if not math.isnan(r[col])}
+        if not vals:
+            continue
+        ref = f"FoundationDB gained {float(fdb_row[col].iloc[0]):.1f}x" if len(fdb_row) else "the page's figure"
+        gain = sorted((e for e, v in vals.items() if v >= threshold), key=lambda e: -vals[e])
+        flat = sorted((e for e, v in vals.items() if v < threshold), key=lambda e: -vals[e])
+        listing = ", ".join(f"{e} {vals[e]:.1f}x" for e in gain + flat)
+        verdict = ("the same shape on every engine" if not flat else
+                   "the same shape on " + ", ".join(gain) + ", not on " + ", ".join(flat) if gain else
+                   "not the page's shape on any engine")
+        out.append(f"**{col.capitalize()}** ({claim}): {ref}; here {listing}: {verdict} "
+                   f"(a gain of {threshold:g}x or more counts).")
+    return out
+
+
 # --- YCSB A-F and the latency-throughput curve -----------------------------------------------
 
 def ycsb_suite(engines, num, operations, clients, seed=1):
