@@ -405,20 +405,17 @@ def _warm_mix(wsnap, plan) -> dict:
     hist, tpl = w["hist"], w.get("templates") or {}
     op_names = native.load().OP_TYPES
     ops = {op: int(c.sum()) for op, c in hist.items() if op not in ("txn", "response", "lag")}
-    per = {}
-    txn_hist = hist.get("txn")
-    txn_hist = txn_hist.copy() if txn_hist is not None else None
+    # every count comes from a histogram read in the same pass, so the figures agree with each other
+    # (the threads run on while the snapshot is taken; counters and histograms are not read at one instant)
+    per, txn_hist = {}, None
     for ti, name in enumerate(plan["template_names"]):
         first, _, _, simple, _ = plan["txns"][ti]
-        if simple:
-            h = hist.get(op_names[plan["ops"][first][0]])
-            if h is not None:
-                txn_hist = h.copy() if txn_hist is None else txn_hist + h
-        else:
-            h = tpl["hist"][ti] if tpl else None
+        h = hist.get(op_names[plan["ops"][first][0]]) if simple else (tpl["hist"][ti] if tpl else None)
+        if h is not None:
+            txn_hist = h.copy() if txn_hist is None else txn_hist + h
         resp = tpl["response_hist"][ti] if tpl and tpl.get("response_hist") else None
-        per[name] = {"count": tpl["count"][ti] if tpl else 0, "hist": h, "response_hist": resp}
-    return {"txns": w["ops"].get("txn", 0), "ops": ops, "templates": per, "txn_hist": txn_hist}
+        per[name] = {"count": int(h.sum()) if h is not None else 0, "hist": h, "response_hist": resp}
+    return {"txns": sum(p["count"] for p in per.values()), "ops": ops, "templates": per, "txn_hist": txn_hist}
 
 
 def _minus(h: Histogram, counts) -> Histogram:
