@@ -92,9 +92,11 @@ static int bdb_open(const char *path, const kv_config *cfg, kv_db **out, char *e
     d->env->set_cachesize(d->env, (u_int32_t)(cache >> 30), (u_int32_t)(cache & ((1u << 30) - 1)), 1);
     u_int32_t flags = DB_CREATE | DB_INIT_MPOOL | DB_THREAD;
     if (txn) {
-        /* private regions too: recovery at open replays the log, which is on disk; shared region files
-           are mmap'ed, and a full disk under them (tmpfs) raised SIGBUS instead of an error */
-        flags |= DB_INIT_TXN | DB_INIT_LOG | DB_INIT_LOCK | DB_RECOVER | DB_PRIVATE;
+        /* shared region files, touched in full when made (DB_REGION_INIT): on a full disk the open fails
+           instead of a later SIGBUS in the mmap'ed region.  Not DB_PRIVATE: BDB 5.3's recovery in a private
+           environment failed now and then ("process-private: unable to find environment") */
+        d->env->set_flags(d->env, DB_REGION_INIT, 1);
+        flags |= DB_INIT_TXN | DB_INIT_LOG | DB_INIT_LOCK | DB_RECOVER;
         d->env->set_lk_detect(d->env, DB_LOCK_DEFAULT);
         d->env->set_lk_max_locks(d->env, 1000000);
         d->env->set_lk_max_objects(d->env, 1000000);
