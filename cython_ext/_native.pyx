@@ -195,6 +195,80 @@ def adapters():
     return out
 
 
+# Direct operations on one thread context, for Engine (GIL held: its one context may be reached from
+# several Python threads) and Session (GIL released: sessions wait on each other's locks).
+cdef int _ctx_put(const kv_engine_ops *ops, kv_thread *t, bytes key, bytes value, bint release) except -1:
+    cdef const char *k = key
+    cdef const char *v = value
+    cdef size_t kl = len(key), vl = len(value)
+    cdef int rc
+    if release:
+        with nogil:
+            rc = ops.put(t, k, kl, v, vl)
+    else:
+        rc = ops.put(t, k, kl, v, vl)
+    return check(rc, kv_thread_errmsg(t))
+
+
+cdef object _ctx_get(const kv_engine_ops *ops, kv_thread *t, bytes key, bint release):
+    cdef const char *k = key
+    cdef size_t kl = len(key), vl
+    cdef const char *v
+    cdef int rc
+    if release:
+        with nogil:
+            rc = ops.get(t, k, kl, &v, &vl)
+    else:
+        rc = ops.get(t, k, kl, &v, &vl)
+    if rc == KV_NOTFOUND:
+        return None
+    check(rc, kv_thread_errmsg(t))
+    return v[:vl]
+
+
+cdef int _ctx_delete(const kv_engine_ops *ops, kv_thread *t, bytes key, bint release) except -1:
+    cdef const char *k = key
+    cdef size_t kl = len(key)
+    cdef int rc
+    if release:
+        with nogil:
+            rc = ops.delete(t, k, kl)
+    else:
+        rc = ops.delete(t, k, kl)
+    check(rc, kv_thread_errmsg(t))
+    return rc
+
+
+cdef list _ctx_scan(const kv_engine_ops *ops, kv_thread *t, bytes start, int limit, bint release):
+    cdef const char *s = start
+    cdef size_t sl = len(start), kl, vl
+    cdef const char *k
+    cdef const char *v
+    cdef int rc
+    out = []
+    if limit == 0:
+        return out
+    if release:
+        with nogil:
+            rc = ops.iter_seek(t, s, sl, &k, &kl, &v, &vl)
+    else:
+        rc = ops.iter_seek(t, s, sl, &k, &kl, &v, &vl)
+    try:
+        while rc == KV_OK:
+            out.append((k[:kl], v[:vl]))
+            if limit > 0 and len(out) >= limit:
+                break
+            if release:
+                with nogil:
+                    rc = ops.iter_next(t, &k, &kl, &v, &vl)
+            else:
+                rc = ops.iter_next(t, &k, &kl, &v, &vl)
+        check(rc, kv_thread_errmsg(t))
+    finally:
+        ops.iter_close(t)
+    return out
+
+
 cdef class Engine:
     """One open database through one adapter.  Direct operations (put/get/...)
     hold the GIL and use one private thread context; workload runs use their own."""
@@ -311,46 +385,22 @@ cdef class Engine:
 
     def put(self, bytes key, bytes value):
         self._live()
-        check(self.ops.put(self.t, key, len(key), value, len(value)), kv_thread_errmsg(self.t))
+        _ctx_put(self.ops, self.t, key, value, False)
 
     def get(self, bytes key):
         """The value, or None when the key is absent."""
         self._live()
-        cdef const char *v
-        cdef size_t vl
-        cdef int rc = self.ops.get(self.t, key, len(key), &v, &vl)
-        if rc == KV_NOTFOUND:
-            return None
-        check(rc, kv_thread_errmsg(self.t))
-        return v[:vl]
+        return _ctx_get(self.ops, self.t, key, False)
 
     def delete(self, bytes key):
         """True if the engine reports the key existed (LSM engines always say True)."""
         self._live()
-        cdef int rc = self.ops.delete(self.t, key, len(key))
-        check(rc, kv_thread_errmsg(self.t))
-        return rc != KV_NOTFOUND
+        return _ctx_delete(self.ops, self.t, key, False) != KV_NOTFOUND
 
     def scan(self, bytes start=b"", int limit=-1):
         """[(key, value)] from the first key >= start, at most `limit` pairs (-1: all)."""
         self._live()
-        cdef const char *k
-        cdef const char *v
-        cdef size_t kl, vl
-        out = []
-        if limit == 0:
-            return out
-        cdef int rc = self.ops.iter_seek(self.t, start, len(start), &k, &kl, &v, &vl)
-        try:
-            while rc == KV_OK:
-                out.append((k[:kl], v[:vl]))
-                if limit > 0 and len(out) >= limit:
-                    break
-                rc = self.ops.iter_next(self.t, &k, &kl, &v, &vl)
-            check(rc, kv_thread_errmsg(self.t))
-        finally:
-            self.ops.iter_close(self.t)
-        return out
+        return _ctx_scan(self.ops, self.t, start, limit, False)
 
     def batch_begin(self):
         self._live()
@@ -481,60 +531,21 @@ cdef class Session:
 
     def put(self, bytes key, bytes value):
         self._live()
-        cdef const char *k = key
-        cdef const char *v = value
-        cdef size_t kl = len(key), vl = len(value)
-        cdef int rc
-        with nogil:
-            rc = self.engine.ops.put(self.t, k, kl, v, vl)
-        check(rc, kv_thread_errmsg(self.t))
+        _ctx_put(self.engine.ops, self.t, key, value, True)
 
     def get(self, bytes key):
         """The value, or None when the key is absent."""
         self._live()
-        cdef const char *k = key
-        cdef size_t kl = len(key), vl
-        cdef const char *v
-        cdef int rc
-        with nogil:
-            rc = self.engine.ops.get(self.t, k, kl, &v, &vl)
-        if rc == KV_NOTFOUND:
-            return None
-        check(rc, kv_thread_errmsg(self.t))
-        return v[:vl]
+        return _ctx_get(self.engine.ops, self.t, key, True)
 
     def delete(self, bytes key):
         self._live()
-        cdef const char *k = key
-        cdef size_t kl = len(key)
-        cdef int rc
-        with nogil:
-            rc = self.engine.ops.delete(self.t, k, kl)
-        check(rc, kv_thread_errmsg(self.t))
+        _ctx_delete(self.engine.ops, self.t, key, True)
 
     def scan(self, bytes start=b"", int limit=-1):
         """[(key, value)] from the first key >= start, at most `limit` pairs (-1: all)."""
         self._live()
-        cdef const char *s = start
-        cdef size_t sl = len(start), kl, vl
-        cdef const char *k
-        cdef const char *v
-        cdef int rc
-        out = []
-        with nogil:
-            rc = self.engine.ops.iter_seek(self.t, s, sl, &k, &kl, &v, &vl)
-        try:
-            while rc == KV_OK and limit != 0:
-                out.append((k[:kl], v[:vl]))
-                if limit > 0 and len(out) >= limit:
-                    break
-                with nogil:
-                    rc = self.engine.ops.iter_next(self.t, &k, &kl, &v, &vl)
-            if rc != KV_NOTFOUND:
-                check(rc, kv_thread_errmsg(self.t))
-        finally:
-            self.engine.ops.iter_close(self.t)
-        return out
+        return _ctx_scan(self.engine.ops, self.t, start, limit, True)
 
     def txn_begin(self, str kind="write"):
         self._live()

@@ -8,7 +8,6 @@ each engine's isolation statement claims.
   serializable or snapshot isolation (LMDB, RocksDB's OptimisticTransactionDB, WiredTiger, BDB), and
   the native loop counts the conflicts it retried; LevelDB and bdb-notxn say they have none.
 """
-import os
 import signal
 import subprocess
 import sys
@@ -18,7 +17,6 @@ import pytest
 
 from kvlab import _native, errors
 from kvlab.execution.mixplan import compile_mix, txn_kind
-from kvlab.model import engines
 from kvlab.model.workloads.mako import from_mako
 from kvlab.model.workloads.mix import Mix, Op, Template
 
@@ -325,23 +323,17 @@ def test_native_loop_counts_conflicts_on_a_hot_key(case):
         assert retries > 0, f"{name}: four clients on one key met no conflict in five runs"
 
 
-def test_templates_run_in_the_transaction_they_need():
+def test_templates_run_in_the_transaction_they_need(tmp_path):
     mk = lambda *ops: Template("t", list(ops))
     assert txn_kind(mk(Op("get"))) == 0
     assert txn_kind(mk(Op("put"))) == 0 and txn_kind(mk(Op("insert"))) == 0
     assert txn_kind(mk(Op("get", count=10))) == 1 and txn_kind(mk(Op("range", length=10))) == 1
     assert txn_kind(mk(Op("put", count=10))) == 2 and txn_kind(mk(Op("rmw"))) == 2
     assert txn_kind(from_mako("g9u1").templates[0]) == 2
-    with pytest.raises(errors.SpecError, match="allowed: read, write"):
-        _check_kind()
-
-
-def _check_kind():
-    import tempfile
     cfg = require("lmdb")
-    with tempfile.TemporaryDirectory() as d:
-        db = _native.Engine(cfg.adapter, d, cfg.config({}, max_threads=2))
-        try:
+    db = _native.Engine(cfg.adapter, str(tmp_path), cfg.config({}, max_threads=2))
+    try:
+        with pytest.raises(errors.SpecError, match="allowed: read, write"):
             db.txn_begin("maybe")
-        finally:
-            db.close()
+    finally:
+        db.close()
