@@ -17,25 +17,38 @@ import concurrent.futures
 import threading
 import weakref
 
-from .progress import Progress, RunControl
+from .progress import RunControl
 from ..model.spec import RunSpec
 from ..results.result import BenchmarkResult, RunResult
 from .runner import run_spec
 
-_LIVE: "weakref.WeakSet[RunHandle]" = weakref.WeakSet()
+_LIVE: "weakref.WeakSet[BackgroundHandle]" = weakref.WeakSet()
 
 
-class RunHandle:
-    """A run executing on a background thread."""
+class BackgroundHandle:
+    """Work on a background thread, watched through `control` (a RunControl or SweepControl):
+    `progress`, `done()`, `result(timeout)`, `stop()`, `await handle`, `add_done_callback`.
+    Subclasses give `_work()`, `_thread_name` and `_describe()`; `STOP_TIMEOUT` is how long
+    `stop()` waits for the work to end, `EXIT_TIMEOUT` how long interpreter exit does."""
+    STOP_TIMEOUT = 10.0     # stop(): how long to wait for the work to end
+    EXIT_TIMEOUT = 30.0     # at interpreter exit
+    KIND = "handle"
 
-    def __init__(self, spec: RunSpec, control: RunControl | None = None):
-        self.spec = spec
-        self.control = control or RunControl()
+    def __init__(self, control):
+        self.control = control
         self.future: concurrent.futures.Future = concurrent.futures.Future()
-        self.finished_results: list[BenchmarkResult] = []   # each workload as it completes
-        self._thread = threading.Thread(target=self._main, name=f"kvlab-{spec.engine}", daemon=True)
+        self._thread = threading.Thread(target=self._main, name=self._thread_name(), daemon=True)
 
-    def _start(self) -> "RunHandle":
+    def _thread_name(self) -> str:
+        return "kvlab-background"
+
+    def _work(self):
+        raise NotImplementedError
+
+    def _describe(self) -> str:
+        return ""
+
+    def _start(self):
         _LIVE.add(self)
         self.future.set_running_or_notify_cancel()
         self._thread.start()
@@ -43,30 +56,30 @@ class RunHandle:
 
     def _main(self):
         try:
-            result = run_spec(self.spec, on_result=self.finished_results.append, control=self.control)
+            result = self._work()
         except BaseException as exc:  # delivered to whoever awaits the handle
             self.future.set_exception(exc)
         else:
             self.future.set_result(result)
 
     @property
-    def progress(self) -> Progress | None:
+    def progress(self):
         return self.control.latest
 
     def done(self) -> bool:
         return self.future.done()
 
-    def result(self, timeout: float | None = None) -> RunResult:
-        """Wait for the run (up to `timeout` s) and return its RunResult; raises what the run raised."""
+    def result(self, timeout: float | None = None):
+        """Wait for the work (up to `timeout` s) and return its result; raises what the work raised."""
         return self.future.result(timeout)
 
-    def stop(self, wait: bool = True, timeout: float = 10.0) -> RunResult | None:
-        """Ask the native threads to stop; with `wait`, return the (partial) result."""
+    def stop(self, wait: bool = True, timeout: float | None = None):
+        """Ask the work to stop; with `wait`, return its (partial) result."""
         self.control.stop()
-        return self.future.result(timeout) if wait else None
+        return self.future.result(self.STOP_TIMEOUT if timeout is None else timeout) if wait else None
 
     def add_done_callback(self, fn):
-        """fn(handle) once the run ends, on the run's thread (or at once if it already has)."""
+        """fn(handle) once the work ends, on its thread (or at once if it already has)."""
         self.future.add_done_callback(lambda _f: fn(self))
 
     def __await__(self):
@@ -75,8 +88,26 @@ class RunHandle:
     def __repr__(self):
         state = "finished" if self.done() else ("stopping" if self.control.stop_requested else "running")
         p = self.progress
-        return f"<kvlab RunHandle {self.spec.engine} {','.join(self.spec.workloads)}: {state}" + \
-            (f"; {p.describe()}>" if p else ">")
+        return f"<kvlab {self.KIND} {self._describe()}: {state}" + (f"; {p.describe()}>" if p else ">")
+
+
+class RunHandle(BackgroundHandle):
+    """A run executing on a background thread."""
+    KIND = "RunHandle"
+
+    def __init__(self, spec: RunSpec, control: RunControl | None = None):
+        self.spec = spec
+        self.finished_results: list[BenchmarkResult] = []   # each workload as it completes
+        super().__init__(control or RunControl())
+
+    def _thread_name(self) -> str:
+        return f"kvlab-{self.spec.engine}"
+
+    def _work(self) -> RunResult:
+        return run_spec(self.spec, on_result=self.finished_results.append, control=self.control)
+
+    def _describe(self) -> str:
+        return f"{self.spec.engine} {','.join(self.spec.workloads)}"
 
 
 def start_spec(spec: RunSpec, control: RunControl | None = None) -> RunHandle:
@@ -87,11 +118,11 @@ def start_spec(spec: RunSpec, control: RunControl | None = None) -> RunHandle:
 
 
 @atexit.register
-def _stop_live_runs():
+def _stop_live_handles():
     for handle in list(_LIVE):
         if not handle.done():
             handle.control.stop()
             try:
-                handle.future.result(30)
+                handle.future.result(handle.EXIT_TIMEOUT)
             except BaseException:  # exiting anyway; the engine was closed by the runner's finally
                 pass

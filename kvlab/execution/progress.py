@@ -114,6 +114,16 @@ class ProgressTracker:
 Observer = Callable[[Progress], None]
 
 
+def notify(observers, what: str, *args):
+    """Call every observer with args; one that fails is reported on stderr and the rest still run
+    (a broken display must not end a benchmark or a sweep)."""
+    for observe in observers:
+        try:
+            observe(*args)
+        except Exception as exc:
+            print(f"kvlab: {what} {observe!r} failed: {exc}", file=sys.stderr)
+
+
 class RunControl:
     """Watch and stop a run: pass one to `kvlab.run(..., control=...)` or get one from `kvlab.start`.
 
@@ -137,8 +147,4 @@ class RunControl:
 
     def publish(self, progress: Progress):
         self.latest = progress
-        for observe in self.observers:
-            try:
-                observe(progress)
-            except Exception as exc:  # a broken display must not end a benchmark
-                print(f"kvlab: progress observer {observe!r} failed: {exc}", file=sys.stderr)
+        notify(self.observers, "progress observer", progress)

@@ -14,13 +14,10 @@ faces decide what to show (kvlab.lab.display, the CLI's bar).
 """
 from __future__ import annotations
 
-import atexit
 import os
 import socket
-import sys
 import threading
 import time
-import weakref
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -30,7 +27,8 @@ from ..model.sweep import SweepPoint, SweepSpec
 from ..results import sweeps as sweep_store
 from ..results.result import BenchmarkResult, RunResult
 from ..results.store import Store
-from .progress import Progress, RunControl, expected_ops
+from .progress import Progress, RunControl, expected_ops, notify
+from .background import BackgroundHandle
 from .runner import run_spec
 
 POINT_OVERHEAD_S = 0.3         # opening and closing an engine, accounting, storing: per point, measured roughly
@@ -209,19 +207,11 @@ class SweepControl:
             self._points.remove(control)
 
     def point_ended(self, point, result, error=None):
-        for fn in self.on_point:
-            try:
-                fn(point, result, error)
-            except Exception as exc:
-                print(f"kvlab: sweep observer {fn!r} failed: {exc}", file=sys.stderr)
+        notify(self.on_point, "sweep observer", point, result, error)
 
     def publish(self, progress: SweepProgress):
         self.latest = progress
-        for observe in self.observers:
-            try:
-                observe(progress)
-            except Exception as exc:  # a broken display must not end a sweep
-                print(f"kvlab: sweep observer {observe!r} failed: {exc}", file=sys.stderr)
+        notify(self.observers, "sweep observer", progress)
 
 
 # --- the sweep ---------------------------------------------------------------------------------
@@ -379,53 +369,29 @@ def run_sweep(sweep: SweepSpec, store: Store | None = None, control: SweepContro
     return outcome
 
 
-class SweepHandle:
+class SweepHandle(BackgroundHandle):
     """A sweep running on a background thread (kvlab.start for sweeps): `progress`, `stop()`,
     `done()`, `result(timeout)`, `await handle`."""
+    KIND = "SweepHandle"
+    STOP_TIMEOUT = 60.0
+    EXIT_TIMEOUT = 60.0
 
     def __init__(self, sweep: SweepSpec, store: Store | None, control: SweepControl, executor=None):
-        import concurrent.futures
-        self.sweep, self.store, self.control, self.executor = sweep, store, control, executor
-        self.future = concurrent.futures.Future()
-        self._thread = threading.Thread(target=self._main, name=f"kvlab-sweep-{sweep.id}", daemon=True)
+        self.sweep, self.store, self.executor = sweep, store, executor
+        super().__init__(control)
 
-    def _main(self):
-        try:
-            outcome = run_sweep(self.sweep, self.store, self.control, self.executor)
-        except BaseException as exc:
-            self.future.set_exception(exc)
-        else:
-            self.future.set_result(outcome)
+    def _thread_name(self) -> str:
+        return f"kvlab-sweep-{self.sweep.id}"
 
-    def _start(self) -> "SweepHandle":
-        _LIVE.add(self)
-        self.future.set_running_or_notify_cancel()
-        self._thread.start()
-        return self
+    def _work(self) -> SweepOutcome:
+        return run_sweep(self.sweep, self.store, self.control, self.executor)
 
-    @property
-    def progress(self) -> SweepProgress | None:
-        return self.control.latest
+    def _describe(self) -> str:
+        return self.sweep.id
 
-    def done(self) -> bool:
-        return self.future.done()
-
-    def result(self, timeout: float | None = None) -> SweepOutcome:
-        return self.future.result(timeout)
-
-    def stop(self, wait: bool = True, timeout: float = 60.0) -> SweepOutcome | None:
+    def stop(self, wait: bool = True, timeout: float | None = None) -> SweepOutcome | None:
         """Stop the point in flight (not stored) and the sweep; with `wait`, return the outcome."""
-        self.control.stop()
-        return self.future.result(timeout) if wait else None
-
-    def __await__(self):
-        import asyncio
-        return asyncio.wrap_future(self.future).__await__()
-
-    def __repr__(self):
-        p = self.progress
-        state = "finished" if self.done() else ("stopping" if self.control.stop_requested else "running")
-        return f"<kvlab SweepHandle {self.sweep.id}: {state}" + (f"; {p.describe()}>" if p else ">")
+        return super().stop(wait, timeout)
 
 
 def start_sweep(sweep: SweepSpec, store: Store | None = None, control: SweepControl | None = None,
@@ -433,15 +399,3 @@ def start_sweep(sweep: SweepSpec, store: Store | None = None, control: SweepCont
     return SweepHandle(sweep, store, control or SweepControl(), executor)._start()
 
 
-_LIVE: "weakref.WeakSet[SweepHandle]" = weakref.WeakSet()
-
-
-@atexit.register
-def _stop_live_sweeps():
-    for handle in list(_LIVE):
-        if not handle.done():
-            handle.control.stop()
-            try:
-                handle.future.result(60)
-            except BaseException:
-                pass
