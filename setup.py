@@ -59,7 +59,8 @@ def rocksdb_version(inc):
 def configure():
     wanted = os.environ.get("KVLAB_ENGINES")
     wanted = set(wanted.split(",")) if wanted else None
-    sources = ["cython_ext/_native.pyx", "cython_ext/src/driver.c", "cython_ext/src/registry.c"]
+    sources = ["cython_ext/_native.pyx", "cython_ext/src/driver.c", "cython_ext/src/graph.c",
+               "cython_ext/src/registry.c"]
     include_dirs, library_dirs, runtime_dirs, libraries, macros = ["cython_ext/include"], [], [], ["pthread", "m"], []
     found = {}
     # the null engine (no storage, no library) is in every build: it measures the harness alone

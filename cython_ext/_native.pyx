@@ -94,6 +94,26 @@ cdef extern from "kv_hist.h":
     void kv_hist_record(kv_hist *h, uint64_t v) nogil
     void kv_hist_finish(kv_hist *h) nogil
 
+cdef extern from "kv_graph.h":
+    int KV_G__COUNT
+    ctypedef struct kv_graph:
+        uint64_t startid1, nodes
+        int link_types, range_limit
+        double degree_shape
+        uint64_t degree_max
+        double node_data_median, link_data_median, data_sigma
+        int link_data_max
+        double multiget_p
+        int multiget_max
+        double p_exists[11]
+        uint64_t seed
+        int load_writes
+    ctypedef struct kv_graph_state:
+        pass
+    void kv_graph_state_init(kv_graph_state *s, const kv_graph *g) nogil
+    uint64_t kv_graph_degree(const kv_graph *g, kv_graph_state *s, uint64_t i) nogil
+    uint64_t kv_graph_shuffle(const kv_graph_state *s, const kv_graph *g, uint64_t i) nogil
+
 cdef extern from "kv_driver.h":
     int KV_NOPTYPES
     ctypedef struct kv_run_params:
@@ -111,9 +131,10 @@ cdef extern from "kv_driver.h":
         int ack_fd
         uint64_t first_seq
         int key_hash
+        const kv_graph *graph
     int KV_MIX_MAX_TXNS, KV_MIX_MAX_OPS, KV_MIX_MAX_DISTS
     ctypedef struct kv_mix_op:
-        int optype, count, dist, length, min_length, length_dist
+        int optype, count, dist, length, min_length, length_dist, graph_op
     ctypedef struct kv_mix_txn:
         int first, nops, txn, simple
         double cum
@@ -132,7 +153,7 @@ cdef extern from "kv_driver.h":
     ctypedef struct kv_thread_result:
         uint64_t progress
         int optype, role, rc
-        uint64_t ops[13]
+        uint64_t ops[14]
         uint64_t found, not_found, bytes
         int64_t t_start_ns, t_end_ns
         int64_t cpu_user_ns, cpu_sys_ns, nvcsw, nivcsw
@@ -140,7 +161,8 @@ cdef extern from "kv_driver.h":
         uint64_t retries, aborts
         uint64_t *txn_count
         kv_hist *txn_hist
-        kv_hist hist[13]
+        uint64_t graph_nodes, graph_links, graph_listed
+        kv_hist hist[14]
     ctypedef struct kv_run:
         const kv_engine_ops *ops
         kv_db *db
@@ -159,11 +181,14 @@ HIST_BUCKETS = KV_HIST_BUCKETS
 HIST_SUB_BITS = KV_HIST_SUB_BITS
 # Order matches enum kv_optype in kv_driver.h.
 OP_TYPES = ("read", "write", "delete", "seek", "compact", "insert", "rmw", "range", "scan", "clear_range", "txn",
-            "response", "lag")
+            "response", "lag", "graph")
+# Order matches enum kv_graph_op in kv_graph.h.
+GRAPH_OPS = ("get_node", "add_node", "update_node", "delete_node", "get_link", "add_link", "update_link",
+             "delete_link", "count_link", "multiget_link", "get_links_list")
 # Order matches enum kv_workload in kv_driver.h.
 WORKLOAD_CODES = {name: i for i, name in enumerate((
     "fillseq", "fillrandom", "overwrite", "readrandom", "readseq", "seekrandom",
-    "deleterandom", "readwhilewriting", "readmissing", "readhot", "compact", "mix", "crashwrite"))}
+    "deleterandom", "readwhilewriting", "readmissing", "readhot", "compact", "mix", "crashwrite", "graphload"))}
 COMPRESSION_CODES = {"none": 0, "snappy": 1, "lz4": 2, "zstd": 3}
 TXN_KINDS = {"read": KV_TXN_READ, "write": KV_TXN_WRITE}
 
@@ -606,6 +631,74 @@ def keys(str distribution, uint64_t n, uint64_t keyspace, uint64_t seed, double 
     return out
 
 
+cdef kv_graph *_make_graph(dict g) except NULL:
+    """A kv_graph from kvlab.model.workloads.linkbench's plan (validated there; this checks what would overrun)."""
+    cdef kv_graph *out = <kv_graph *> calloc(1, sizeof(kv_graph))
+    if out == NULL:
+        raise MemoryError()
+    cdef int i
+    try:
+        out.startid1, out.nodes = g["startid1"], g["nodes"]
+        out.link_types, out.range_limit = g["link_types"], g["range_limit"]
+        out.degree_shape, out.degree_max = g["degree_shape"], g["degree_max"]
+        out.node_data_median, out.link_data_median = g["node_data_median"], g["link_data_median"]
+        out.data_sigma, out.link_data_max = g["data_sigma"], g["link_data_max"]
+        out.multiget_p, out.multiget_max = g["multiget_p"], g["multiget_max"]
+        out.seed, out.load_writes = g["seed"], g["load_writes"]
+        if not (out.nodes >= 1 and out.link_types >= 1 and out.range_limit >= 1 and out.degree_shape > 0
+                and 1 <= out.link_data_max <= 255 and 2 <= out.multiget_max <= 128 and 0 < out.multiget_p <= 1
+                and out.load_writes >= 1 and len(g["p_exists"]) == KV_G__COUNT
+                and out.node_data_median >= 1 and out.link_data_median >= 1 and out.data_sigma >= 0):
+            raise _errors.SpecError(f"graph parameters out of range: {g!r}")
+        for i in range(KV_G__COUNT):
+            out.p_exists[i] = g["p_exists"][i]
+            if not 0 < out.p_exists[i] <= 1:
+                raise _errors.SpecError("graph p_exists must be in (0, 1]")
+    except BaseException:
+        free(out)
+        raise
+    return out
+
+
+def graph_degrees(dict graph, uint64_t first, uint64_t n):
+    """Out-degrees at load of node indices [first, first + n), as the load writes them."""
+    cdef kv_graph *g = _make_graph(graph)
+    cdef kv_graph_state *s = <kv_graph_state *> calloc(1, sizeof(kv_graph_state))
+    out = np.empty(n, dtype=np.uint64)
+    cdef uint64_t[::1] view = out
+    cdef uint64_t i
+    try:
+        if s == NULL:
+            raise MemoryError()
+        with nogil:
+            kv_graph_state_init(s, g)
+            for i in range(n):
+                view[i] = kv_graph_degree(g, s, first + i)
+        return out
+    finally:
+        free(s)
+        free(g)
+
+
+def graph_shuffle(dict graph, uint64_t[::1] indices):
+    """The node indices the request phase touches for drawn indices (its fixed shuffle)."""
+    cdef kv_graph *g = _make_graph(graph)
+    cdef kv_graph_state *s = <kv_graph_state *> calloc(1, sizeof(kv_graph_state))
+    out = np.empty(indices.shape[0], dtype=np.uint64)
+    cdef uint64_t[::1] view = out
+    cdef Py_ssize_t i
+    try:
+        if s == NULL:
+            raise MemoryError()
+        kv_graph_state_init(s, g)
+        for i in range(indices.shape[0]):
+            view[i] = kv_graph_shuffle(s, g, indices[i])
+        return out
+    finally:
+        free(s)
+        free(g)
+
+
 _TSC = None
 
 
@@ -651,11 +744,12 @@ cdef class Run:
     cdef int nthreads
     cdef bint started, finished
     cdef kv_mix *mix
+    cdef kv_graph *graph
     cdef kv_hist *txn_hists
     cdef uint64_t *txn_counts
     cdef object template_names
 
-    def __cinit__(self, Engine engine, str workload, dict params, dict mix=None):
+    def __cinit__(self, Engine engine, str workload, dict params, dict mix=None, dict graph=None):
         engine._live()
         if workload not in WORKLOAD_CODES:
             raise _errors.SpecError(f"workload {workload!r} is unknown; allowed: {', '.join(WORKLOAD_CODES)}")
@@ -686,6 +780,13 @@ cdef class Run:
             raise MemoryError()
         self.run.results = <kv_thread_result *> mem
         memset(mem, 0, sizeof(kv_thread_result) * self.nthreads)
+        if graph is not None:
+            self.graph = _make_graph(graph)
+            self.run.p.graph = self.graph
+            if self.graph.nodes != p.num:
+                raise _errors.SpecError(f"a graph run's num ({p.num}) must be its node count ({self.graph.nodes})")
+        elif workload == "graphload":
+            raise _errors.SpecError("workload 'graphload' needs a graph (kvlab.model.workloads.linkbench)")
         if workload == "mix":
             self._set_mix(mix)
 
@@ -708,7 +809,11 @@ cdef class Run:
             self.mix.txns[i].first, self.mix.txns[i].nops, self.mix.txns[i].txn = first, nops, txn
             self.mix.txns[i].simple = simple
             self.mix.txns[i].cum = cum
-        for i, (optype, count, dist, length, min_length, length_dist) in enumerate(ops):
+        for i, op in enumerate(ops):
+            optype, count, dist, length, min_length, length_dist = op[:6]
+            self.mix.ops[i].graph_op = op[6] if len(op) > 6 else 0
+            if optype == OP_TYPES.index("graph") and (self.graph == NULL or not 0 <= self.mix.ops[i].graph_op < KV_G__COUNT):
+                raise _errors.SpecError("a mix with LinkBench operations needs a graph (kvlab.model.workloads.linkbench)")
             self.mix.ops[i].optype, self.mix.ops[i].count, self.mix.ops[i].dist = optype, count, dist
             self.mix.ops[i].length, self.mix.ops[i].min_length = length, min_length
             self.mix.ops[i].length_dist = length_dist
@@ -738,6 +843,7 @@ cdef class Run:
 
     def __dealloc__(self):
         free(self.run.results)
+        free(self.graph)
         free(self.mix)
         free(self.txn_hists)
         free(self.txn_counts)
@@ -866,6 +972,9 @@ cdef class Run:
                 "cpu_user_s": r.cpu_user_ns / 1e9, "cpu_sys_s": r.cpu_sys_ns / 1e9,
                 "nvcsw": r.nvcsw, "nivcsw": r.nivcsw,
             })
+            if self.graph != NULL:
+                threads[i]["graph"] = {"nodes_loaded": r.graph_nodes, "links_loaded": r.graph_links,
+                                       "links_listed": r.graph_listed}
             if self.mix != NULL:
                 templates = {}
                 for j in range(self.mix.ntxns):

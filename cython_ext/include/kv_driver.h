@@ -8,12 +8,13 @@
 #include <stdint.h>
 
 #include "kv_engine.h"
+#include "kv_graph.h"
 #include "kv_hist.h"
 
 enum kv_workload {
     KV_W_FILLSEQ = 0, KV_W_FILLRANDOM, KV_W_OVERWRITE, KV_W_READRANDOM, KV_W_READSEQ,
     KV_W_SEEKRANDOM, KV_W_DELETERANDOM, KV_W_READWHILEWRITING, KV_W_READMISSING,
-    KV_W_READHOT, KV_W_COMPACT, KV_W_MIX, KV_W_CRASHWRITE, KV_W__COUNT
+    KV_W_READHOT, KV_W_COMPACT, KV_W_MIX, KV_W_CRASHWRITE, KV_W_GRAPHLOAD, KV_W__COUNT
 };
 
 /* Op types: each has its own latency histogram.  A mix's ops are read (get), write (put), delete,
@@ -23,6 +24,7 @@ enum kv_optype {
     KV_OP_INSERT, KV_OP_RMW, KV_OP_RANGE, KV_OP_SCAN, KV_OP_CLEAR_RANGE, KV_OP_TXN,
     KV_OP_RESPONSE,     /* open loop: a transaction's end minus its intended start */
     KV_OP_LAG,          /* open loop: its actual start minus its intended start */
+    KV_OP_GRAPH,        /* a LinkBench operation (kv_graph.h); each kind is a template of its own */
     KV_NOPTYPES
 };
 
@@ -33,7 +35,7 @@ enum kv_optype {
 #define KV_MIX_MAX_DISTS 16
 enum { KV_LEN_CONSTANT = 0, KV_LEN_UNIFORM, KV_LEN_ZIPFIAN };
 
-typedef struct { int optype, count, dist, length, min_length, length_dist; } kv_mix_op;
+typedef struct { int optype, count, dist, length, min_length, length_dist, graph_op; } kv_mix_op;  /* graph_op: enum kv_graph_op */
 /* txn: 0 = no transaction (one op that is atomic by itself: a get, a blind put), else the
    enum kv_txn_kind the template runs in (KV_TXN_READ: reads of one snapshot; KV_TXN_WRITE). */
 /* simple: one op once, no transaction, and no other template has that op type: the loop then
@@ -80,6 +82,7 @@ typedef struct kv_run_params {
     int key_hash;               /* YCSB's insertorder=hashed: record i is stored under key kv_key_hash(i), so
                                    loads and inserts land all over the key space (fillseq/fillrandom loads
                                    and the mix loop; db_bench's other loops ignore it) */
+    const kv_graph *graph;      /* KV_W_GRAPHLOAD, and a mix with graph ops: LinkBench's graph (num = its nodes) */
 } kv_run_params;
 
 /* One per thread, cache-line aligned; the driver writes only its own. */
@@ -98,6 +101,7 @@ typedef struct kv_thread_result {
     uint64_t retries, aborts;       /* mix: transactions retried after a conflict / given up */
     uint64_t *txn_count;            /* mix: per template, transactions done (ntxns entries) */
     kv_hist *txn_hist;              /* mix: per template, service time, then response time (2 x ntxns) */
+    uint64_t graph_nodes, graph_links, graph_listed;   /* graph: nodes and links loaded, links listed */
     kv_hist hist[KV_NOPTYPES];
 } __attribute__((aligned(64))) kv_thread_result;
 

@@ -274,6 +274,7 @@ typedef struct {
     uint64_t count;                     /* keys this thread takes the key space to hold */
     uint64_t op_count[KV_NOPTYPES];
     uint64_t found, missing, bytes;
+    kv_graph_state *graph;              /* a mix of LinkBench operations: the graph's per-thread state */
 } mix_state;
 
 static inline int mix_length(ctx *c, mix_state *s, const kv_mix_op *op, int i) {
@@ -286,8 +287,28 @@ static inline int mix_length(ctx *c, mix_state *s, const kv_mix_op *op, int i) {
     }
 }
 
+/* A LinkBench operation on a node drawn from the op's distribution (shuffled over the loaded ids, as
+   LinkBench shuffles its zipfian), or, for add_node, on a new node: thread t of T adds nodes + t,
+   nodes + t + T, ... (as inserts do). */
+static int graph_op(ctx *c, mix_state *s, const kv_mix_op *op) {
+    const kv_run_params *p = &c->run->p;
+    const kv_graph *g = p->graph;
+    int rc;
+    if (op->graph_op == KV_G_ADD_NODE) {
+        uint64_t threads = (uint64_t)p->threads, me = (uint64_t)(c->res - c->run->results);
+        rc = kv_graph_op(c->run->ops, c->t, g, s->graph, op->graph_op, g->nodes + me + threads * s->inserted,
+                         &c->rng, c->run->values, c->run->values_len);
+        if (rc == KV_OK) { s->inserted++; s->count = p->num + s->inserted * threads; }
+        return rc;
+    }
+    uint64_t i = kv_graph_shuffle(s->graph, g, kv_dist_next(&s->dist[op->dist], &c->rng, s->count));
+    return kv_graph_op(c->run->ops, c->t, g, s->graph, op->graph_op, i, &c->rng, c->run->values,
+                       c->run->values_len);
+}
+
 /* One op of a transaction; returns KV_OK or an error code. */
 static int mix_op(ctx *c, mix_state *s, const kv_mix *m, const kv_mix_op *op, int i) {
+    if (op->optype == KV_OP_GRAPH) return graph_op(c, s, op);
     const kv_engine_ops *e = c->run->ops;
     int ks = c->run->p.key_size, vs, rc = KV_OK;
     const char *v, *k;
@@ -414,6 +435,10 @@ static int loop_mix(ctx *c) {
     int index = (int)(c->res - c->run->results);
     mix_state *s = calloc(1, sizeof *s);
     if (!s) return fail(c, KV_E_OTHER);
+    if (p->graph) {
+        if (!(s->graph = malloc(sizeof *s->graph))) { free(s); return fail(c, KV_E_OTHER); }
+        kv_graph_state_init(s->graph, p->graph);
+    }
     s->count = p->num;
     for (int d = 0; d < m->ndists; d++) {
         const kv_mix_dist *md = &m->dists[d];
@@ -520,11 +545,45 @@ static int loop_mix(ctx *c) {
         }
     for (int ti = 0; ti < 2 * m->ntxns; ti++) kv_hist_finish(&c->res->txn_hist[ti]);
     if (open) { kv_hist_finish(&c->res->hist[KV_OP_RESPONSE]); kv_hist_finish(&c->res->hist[KV_OP_LAG]); }
+    if (s->graph) {
+        s->found += s->graph->found;
+        s->missing += s->graph->missing;
+        s->bytes += s->graph->bytes;
+        c->res->graph_listed = s->graph->links_listed;
+        free(s->graph);
+    }
     c->res->found += s->found;
     c->res->not_found += s->missing;
     c->res->bytes += s->bytes;
     free(s);
     return err ? fail(c, err) : 0;
+}
+
+/* LinkBench's load: this thread's share of the node ids, each node with its links and counts, in
+   batches (kv_graph_load); one histogram entry and one progress step per batch, counting its writes. */
+static int graph_load_progress(void *arg, uint64_t writes) {
+    ctx *c = arg;
+    return finish_op(c, KV_OP_WRITE, writes);
+}
+
+static int loop_graphload(ctx *c, uint64_t first, uint64_t count) {
+    const kv_graph *g = c->run->p.graph;
+    kv_graph_state *s = malloc(sizeof *s);
+    if (!g || !s) {
+        free(s);
+        snprintf(c->res->errmsg, KV_ERRMSG_MAX, "graphload needs a graph (kvlab.model.workloads.linkbench)");
+        c->res->rc = KV_E_CONFIG;
+        kv_run_request_stop(c->run);
+        return KV_E_CONFIG;
+    }
+    kv_graph_state_init(s, g);
+    int rc = kv_graph_load(c->run->ops, c->t, g, s, first, count, &c->rng, c->run->values, c->run->values_len,
+                           graph_load_progress, c);
+    c->res->graph_nodes = s->nodes_loaded;
+    c->res->graph_links = s->links_loaded;
+    c->res->bytes += s->bytes;
+    free(s);
+    return rc ? fail(c, rc) : 0;
 }
 
 /* kvlab crashtest's child: transactions of `batch` puts and deletes (one in ten) of random keys in
@@ -615,7 +674,7 @@ static void *worker(void *arg) {
     }
     int is_write = p->workload == KV_W_FILLSEQ || p->workload == KV_W_FILLRANDOM ||
                    p->workload == KV_W_OVERWRITE || p->workload == KV_W_DELETERANDOM ||
-                   p->workload == KV_W_CRASHWRITE;
+                   p->workload == KV_W_CRASHWRITE || p->workload == KV_W_GRAPHLOAD;
     kv_rng_seed(&c.rng, p->seed, writer ? KV_STREAM_WRITER : is_write ? KV_STREAM_WRITE : KV_STREAM_READ, a->index);
     for (int j = 0; j < KV_NOPTYPES; j++) kv_hist_init(&c.res->hist[j]);
     static const int optype_of[KV_W__COUNT] = {
@@ -623,7 +682,7 @@ static void *worker(void *arg) {
         [KV_W_READRANDOM] = KV_OP_READ, [KV_W_READSEQ] = KV_OP_READ, [KV_W_SEEKRANDOM] = KV_OP_SEEK,
         [KV_W_DELETERANDOM] = KV_OP_DELETE, [KV_W_READWHILEWRITING] = KV_OP_READ,
         [KV_W_READMISSING] = KV_OP_READ, [KV_W_READHOT] = KV_OP_READ, [KV_W_COMPACT] = KV_OP_COMPACT,
-        [KV_W_MIX] = KV_OP_TXN, [KV_W_CRASHWRITE] = KV_OP_WRITE,
+        [KV_W_MIX] = KV_OP_TXN, [KV_W_CRASHWRITE] = KV_OP_WRITE, [KV_W_GRAPHLOAD] = KV_OP_WRITE,
     };
     c.res->optype = writer ? KV_OP_WRITE : optype_of[p->workload];
     c.value_pos = ((size_t)a->index * 7919u * (size_t)p->value_size) % (run->values_len - p->value_size);
@@ -656,6 +715,7 @@ static void *worker(void *arg) {
         case KV_W_COMPACT: if (a->index == 0) loop_compact(&c); break;
         case KV_W_MIX: loop_mix(&c); break;
         case KV_W_CRASHWRITE: if (a->index == 0) loop_crashwrite(&c); break;
+        case KV_W_GRAPHLOAD: loop_graphload(&c, first, share); break;
         }
     }
     c.res->t_end_ns = kv_now_ns();

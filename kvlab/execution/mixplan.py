@@ -4,12 +4,13 @@ order, the distinct key distributions."""
 from __future__ import annotations
 
 from .. import errors
-from ..model.workloads.mix import Mix
+from ..model.workloads.mix import GRAPH_OPS, OP_KINDS, Mix
 from . import native
 
 # the model's op kinds -> the driver's op types (their histograms are named by these)
 OPTYPE_OF_KIND = {"get": "read", "put": "write", "delete": "delete", "insert": "insert", "rmw": "rmw",
-                  "range": "range", "scan": "scan", "clear_range": "clear_range"}
+                  "range": "range", "scan": "scan", "clear_range": "clear_range",
+                  **{k: "graph" for k in GRAPH_OPS}}
 LENGTH_CODES = {"constant": 0, "uniform": 1, "zipfian": 2}
 
 
@@ -23,6 +24,8 @@ def txn_kind(template) -> int:
     read transaction (one snapshot), anything else that writes in a write transaction."""
     single = len(template.ops) == 1 and template.ops[0].count == 1
     kind = template.ops[0].kind
+    if single and OP_KINDS[kind].alone is not None:   # an op that says what it needs (LinkBench's)
+        return {"none": TXN_NONE, "read": TXN_READ, "write": TXN_WRITE}[OP_KINDS[kind].alone]
     if template.writes:
         return TXN_NONE if single and kind in BLIND_WRITES else TXN_WRITE
     return TXN_NONE if single and kind == "get" else TXN_READ
@@ -60,7 +63,8 @@ def compile_mix(mix: Mix, value_size: int, clients: int = 1, target_rate: float 
                                        "the native loop yet; use a positive length")
             ops.append((optypes[OPTYPE_OF_KIND[op.kind]], op.count,
                         default if op.distribution is None else dist_id(op.distribution),
-                        op.length or 0, op.min_length if op.length else 0, LENGTH_CODES[op.length_distribution]))
+                        op.length or 0, op.min_length if op.length else 0, LENGTH_CODES[op.length_distribution],
+                        GRAPH_OPS.index(op.kind) if op.info.graph else 0))
         cum += weight
         txns.append((first, len(t.ops), txn_kind(t), 0, cum))
     txns[-1] = txns[-1][:4] + (1.0,)   # the last template takes whatever rounding left
@@ -78,6 +82,7 @@ def compile_mix(mix: Mix, value_size: int, clients: int = 1, target_rate: float 
     return {"txns": txns, "ops": ops, "dists": dists, "value_min": vmin, "value_max": vmax,
             "max_retries": mix.max_retries, "template_names": [t.name for t in mix.templates],
             "template_txn": {t.name: ("none", "read", "write")[txn_kind(t)] for t in mix.templates},
+            "graph": dict(mix.graph) if mix.graph is not None else None,
             "interval_ns": 1e9 / per_client_rate if rate else 0.0, "poisson": int(pacing.arrivals == "poisson"),
             "pacing": {"mode": "open" if rate else "closed", "target_rate": rate * (clients if per_client else 1),
                        "per_client_rate": per_client_rate, "arrivals": pacing.arrivals if rate else None}}

@@ -112,8 +112,9 @@ def _run_trial_pinned(spec, trial, on_result, control=None):
         for name in spec.workloads:
             wl = workloads.get(name, spec.mixes)
             if wl.needs_data and not session.loaded and spec.auto_load:
-                session.add(session.run_one(workloads.get("fillseq"), phase="load",
-                                            value_size=_mix_value_size(wl, spec)), on_result)
+                # a LinkBench mix loads its graph; everything else a key space (fillseq)
+                load = workloads.get("linkbench-load" if session.graph else "fillseq")
+                session.add(session.run_one(load, phase="load", value_size=_mix_value_size(wl, spec)), on_result)
                 if session.results[-1].partial:
                     break
             session.add(session.run_one(wl, phase="run"), on_result)
@@ -148,6 +149,11 @@ class _Session:
         self.transactions = any(mixplan.needs_transactions(m) for m in mixes)
         # YCSB's insertorder=hashed: the load and the mix store record i under a hashed key
         self.key_hash = any(m.insert_order == "hashed" for m in mixes)
+        # LinkBench: the graph its load writes and its operations query (kv_graph.h)
+        graphs = [m.graph for m in mixes if m.graph is not None]
+        if any(g != graphs[0] for g in graphs):
+            raise errors.SpecError("the workloads of one run describe different LinkBench graphs; run them apart")
+        self.graph = dict(graphs[0]) if graphs else None
 
     def open(self, settings: dict):
         if self.engine is not None and settings == self.engine_settings:
@@ -157,7 +163,8 @@ class _Session:
         # the database's own record decides what a reopen keeps (format, a recovery log that stays on)
         settings, notes = dbdir.reconcile(self.where, self.cfg, settings)
         self.warnings.extend(n for n in notes if n not in self.warnings)
-        config = self.cfg.config(settings, max_threads=self.spec.threads + 2)
+        threads = max(self.spec.threads, self.graph["loaders"] if self.graph else 0)
+        config = self.cfg.config(settings, max_threads=threads + 2)
         if self.transactions:
             config["transactions"] = True
         try:
@@ -199,6 +206,15 @@ class _Session:
             "seek_nexts": spec.seek_nexts, "writes_per_second": float(spec.writes_per_second),
             "key_hash": self.key_hash and (load or wl.mix is not None),
         }
+        graph = self.graph if (wl.native == "graphload" or (wl.mix is not None and wl.mix.graph)) else None
+        if wl.native == "graphload" and graph is None:
+            raise errors.SpecError("workload 'linkbench-load' loads a LinkBench graph: run it with a LinkBench "
+                                   "workload (kvlab linkbench, kvlab.linkbench)")
+        if graph is not None:
+            params["num"] = graph["nodes"]
+            if load:
+                params["threads"] = graph["loaders"]
+                params["batch"] = 1
         engine = self.open(settings)
         plan = None
         if wl.mix is not None:
@@ -207,7 +223,7 @@ class _Session:
             plan = mixplan.compile_mix(mix, spec.value_size, clients=spec.threads, target_rate=spec.target_rate)
             params["value_size"] = plan["value_max"]
             params["batch"] = 1
-        run = self.native.Run(engine, wl.native, params, mix=plan)
+        run = self.native.Run(engine, wl.native, params, mix=plan, graph=graph)
         started = time.strftime("%Y-%m-%dT%H:%M:%S%z")
         peak_scope = "phase" if accounting.reset_peak_rss() else "process"
         before = accounting.snapshot(self.device)
@@ -550,4 +566,16 @@ def _build(session, wl, phase, params, threads, partial, started, ended, before,
         mix=({**_mix_record(threads, plan, (t1 - t0) / 1e9, found, session.engine.isolation, warm_mix),
               "definition": wl.mix.to_dict()}
              if plan else None),
+        graph=_graph_record(threads, workers, session.graph, (t1 - t0) / 1e9)
+        if "graph" in threads[0] else None,
     )
+
+
+def _graph_record(threads, workers, graph, seconds) -> dict:
+    """LinkBench: what the load wrote (nodes, links, their rates) or what get_links_list returned."""
+    nodes = sum(t["graph"]["nodes_loaded"] for t in threads)
+    links = sum(t["graph"]["links_loaded"] for t in threads)
+    listed = sum(t["graph"]["links_listed"] for t in workers)
+    rate = (lambda n: n / seconds) if seconds > 0 else (lambda n: 0.0)
+    return {"nodes_loaded": nodes, "links_loaded": links, "nodes_per_sec": rate(nodes), "links_per_sec": rate(links),
+            "links_listed": listed, "settings": dict(graph) if graph else None}

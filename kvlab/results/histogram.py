@@ -15,7 +15,7 @@ import numpy as np
 
 SUB_BITS = 7
 SUB = 1 << SUB_BITS
-PERCENTILES = {"p50": 50.0, "p75": 75.0, "p99": 99.0, "p999": 99.9, "p9999": 99.99}
+PERCENTILES = {"p50": 50.0, "p75": 75.0, "p95": 95.0, "p99": 99.0, "p999": 99.9, "p9999": 99.99}
 
 
 def bucket_bounds(n_buckets: int):

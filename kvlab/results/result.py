@@ -15,7 +15,7 @@ from pathlib import Path
 
 from .. import errors
 
-SCHEMA = "kvlab.result/3"
+SCHEMA = "kvlab.result/4"
 # Older schemas this version reads, each with the step that brings a record one version on.
 UPGRADES = {
     # /1 (foundation) had no accounting, time series, warm-up, provenance or trials
@@ -24,6 +24,8 @@ UPGRADES = {
                                  "repetitions": None},
     # /2 had no workload mixes
     "kvlab.result/2": lambda d: {**d, "schema": "kvlab.result/3", "mix": None},
+    # /3 had no LinkBench graph record
+    "kvlab.result/3": lambda d: {**d, "schema": "kvlab.result/4", "graph": None},
 }
 
 
@@ -73,6 +75,7 @@ class BenchmarkResult:
     trial: int = 0
     repetitions: dict | None = None     # across trials: median and 95% CI (kvlab/stats.py)
     mix: dict | None = None             # a workload mix: transactions, rates, per-template latency, retries
+    graph: dict | None = None           # LinkBench: nodes and links loaded, links listed, the graph's settings
 
     @property
     def ops_per_sec(self) -> float:
@@ -100,7 +103,7 @@ class BenchmarkResult:
             "started_at": self.started_at, "ended_at": self.ended_at, "per_thread_ops": self.per_thread_ops,
             "accounting": self.accounting, "intervals": self.intervals, "warmup": self.warmup,
             "engine_stats": self.engine_stats, "provenance": self.provenance, "trial": self.trial,
-            "repetitions": self.repetitions, "mix": self.mix,
+            "repetitions": self.repetitions, "mix": self.mix, "graph": self.graph,
         }
 
     @classmethod

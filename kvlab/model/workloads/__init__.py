@@ -50,6 +50,8 @@ _add("readwhilewriting", "readwhilewriting",
      "threads readers plus one writer overwriting random keys (rate writes_per_second); "
      "the writer is reported apart", needs_data=True, writes=True)
 _add("compact", "compact", "compact the whole key range once", needs_data=False)
+_add("linkbench-load", "graphload", "LinkBench's load: nodes, their links and link counts (kv_graph.h's encoding); "
+     "the load phase of a LinkBench mix, which gives the graph", writes=True)
 
 
 def get(name: str, mixes: Mapping[str, object] | None = None) -> Workload:

@@ -29,6 +29,9 @@ class OpKind:
     writes: bool = False
     ranged: bool = False          # takes a length
     new_keys: bool = False        # extends the key space
+    graph: bool = False           # a LinkBench operation on the graph (kv_graph.h); needs the mix's graph
+    alone: str | None = None      # the transaction it needs as a template's only op: none, read, write
+                                  # (None: decided from reads/writes, as for key-value ops)
 
 
 OP_KINDS: dict[str, OpKind] = {k.name: k for k in (
@@ -41,7 +44,26 @@ OP_KINDS: dict[str, OpKind] = {k.name: k for k in (
            reads=True, ranged=True),
     OpKind("scan", "read the next `length` entries from key k (YCSB's scan)", reads=True, ranged=True),
     OpKind("clear_range", "remove the keys in [k, k + length) (mako's cr)", writes=True, ranged=True),
+    # LinkBench's operations on its graph (kvlab.model.workloads.linkbench; the encoding is kv_graph.h's)
+    OpKind("get_node", "LinkBench: read a node", reads=True, graph=True, alone="none"),
+    OpKind("add_node", "LinkBench: add a node with a new id", writes=True, new_keys=True, graph=True, alone="none"),
+    OpKind("update_node", "LinkBench: read a node and write it with new data and version", reads=True, writes=True,
+           graph=True, alone="write"),
+    OpKind("delete_node", "LinkBench: remove a node", writes=True, graph=True, alone="none"),
+    OpKind("get_link", "LinkBench: read one link (id1, type, id2)", reads=True, graph=True, alone="none"),
+    OpKind("add_link", "LinkBench: add a link (or revive/update it) and count it, in one transaction", reads=True,
+           writes=True, graph=True, alone="write"),
+    OpKind("update_link", "LinkBench: update a link (an upsert, as add_link), in one transaction", reads=True,
+           writes=True, graph=True, alone="write"),
+    OpKind("delete_link", "LinkBench: hide a visible link and count it out, in one transaction", reads=True,
+           writes=True, graph=True, alone="write"),
+    OpKind("count_link", "LinkBench: read the link count of (id1, type)", reads=True, graph=True, alone="none"),
+    OpKind("multiget_link", "LinkBench: read several links of one (id1, type) from one snapshot", reads=True,
+           graph=True, alone="read"),
+    OpKind("get_links_list", "LinkBench: the newest links of (id1, type), one short range read", reads=True,
+           graph=True, alone="read"),
 )}
+GRAPH_OPS = tuple(k for k, v in OP_KINDS.items() if v.graph)   # in enum kv_graph_op's order
 
 LENGTH_DISTRIBUTIONS = ("constant", "uniform", "zipfian")   # YCSB's scanlengthdistribution, plus fixed
 ARRIVALS = ("uniform", "poisson")
@@ -172,9 +194,13 @@ class Mix:
     source: str = "python"                 # how it was written: mako:..., ycsb:..., toml:..., preset
     description: str = ""
     notes: tuple = ()                      # what the source said that kvlab does not use
+    graph: Mapping | None = None           # LinkBench's graph (linkbench.LinkBench.graph_plan) for its ops
 
     def __post_init__(self):
         object.__setattr__(self, "templates", tuple(self.templates))
+        if self.graph is None and any(op.info.graph for t in self.templates for op in t.ops):
+            raise errors.SpecError(f"workload {self.name!r}: LinkBench operations ({', '.join(GRAPH_OPS)}) need a "
+                                   "graph; build the workload with kvlab.model.workloads.linkbench (kvlab linkbench)")
         object.__setattr__(self, "notes", tuple(self.notes))
         if not self.templates:
             raise errors.SpecError(f"workload {self.name!r} has no templates")
@@ -239,6 +265,7 @@ class Mix:
             "value_size": list(self.value_size) if self.value_size else None, "insert_order": self.insert_order,
             "commit_reads": self.commit_reads, "max_retries": self.max_retries,
             "run_defaults": dict(self.run_defaults), "notes": list(self.notes),
+            **({"graph": dict(self.graph)} if self.graph is not None else {}),
         }
 
 
