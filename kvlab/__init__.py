@@ -26,10 +26,10 @@ from .execution.progress import Progress, RunControl  # noqa: E402
 from .execution.runner import run_spec  # noqa: E402
 from .execution.background import RunHandle  # noqa: E402
 from .execution.keys import keys  # noqa: E402
-from .lab.api import run, start, start_spec  # noqa: E402
+from .lab.api import linkbench, run, start, start_spec  # noqa: E402
 from .model.sweep import SweepSpec  # noqa: E402
 from .lab.sweeps import Sweep, sweep, sweep_results  # noqa: E402
 
 __all__ = ["run", "run_spec", "start", "start_spec", "RunHandle", "RunControl", "Progress", "RunSpec", "make_spec",
            "RunResult", "BenchmarkResult", "load_json", "list_engines", "KvlabError", "SpecError", "EngineError",
-           "EngineNotBuilt", "UnsafeDirectory", "keys", "sweep", "Sweep", "SweepSpec", "sweep_results"]
+           "EngineNotBuilt", "UnsafeDirectory", "keys", "linkbench", "sweep", "Sweep", "SweepSpec", "sweep_results"]

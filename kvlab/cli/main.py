@@ -20,6 +20,7 @@ from ..model.spec import RunSpec, make_spec
 from ..results.result import write_json_atomic
 from ..results.store import Store, rescue_json
 from . import crashtest as crashtest_cli
+from . import linkbench as linkbench_cli
 from . import dbbench
 from . import sweep as sweep_cli
 
@@ -170,6 +171,13 @@ def _store(result, args):
     store = Store(args.store)
     run_id = store.append(result)
     print(f"stored as run {run_id} in {store.path}")
+
+
+def _finish_linkbench(result, args) -> int:
+    for w in sorted({w for b in result for w in b.warnings}):
+        print(f"warning: {w}", file=sys.stderr)
+    _save(result, args, say=True)
+    return 130 if any(b.partial for b in result) else 0
 
 
 def cmd_ycsb(args) -> int:
@@ -402,6 +410,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     sweep_cli.add_parser(sub)
     crashtest_cli.add_parser(sub)
+    linkbench_cli.add_parser(sub)
 
     n = sub.add_parser("notebooks", help="run every notebook with papermill into a dated folder")
     n.add_argument("action", choices=("run", "list"))
@@ -431,7 +440,8 @@ def main(argv=None) -> int:
         return {"engines": cmd_engines, "run": cmd_run, "compare": cmd_compare,
                 "results": cmd_results, "notebooks": cmd_notebooks, "workloads": cmd_workloads,
                 "ycsb": cmd_ycsb, "sweep": sweep_cli.cmd_sweep,
-                "crashtest": crashtest_cli.cmd_crashtest}[args.command](args)
+                "crashtest": crashtest_cli.cmd_crashtest,
+                "linkbench": lambda a: (_preflight(a), linkbench_cli.cmd_linkbench(a, _finish_linkbench))[1]}[args.command](args)
     except errors.KvlabError as exc:
         print(f"kvlab: error: {exc}", file=sys.stderr)
         return 2

@@ -150,7 +150,7 @@ class _Session:
         # YCSB's insertorder=hashed: the load and the mix store record i under a hashed key
         self.key_hash = any(m.insert_order == "hashed" for m in mixes)
         # LinkBench: the graph its load writes and its operations query (kv_graph.h)
-        graphs = [m.graph for m in mixes if m.graph is not None]
+        graphs = [m.graph for m in (*mixes, *spec.mixes.values()) if getattr(m, "graph", None) is not None]
         if any(g != graphs[0] for g in graphs):
             raise errors.SpecError("the workloads of one run describe different LinkBench graphs; run them apart")
         self.graph = dict(graphs[0]) if graphs else None

@@ -44,3 +44,25 @@ def start_spec(spec: RunSpec, *, progress=False, control: RunControl | None = No
     if progress:
         attach_progress(control, spec, background=True)
     return background.start_spec(spec, control)
+
+
+def linkbench(engine: str = "lmdb", phase: str = "run", *, config=None, db=None, memory_limit=None,
+              progress=False, control: RunControl | None = None, **params) -> RunResult:
+    """LinkBench on `engine`: phase "load", "request" (on `db`, loaded before) or "run" (both).
+
+    `params` are LinkBench's settings under LinkBench's names (maxid1, requesters, loaders, requests,
+    maxtime, intervals, interval_seconds, link_type_count, addlink ... getlinklist as percentages, ...;
+    kvlab.model.workloads.linkbench.LinkBench) and engine settings (cache_size, sync, ...).
+    `memory_limit` ("512M") runs the phase in a memory cgroup of that size, page cache included."""
+    from dataclasses import fields, replace
+    from ..execution.linkbench import run_linkbench, spec_for
+    from ..model.workloads.linkbench import MIX_PROPERTIES, LinkBench
+    names = {f.name for f in fields(LinkBench)} - {"mix", "notes"}
+    mix = {k: params.pop(k) for k in list(params) if k in MIX_PROPERTIES}
+    lb_args = {k: params.pop(k) for k in list(params) if k in names}
+    base = config or LinkBench()
+    config = replace(base, **lb_args, mix={**base.mix, **mix})
+    if progress and memory_limit is None:
+        control = attach_progress(control or RunControl(), spec_for(engine, config, phase, db, **params),
+                                  background=False)
+    return run_linkbench(engine, config, phase, db=db, memory_limit=memory_limit, control=control, **params)

@@ -1,0 +1,92 @@
+"""`kvlab linkbench load|request|run`: LinkBench on a kvlab engine, with LinkBench's options.
+
+LinkBench's own command line is `linkbench -c CONFIG -D name=value -l|-r`; here the phase is a word,
+`-c FILE` reads a LinkBench .properties file, `-D name=value` sets any LinkBench property (repeatable),
+and the common ones have flags under LinkBench's names (--maxid1, --requesters, --loaders, --requests,
+--maxtime), plus kvlab's --intervals/--interval-seconds, --memory-limit and engine settings."""
+from __future__ import annotations
+
+import sys
+
+from .. import errors
+from ..execution.linkbench import run_linkbench
+from ..model import engines
+from ..model.workloads.linkbench import from_properties, read_properties
+
+FLAGS = ("maxid1", "startid1", "requesters", "loaders", "requests", "maxtime", "warmup_time", "intervals",
+         "interval_seconds", "link_type_count", "seed")
+
+
+def add_parser(sub):
+    p = sub.add_parser("linkbench", help="LinkBench: load a social graph, then run its request mix",
+                       description=__doc__)
+    p.add_argument("phase", choices=("load", "request", "run"),
+                   help="load: nodes, links, counts; request: the mix on a loaded --db; run: both")
+    p.add_argument("--engine", default="lmdb", help=f"one of: {', '.join(engines.REGISTRY)}")
+    p.add_argument("-c", dest="config", default=None, metavar="FILE", help="a LinkBench .properties file")
+    p.add_argument("-D", dest="props", action="append", default=[], metavar="NAME=VALUE",
+                   help="a LinkBench property (addlink=10, read_shape=0.8, ...); repeatable")
+    for name in FLAGS:
+        p.add_argument(f"--{name.replace('_', '-')}", dest=name, default=None,
+                       help=f"LinkBench's {name}" if name not in ("intervals", "interval_seconds") else
+                       "the request phase as intervals x interval_seconds (the seed: 12 x 1 hour)")
+    p.add_argument("--db", default=None, help="database directory (kept); request needs the one load made")
+    p.add_argument("--memory-limit", default=None, metavar="SIZE",
+                   help="run the phase in a memory cgroup of SIZE (512M, 2G): page cache and engine cache inside it")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help=f"any engine setting: {', '.join(engines.ENGINE_SETTINGS)}")
+    p.add_argument("--json", default=None, metavar="FILE")
+    p.add_argument("--store", default=None, metavar="PATH")
+    p.add_argument("--no-store", action="store_true")
+    return p
+
+
+def cmd_linkbench(args, execute_result) -> int:
+    props = read_properties(args.config) if args.config else {}
+    for item in args.props:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise errors.SpecError(f"-D {item!r}: allowed: NAME=VALUE (a LinkBench property)")
+        props[key.strip()] = value.strip()
+    for name in FLAGS:
+        if getattr(args, name) is not None:
+            props[name] = getattr(args, name)
+    config = from_properties(props)
+    settings = dict(engines.parse_setting(s) for s in args.set)
+    for note in config.notes:
+        print(f"note: {note}", file=sys.stderr)
+    bound = f"{config.requests:,} requests per requester" if config.requests else \
+        f"{config.intervals} x {config.interval_seconds:g} s"
+    print(f"kvlab linkbench {args.phase}: {args.engine}, maxid1={config.maxid1:,} ({config.nodes:,} nodes), "
+          f"loaders={config.loaders}, requesters={config.requesters}, {bound}"
+          f"{f', memory_limit={args.memory_limit}' if args.memory_limit else ''}", flush=True)
+    result = run_linkbench(args.engine, config, args.phase, db=args.db, memory_limit=args.memory_limit, **settings)
+    print_tables(result)
+    return execute_result(result, args)
+
+
+def print_tables(result):
+    for b in result:
+        a = b.accounting or {}
+        if b.phase == "load" or b.workload == "linkbench-load":
+            g = b.graph or {}
+            print(f"load: {g.get('nodes_loaded', 0):,} nodes, {g.get('links_loaded', 0):,} links in {b.seconds:.1f} s "
+                  f"({g.get('nodes_per_sec', 0):,.0f} nodes/s, {g.get('links_per_sec', 0):,.0f} links/s); "
+                  f"DB {(a.get('db_size_bytes') or 0) / 1048576:.1f} MiB")
+            continue
+        m = b.mix or {}
+        print(f"request: {m.get('txn_per_sec', 0):,.0f} QPS over {b.seconds:.1f} s; per interval: "
+              + ", ".join(f"{iv['workers']['ops_per_sec'].get('txn', 0):,.0f}" for iv in b.intervals if 'workers' in iv))
+        print(f"{'operation':<16} {'count':>10} {'mean ms':>9} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8} "
+              f"{'p99.9 ms':>9} {'max ms':>8}")
+        for op, t in m.get("templates", {}).items():
+            lat = t["latency_us"]
+            ms = lambda v: f"{v / 1000:.3f}" if v is not None else "-"  # noqa: E731
+            print(f"{op:<16} {t['count']:>10,} {ms(lat['mean']):>9} {ms(lat['p50']):>8} {ms(lat['p95']):>8} "
+                  f"{ms(lat['p99']):>8} {ms(lat['p999']):>9} {ms(lat['max']):>8}")
+        per = lambda k: a.get(k)  # noqa: E731
+        fmt = lambda v: "-" if v is None else f"{v:.3f}"  # noqa: E731
+        print(f"I/O per query: disk reads {fmt(per('disk_reads_per_op'))}, KB read {fmt(per('disk_kb_read_per_op'))}, "
+              f"KB written {fmt(per('disk_kb_written_per_op'))}; DB {(a.get('db_size_bytes') or 0) / 1048576:.1f} MiB"
+              + (f"; cgroup peak {a['cgroup_peak_bytes'] / 1048576:.0f} of {a['memory_limit_bytes'] / 1048576:.0f} MiB"
+                 if a.get("cgroup_peak_bytes") else ""))
