@@ -217,4 +217,51 @@ curve'''),
           ("code", '''plots.save(plots.latency_throughput(curve), out, "ycsb_latency_throughput",
            plots.caption(curve_results, f"{curve_engine} YCSB-C, {p['clients']} clients, {p['seconds']} s a rate"))''')])
 
+notebook("06_linkbench", "# LinkBench, cached and larger than RAM (seed 004)\nThe seed ran LinkBench through MongoDB "
+         "on WiredTiger, RocksDB, TokuMX and mmapv1 (12 clients, a load, then 12 one-hour request runs), once with "
+         "the database in RAM and once larger than RAM. kvlab runs LinkBench's graph, load and request mix natively "
+         "on every built engine (RocksDB and WiredTiger are the seed's own; LMDB, LevelDB and BerkeleyDB join them). "
+         "The 12 hours become `intervals` x `interval_seconds`; *larger than RAM* is a memory cgroup of "
+         "`memory_limit` (page cache and engine cache inside it) around a database that outgrows it.",
+         """# Parameters (papermill). Full scale: maxid1 = 10_000_001, 12 x 60 s, memory_limit = "2G" with
+# bounded_maxid1 = 30_000_001 (the seed: 12 x 1 hour, 144 GB RAM, a 600-700 GB database)
+scale = "default"
+maxid1 = 100_001
+bounded_maxid1 = 1_000_001
+requesters = 12
+intervals = 12
+interval_seconds = 5.0
+memory_limit = "192M"
+engines = ["lmdb", "leveldb", "rocksdb", "wiredtiger-btree", "wiredtiger-lsm", "bdb"]
+output_dir = "results/notebooks/06_linkbench"
+""",
+         [("code", COMMON + """
+p = reproduce.resolve("linkbench", scale, maxid1=maxid1, bounded_maxid1=bounded_maxid1, requesters=requesters,
+                      intervals=intervals, interval_seconds=interval_seconds, memory_limit=memory_limit)
+engines = reproduce.built(engines)
+import pandas as pd"""),
+          ("md", "## Cached: the database fits in memory"),
+          ("code", """qps_c, lat_c, io_c, res_c = reproduce.seed004(engines, p["maxid1"], p["requesters"], p["intervals"], p["interval_seconds"])
+qps_c.pivot(index="interval", columns="engine", values="qps")"""),
+          ("md", "## Larger than RAM: the same run in a memory cgroup smaller than the database"),
+          ("code", """qps_b, lat_b, io_b, res_b = reproduce.seed004(engines, p["bounded_maxid1"], p["requesters"], p["intervals"], p["interval_seconds"], memory_limit=p["memory_limit"])
+qps_b.pivot(index="interval", columns="engine", values="qps")"""),
+          ("code", """qps, lat, io = pd.concat([qps_c, qps_b]), pd.concat([lat_c, lat_b]), pd.concat([io_c, io_b])
+pub_qps, pub_lat, pub_io = reproduce.published("seed004_qps"), reproduce.published("seed004_latency"), reproduce.published("seed004_io")
+cap = plots.caption(res_c + res_b, f"maxid1={p['maxid1']:,} cached, {p['bounded_maxid1']:,} in {p['memory_limit']}; {p['requesters']} requesters, {p['intervals']} x {p['interval_seconds']} s")
+fig = plots.linkbench_qps(qps, pub_qps)
+plots.save(fig, out, "linkbench_qps", cap)"""),
+          ("md", "## Mean latency of the three most frequent writes and lists (ms), published beside measured"),
+          ("code", """reproduce.seed004_latency_table(lat, pub_lat, "cached")"""),
+          ("code", """reproduce.seed004_latency_table(lat, pub_lat, "larger_than_ram")"""),
+          ("code", """lat.pivot_table(index=["setting", "engine"], columns="operation", values="p99")"""),
+          ("md", "## I/O per query (disk reads, KB read, KB written), larger than RAM"),
+          ("code", """pd.concat({"measured": io.set_index(["setting", "engine"]), "published": pub_io.set_index(["setting", "engine_published"])})"""),
+          ("md", "## Does the shape agree?\nAbsolute numbers across machines (and through MongoDB) mean little; the "
+                 "seed's findings are comparisons between engines. Each line is one ratio, RocksDB over WiredTiger."),
+          ("code", """ratios = reproduce.seed004_ratios(qps, lat, io, pub_qps, pub_lat, pub_io)
+from IPython.display import Markdown
+Markdown("\\n".join(reproduce.seed004_sentences(ratios)))"""),
+          ("code", """plots.save(plots.bars(io, x="engine", y="kb_written_per_query", hue="setting", title="KB written per query"), out, "linkbench_kb_written", cap)""")])
+
 print("notebooks written to", OUT)

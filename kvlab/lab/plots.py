@@ -265,3 +265,29 @@ def sweep(frame, metric: str = "ops_per_sec", x: str = "threads", axes=None, hue
                  f"{', band: 95% CI of the mean' if band else ' (a 95% CI band needs 3 or more)'}", fontweight="bold")
     fig.tight_layout()
     return fig
+
+
+def linkbench_qps(measured, published=None):
+    """Seed 004's figure: QPS per interval, cached and larger than RAM, measured here above the seed's own
+    (its hours, through MongoDB); legends beside the axes, rates from 0, whole-number intervals."""
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+    house_style()
+    settings = [s for s in ("cached", "larger_than_ram") if (measured.setting == s).any()]
+    rows = 2 if published is not None else 1
+    fig, axes = plt.subplots(rows, len(settings), figsize=(6.5 * len(settings), 3.6 * rows), squeeze=False)
+    for j, setting in enumerate(settings):
+        frames = [("measured here", measured[measured.setting == setting], "engine")]
+        if published is not None:
+            frames.append(("published (MongoDB, 1 h intervals)", published[published.setting == setting],
+                           "engine_published"))
+        for i, (label, df, hue) in enumerate(frames):
+            ax = axes[i][j]
+            sns.lineplot(data=df, x="interval", y="qps", hue=hue, marker="o", ax=ax)
+            ax.set_title(f"{setting.replace('_', ' ')}: {label}")
+            ax.set_ylabel("QPS")
+            _counts_on_x(ax, df["interval"])
+            _rate_from_zero(ax)
+            ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, frameon=False)
+    fig.tight_layout()
+    return fig
