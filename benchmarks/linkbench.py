@@ -12,7 +12,6 @@ reference measured in the same run:
     python benchmarks/linkbench.py [--rounds 3] [--seconds 3] [--load-maxid1 1000001] [--engines lmdb,...]
 """
 import argparse
-import json
 import statistics
 import subprocess
 import sys
@@ -32,12 +31,14 @@ def per_op_ns(engine, lb, db):
 
 
 def rss_of_load(maxid1):
-    code = ("import resource, tempfile, json; from kvlab.execution.linkbench import run_linkbench;"
+    # the phase's own peak (VmHWM, reset at the phase's start), in a fresh process: ru_maxrss would carry
+    # this script's peak across fork and exec
+    code = ("from kvlab.execution.linkbench import run_linkbench;"
             "from kvlab.model.workloads.linkbench import LinkBench;"
-            f"run_linkbench('null', LinkBench(maxid1={maxid1}, loaders=2), 'load');"
-            "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
+            f"r = run_linkbench('null', LinkBench(maxid1={maxid1}, loaders=2), 'load');"
+            "print(r[0].accounting['process_peak_rss_bytes'])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    return int(out.stdout.split()[-1]) / 1024
+    return int(out.stdout.split()[-1]) / 1048576
 
 
 def main():

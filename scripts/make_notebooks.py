@@ -231,7 +231,7 @@ bounded_maxid1 = 1_000_001
 requesters = 12
 intervals = 12
 interval_seconds = 5.0
-memory_limit = "192M"
+memory_limit = "384M"
 engines = ["lmdb", "leveldb", "rocksdb", "wiredtiger-btree", "wiredtiger-lsm", "bdb"]
 output_dir = "results/notebooks/06_linkbench"
 """,

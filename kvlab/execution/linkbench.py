@@ -25,6 +25,7 @@ PHASES = ("load", "request", "run")
 GRAPH_RECORD = ".kvlab-linkbench.json"   # in the database directory: the graph its load wrote
 # the settings that decide what the load wrote; a request phase uses the recorded ones
 GRAPH_FIELDS = ("maxid1", "startid1", "link_type_count", "nlinks_shape", "nlinks_max", "seed")
+WRITE_BUFFER_SHARE = 0.08   # each memtable (an LSM keeps two or more), when not given
 CACHE_SHARE = 0.5   # of what memory_limit leaves beside the process itself, for the engine's cache when none is given
 
 
@@ -91,6 +92,9 @@ def _bounded(engine, config, phase, db, limit, settings) -> RunResult:
         settings["cache_size"] = int((limit - cgroup.BASELINE) * CACHE_SHARE)
         notes.append(f"engine cache sized to {settings['cache_size'] / 1048576:.0f} MiB: half of the memory limit "
                      f"less {cgroup.BASELINE >> 20} MiB for the process itself; the page cache gets the rest")
+    if "write_buffer_size" not in settings:   # an LSM's memtables live outside its cache
+        settings["write_buffer_size"] = max(1 << 20, int((limit - cgroup.BASELINE) * WRITE_BUFFER_SHARE))
+        notes.append(f"write buffers sized to {settings['write_buffer_size'] / 1048576:.0f} MiB each")
     request = {"engine": engine, "config": config.to_dict(), "phase": phase, "db": db, "settings": settings,
                "evict": phase == "request"}
     with cgroup.MemoryCgroup(limit) as cg, tempfile.TemporaryDirectory(prefix="kvlab-linkbench-") as tmp:

@@ -50,9 +50,9 @@ SCALES = {
                             3_000_000, 4_000_000], seconds=10.0),
     },
     "linkbench": {
-        "smoke": dict(maxid1=5_001, requesters=4, intervals=3, interval_seconds=0.5, memory_limit="128M",
+        "smoke": dict(maxid1=5_001, requesters=4, intervals=3, interval_seconds=0.5, memory_limit="256M",
                       bounded_maxid1=150_001),
-        "default": dict(maxid1=100_001, requesters=12, intervals=12, interval_seconds=5.0, memory_limit="192M",
+        "default": dict(maxid1=100_001, requesters=12, intervals=12, interval_seconds=5.0, memory_limit="384M",
                         bounded_maxid1=1_000_001),
         "full": dict(maxid1=10_000_001, requesters=12, intervals=12, interval_seconds=60.0, memory_limit="2G",
                      bounded_maxid1=30_000_001),
