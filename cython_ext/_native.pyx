@@ -112,7 +112,6 @@ cdef extern from "kv_graph.h":
         pass
     void kv_graph_state_init(kv_graph_state *s, const kv_graph *g) nogil
     uint64_t kv_graph_degree(const kv_graph *g, kv_graph_state *s, uint64_t i) nogil
-    uint64_t kv_graph_shuffle(const kv_graph_state *s, const kv_graph *g, uint64_t i) nogil
 
 cdef extern from "kv_driver.h":
     int KV_NOPTYPES
@@ -674,25 +673,6 @@ def graph_degrees(dict graph, uint64_t first, uint64_t n):
             kv_graph_state_init(s, g)
             for i in range(n):
                 view[i] = kv_graph_degree(g, s, first + i)
-        return out
-    finally:
-        free(s)
-        free(g)
-
-
-def graph_shuffle(dict graph, uint64_t[::1] indices):
-    """The node indices the request phase touches for drawn indices (its fixed shuffle)."""
-    cdef kv_graph *g = _make_graph(graph)
-    cdef kv_graph_state *s = <kv_graph_state *> calloc(1, sizeof(kv_graph_state))
-    out = np.empty(indices.shape[0], dtype=np.uint64)
-    cdef uint64_t[::1] view = out
-    cdef Py_ssize_t i
-    try:
-        if s == NULL:
-            raise MemoryError()
-        kv_graph_state_init(s, g)
-        for i in range(indices.shape[0]):
-            view[i] = kv_graph_shuffle(s, g, indices[i])
         return out
     finally:
         free(s)

@@ -9,11 +9,10 @@
 """
 import json
 import math
-import os
 import struct
 import subprocess
 import sys
-from pathlib import Path
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -84,8 +83,7 @@ def test_counts_equal_visible_links_after_load_and_requests(engine, tmp_path):
     # detects conflicts; LevelDB and bdb-notxn declare none (two add_links may both count a link), so one
     # requester there
     no_conflicts = engine in ("leveldb", "bdb-notxn")
-    req = run_linkbench(engine, SMALL.__class__(**{**SMALL.to_dict(), "requesters": 1 if no_conflicts else 4,
-                                                   "notes": ()}), "request", db=str(db))[-1]
+    req = run_linkbench(engine, replace(SMALL, requesters=1 if no_conflicts else 4), "request", db=str(db))[-1]
     assert req.mix["templates"]["add_link"]["count"] > 0 and req.mix["templates"]["delete_link"]["count"] > 0
     _check_graph(engine, db)
 
@@ -132,17 +130,9 @@ def test_out_degrees_follow_their_power_law():
     assert np.array_equal(d[:1000], _native.graph_degrees(lb.graph_plan(), 0, 1000))
 
 
-def _cgroups_usable():
-    try:
-        with cgroup.MemoryCgroup(128 << 20):
-            return None
-    except errors.KvlabError as exc:
-        return str(exc)
-
-
 def test_memory_bounded_run_is_bounded_and_reads_from_disk(tmp_path):
     require("lmdb")
-    why = _cgroups_usable()
+    why = cgroup.unavailable(128 << 20)
     if why:
         pytest.skip(why)
     db = tmp_path / "db"

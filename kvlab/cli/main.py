@@ -100,9 +100,18 @@ def _execute(spec, args) -> int:
     """Run a spec from the command line: lines as results come, warnings, accounting, --json, the store."""
     _preflight(args)
     result = run_spec(spec, on_result=_print_result, control=_progress_control(args.progress))
+    _print_accounting(_report(result, args))
+    return _finish(result, args)
+
+
+def _report(result, args):
     for w in sorted({w for b in result for w in b.warnings}):
         print(f"warning: {w}", file=sys.stderr)
-    _print_accounting(result)
+    return result
+
+
+def _finish(result, args) -> int:
+    """--json and the store, then the exit code (130 for a run stopped part-way)."""
     _save(result, args, say=True)
     return 130 if any(b.partial for b in result) else 0
 
@@ -171,13 +180,6 @@ def _store(result, args):
     store = Store(args.store)
     run_id = store.append(result)
     print(f"stored as run {run_id} in {store.path}")
-
-
-def _finish_linkbench(result, args) -> int:
-    for w in sorted({w for b in result for w in b.warnings}):
-        print(f"warning: {w}", file=sys.stderr)
-    _save(result, args, say=True)
-    return 130 if any(b.partial for b in result) else 0
 
 
 def cmd_ycsb(args) -> int:
@@ -441,7 +443,7 @@ def main(argv=None) -> int:
                 "results": cmd_results, "notebooks": cmd_notebooks, "workloads": cmd_workloads,
                 "ycsb": cmd_ycsb, "sweep": sweep_cli.cmd_sweep,
                 "crashtest": crashtest_cli.cmd_crashtest,
-                "linkbench": lambda a: (_preflight(a), linkbench_cli.cmd_linkbench(a, _finish_linkbench))[1]}[args.command](args)
+                "linkbench": lambda a: (_preflight(a), linkbench_cli.cmd_linkbench(a, lambda r, a: _finish(_report(r, a), a)))[1]}[args.command](args)
     except errors.KvlabError as exc:
         print(f"kvlab: error: {exc}", file=sys.stderr)
         return 2

@@ -127,6 +127,15 @@ class MemoryCgroup:
         self._remove()
 
 
+def unavailable(limit: int = MIN_LIMIT) -> str | None:
+    """Why a memory cgroup of `limit` bytes cannot be made here, or None if it can."""
+    try:
+        with MemoryCgroup(limit):
+            return None
+    except errors.KvlabError as exc:
+        return str(exc)
+
+
 def evict_page_cache(path) -> int:
     """Drop the page cache of every file under `path` (a database kvlab made), so a memory-bounded
     phase starts cold; returns the files advised."""

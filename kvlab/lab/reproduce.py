@@ -453,13 +453,10 @@ def seed004(engines, maxid1, requesters, intervals, interval_seconds, memory_lim
     from ..model.workloads.linkbench import LinkBench
     setting = "cached" if memory_limit is None else "larger_than_ram"
     if memory_limit is not None:
-        from ..errors import KvlabError
-        from ..execution.cgroup import MemoryCgroup, parse_size
-        try:
-            with MemoryCgroup(parse_size(memory_limit)):
-                pass
-        except KvlabError as exc:   # say so, never run unbounded under that name
-            print(f"larger than RAM is not measured here: {exc}")
+        from ..execution.cgroup import parse_size, unavailable
+        why = unavailable(parse_size(memory_limit))
+        if why:   # say so, never run unbounded under that name
+            print(f"larger than RAM is not measured here: {why}")
             empty = pd.DataFrame(columns=["setting", "engine"])
             return empty, pd.DataFrame(columns=["setting", "engine", "operation"]), empty, []
     lb = LinkBench(maxid1=maxid1, requesters=requesters, loaders=loaders, intervals=intervals,

@@ -19,7 +19,7 @@ Where kvlab departs from LinkBench, on purpose (also in `notes` of every run):
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields
 from typing import Mapping
 
 from ... import errors
@@ -168,6 +168,8 @@ class LinkBench:
                 for f in fields(self)}
 
 
+INT_FIELDS = {"maxid1", "startid1", "link_type_count", "loaders", "requesters", "requests", "intervals",
+              "range_limit", "nlinks_max", "link_datasize_max", "link_multiget_dist_max", "load_batch", "seed"}
 NOTES = ("out-degrees at load follow kvlab's power law (nlinks_shape), not LinkBench's empirical table",
          "hot ids are not correlated with high out-degree (LinkBench correlates 0.5% of link reads, 5% of writes)",
          "get_links_list runs no history queries (LinkBench: getlinklist_history 0.3%)")
@@ -178,17 +180,16 @@ def from_properties(props: Mapping[str, object], **overrides) -> LinkBench:
     numbers), then keyword overrides.  Unknown properties are an error that lists the known ones;
     LinkBench properties kvlab does not use are kept in `notes`."""
     kw, notes, mix = {}, [], {}
-    names = {f.name: f for f in fields(LinkBench)}
+    names = {f.name for f in fields(LinkBench)} - {"mix", "notes"}
     for key, raw in {**dict(props), **overrides}.items():
         if key in MIX_PROPERTIES:
             mix[key] = _parse_number(key, raw)
-        elif key in names and key not in ("mix", "notes"):
-            kind = fields_by_name()[key]
-            kw[key] = None if raw is None else (_parse_int(key, raw) if kind is int else _parse_number(key, raw))
+        elif key in names:
+            kw[key] = None if raw is None else (_parse_int(key, raw) if key in INT_FIELDS else _parse_number(key, raw))
         elif key in IGNORED or key.startswith(("mysql_", "rocksdb_", "hbase_")):
             notes.append(f"{key} is read but not used by kvlab")
         else:
-            allowed = sorted(set(names) - {"mix", "notes"} | set(MIX_PROPERTIES))
+            allowed = sorted(names | set(MIX_PROPERTIES))
             raise errors.SpecError(f"LinkBench property {key!r} is unknown; allowed: {', '.join(allowed)}")
     return LinkBench(**kw, mix=mix, notes=tuple(notes))
 
@@ -209,12 +210,6 @@ def read_properties(path) -> dict:
             raise errors.SpecError(f"{path}:{n}: {line!r} is not key=value")
         out[key.strip()] = value.strip()
     return out
-
-
-def fields_by_name() -> dict:
-    ints = {"maxid1", "startid1", "link_type_count", "loaders", "requesters", "requests", "intervals",
-            "range_limit", "nlinks_max", "link_datasize_max", "link_multiget_dist_max", "load_batch", "seed"}
-    return {f.name: (int if f.name in ints else float) for f in fields(LinkBench)}
 
 
 def _parse_int(key, raw) -> int:
@@ -249,8 +244,3 @@ def _num(name, value, lo, hi, lo_open):
     if not ok:
         raise errors.SpecError(f"linkbench {name}={value!r} is out of range; allowed: a number in "
                                f"{'(' if lo_open else '['}{lo:g}, {hi:g}]")
-
-
-def scaled(base: LinkBench | None = None, **changes) -> LinkBench:
-    """`base` (LinkBench's defaults) with `changes`, validated."""
-    return replace(base or LinkBench(), **changes)
