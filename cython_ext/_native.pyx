@@ -131,6 +131,7 @@ cdef extern from "kv_driver.h":
         uint64_t first_seq
         int key_hash
         const kv_graph *graph
+        int no_pipeline
     int KV_MIX_MAX_TXNS, KV_MIX_MAX_OPS, KV_MIX_MAX_DISTS
     ctypedef struct kv_mix_op:
         int optype, count, dist, length, min_length, length_dist, graph_op
@@ -753,6 +754,7 @@ cdef class Run:
         p.ack_fd = params.get("ack_fd", -1)
         p.first_seq = params.get("first_seq", 1)
         p.key_hash = 1 if params.get("key_hash") else 0
+        p.no_pipeline = 0 if params.get("pipeline", True) else 1
         p.use_tsc = 1 if params.get("latency_clock", "auto") != "monotonic" and _kernel_uses_tsc() else 0
         self.nthreads = kv_run_thread_count(p)
         cdef void *mem = NULL

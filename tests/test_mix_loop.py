@@ -62,6 +62,30 @@ def test_transactions_of_several_ops_and_ranges(open_engine, engine_name):
     assert threads[0]["found"] == 1000
 
 
+def test_drawing_ahead_keeps_the_key_stream(tmp_path):
+    """Where every template is one op that draws nothing else, the loop draws the next template and key
+    before running this op (driver.c: pipelined); the stream must be the plain loop's: the same keys
+    deleted and the same gets found, on a real engine."""
+    require("lmdb")
+    from kvlab.model import engines
+    mix = Mix("get-delete", [Template("get", [Op("get")], 0.6), Template("del", [Op("delete")], 0.4)],
+              distribution="zipfian")
+    plan = compile_mix(mix, 100)
+    seen = []
+    for pipeline in (True, False):
+        (tmp_path / str(pipeline)).mkdir()
+        engine = _native.Engine("lmdb", str(tmp_path / str(pipeline)), engines.get("lmdb").config({}, max_threads=4))
+        try:
+            load(engine, 2000)
+            threads = _native.Run(engine, "mix", dict(BASE, num=2000, reads=3000, pipeline=pipeline), mix=plan).execute()
+            left = [i for i in range(2000) if engine.get(_native.make_key(i)) is not None]
+            seen.append((left, threads[0]["found"], threads[0]["ops"]))
+        finally:
+            engine.close()
+    assert seen[0] == seen[1]
+    assert 0 < len(seen[0][0]) < 2000 and seen[0][1] > 0
+
+
 def test_inserts_extend_the_key_space():
     require("lmdb")
     import tempfile

@@ -306,17 +306,21 @@ static int graph_op(ctx *c, mix_state *s, const kv_mix_op *op) {
                        c->run->values_len);
 }
 
-/* One op of a transaction; returns KV_OK or an error code. */
-static int mix_op(ctx *c, mix_state *s, const kv_mix *m, const kv_mix_op *op, int i) {
-    if (op->optype == KV_OP_GRAPH) return graph_op(c, s, op);
+/* The key index an op draws from its distribution (YCSB's hashed insert order applied); inserts
+   make theirs from the insert counter when they run. */
+static inline uint64_t mix_index(ctx *c, mix_state *s, const kv_mix_op *op) {
+    if (op->optype == KV_OP_INSERT) return 0;
+    uint64_t idx = kv_dist_next(&s->dist[op->dist], &c->rng, s->count);
+    return c->run->p.key_hash && op->optype != KV_OP_CLEAR_RANGE ? kv_key_hash(idx) : idx;
+}
+
+/* One op of a transaction on key index idx; returns KV_OK or an error code. */
+static int mix_op_at(ctx *c, mix_state *s, const kv_mix *m, const kv_mix_op *op, int i, uint64_t idx) {
     const kv_engine_ops *e = c->run->ops;
     int ks = c->run->p.key_size, vs, rc = KV_OK;
     const char *v, *k;
     size_t vl, kl;
-    uint64_t idx = 0;
     int hashed = c->run->p.key_hash;
-    if (op->optype != KV_OP_INSERT) idx = kv_dist_next(&s->dist[op->dist], &c->rng, s->count);
-    if (hashed && op->optype != KV_OP_CLEAR_RANGE) idx = kv_key_hash(idx);
     switch (op->optype) {
     case KV_OP_READ:
         kv_make_key(c->key, ks, idx);
@@ -388,6 +392,22 @@ static int mix_op(ctx *c, mix_state *s, const kv_mix *m, const kv_mix_op *op, in
     return rc;
 }
 
+/* One op of a transaction, its key drawn now. */
+static int mix_op(ctx *c, mix_state *s, const kv_mix *m, const kv_mix_op *op, int i) {
+    if (op->optype == KV_OP_GRAPH) return graph_op(c, s, op);
+    return mix_op_at(c, s, m, op, i, mix_index(c, s, op));
+}
+
+/* A template, by weight. */
+static inline int mix_pick(ctx *c, const kv_mix *m) {
+    int ti = 0;
+    if (m->ntxns > 1) {
+        double u = kv_unit(&c->rng);
+        while (ti < m->ntxns - 1 && u >= m->txns[ti].cum) ti++;
+    }
+    return ti;
+}
+
 static inline int retryable(int rc) { return rc == KV_E_CONFLICT || rc == KV_E_BUSY; }
 
 /* Open loop: wait for `intended` (latency-clock ticks): sleep while it is far (in slices of at most
@@ -457,17 +477,35 @@ static int loop_mix(ctx *c) {
     uint64_t next_start = c->last + (open ? (uint64_t)(kv_unit(&c->rng) * gap_ticks) : 0);
     /* one clock read per op: the end of one op is the start of the next, and the end of one
        transaction the start of the next (closed loop); a commit adds one */
+    /* Pipelined: when every template is one op and nothing in the mix changes the key count (no inserts),
+       the next template and its key are drawn before this op runs.  The draw is a chain of dependent
+       arithmetic (a zipfian is pow, an FNV hash and a modulo, YCSB's key one more hash), ~50 ns that
+       the CPU then overlaps with this op's own work.  Only where the ops draw nothing else (reads,
+       deletes, writes of one value size), so the draws come in the same order: the same stream. */
+    int pipe = !open && !p->no_pipeline;
+    for (int ti = 0; ti < m->ntxns && pipe; ti++) {
+        const kv_mix_op *op = &m->ops[m->txns[ti].first];
+        pipe = m->txns[ti].simple && (op->optype == KV_OP_READ || op->optype == KV_OP_DELETE ||
+                                      (op->optype == KV_OP_WRITE && m->value_min == m->value_max));
+    }
+    int next_ti = pipe ? mix_pick(c, m) : 0;
+    uint64_t next_idx = pipe ? mix_index(c, s, &m->ops[m->txns[next_ti].first]) : 0;
     for (uint64_t n = 0; by_time || n < p->reads; n++) {
-        int ti = 0;
-        if (m->ntxns > 1) {
-            double u = kv_unit(&c->rng);
-            while (ti < m->ntxns - 1 && u >= m->txns[ti].cum) ti++;
+        int ti;
+        uint64_t idx = 0;
+        if (pipe) {
+            ti = next_ti;
+            idx = next_idx;
+            next_ti = mix_pick(c, m);
+            next_idx = mix_index(c, s, &m->ops[m->txns[next_ti].first]);
+        } else {
+            ti = mix_pick(c, m);
         }
         const kv_mix_txn *tx = &m->txns[ti];
         uint64_t t0 = c->last, intended = 0;
         if (tx->simple && !open) {   /* one op, atomic by itself: one clock read, one histogram */
             const kv_mix_op *op = &m->ops[tx->first];
-            int rc = mix_op(c, s, m, op, tx->first);
+            int rc = pipe ? mix_op_at(c, s, m, op, tx->first, idx) : mix_op(c, s, m, op, tx->first);
             if (rc != KV_OK) {
                 if (retryable(rc)) c->res->aborts++;   /* the adapter's own retries did not clear it */
                 else { err = rc; break; }
