@@ -203,3 +203,12 @@ def test_cli_load_then_request(tmp_path):
     out = subprocess.run(kvlab + ["linkbench", "request", "--engine", "lmdb", "--no-store", "-D", "maxidd=3",
                                   "--db", str(db)], capture_output=True, text=True, timeout=60)
     assert out.returncode == 2 and "maxidd" in out.stderr
+    # engine settings; the header names the graph the database holds, not the default maxid1
+    out = subprocess.run(kvlab + ["linkbench", "request", "--engine", "lmdb", "--no-store", "--db", str(db),
+                                  "--requests", "50", "--set", "map_size=1073741824"],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert "maxid1=2,001 (2,000 nodes)" in out.stdout
+    out = subprocess.run(kvlab + ["linkbench", "request", "--engine", "lmdb", "--no-store", "--db", str(db),
+                                  "--set", "mapsize=1"], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2 and "allowed keys" in out.stderr and "Traceback" not in out.stderr

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 
 from .. import errors
-from ..execution.linkbench import run_linkbench
+from ..execution.linkbench import as_loaded, run_linkbench
 from ..model import engines
 from ..model.workloads.linkbench import from_properties, read_properties
 
@@ -52,12 +52,13 @@ def cmd_linkbench(args, execute_result) -> int:
         if getattr(args, name) is not None:
             props[name] = getattr(args, name)
     config = from_properties(props)
-    settings = dict(engines.parse_setting(s) for s in args.set)
+    settings = dict(engines.parse_setting(s, "--set") for s in args.set)
     for note in config.notes:
         print(f"note: {note}", file=sys.stderr)
     bound = f"{config.requests:,} requests per requester" if config.requests else \
         f"{config.intervals} x {config.interval_seconds:g} s"
-    print(f"kvlab linkbench {args.phase}: {args.engine}, maxid1={config.maxid1:,} ({config.nodes:,} nodes), "
+    shown = as_loaded(config, args.db)[0] if args.phase == "request" and args.db else config   # the graph it will use
+    print(f"kvlab linkbench {args.phase}: {args.engine}, maxid1={shown.maxid1:,} ({shown.nodes:,} nodes), "
           f"loaders={config.loaders}, requesters={config.requesters}, {bound}"
           f"{f', memory_limit={args.memory_limit}' if args.memory_limit else ''}", flush=True)
     result = run_linkbench(args.engine, config, args.phase, db=args.db, memory_limit=args.memory_limit, **settings)
