@@ -38,8 +38,9 @@ enum { KV_LEN_CONSTANT = 0, KV_LEN_UNIFORM, KV_LEN_ZIPFIAN };
 typedef struct { int optype, count, dist, length, min_length, length_dist, graph_op; } kv_mix_op;  /* graph_op: enum kv_graph_op */
 /* txn: 0 = no transaction (one op that is atomic by itself: a get, a blind put), else the
    enum kv_txn_kind the template runs in (KV_TXN_READ: reads of one snapshot; KV_TXN_WRITE). */
-/* simple: one op once, no transaction, and no other template has that op type: the loop then
-   records only the op's histogram and derives the template's and the transactions' from it. */
+/* simple: one op once (in the transaction `txn` it needs alone, if any), and no other template has that
+   op type: the loop then records only the op's histogram (begin and commit included) and derives the
+   template's and the transactions' from it. */
 typedef struct { int first, nops, txn, simple; double cum; } kv_mix_txn;
 typedef struct { int kind; double theta, hot_fraction, hot_ops, percentile, frac; uint64_t expected_inserts; } kv_mix_dist;
 typedef struct kv_mix {

@@ -485,7 +485,7 @@ static int loop_mix(ctx *c) {
     int pipe = !open && !p->no_pipeline;
     for (int ti = 0; ti < m->ntxns && pipe; ti++) {
         const kv_mix_op *op = &m->ops[m->txns[ti].first];
-        pipe = m->txns[ti].simple && (op->optype == KV_OP_READ || op->optype == KV_OP_DELETE ||
+        pipe = m->txns[ti].simple && !m->txns[ti].txn && (op->optype == KV_OP_READ || op->optype == KV_OP_DELETE ||
                                       (op->optype == KV_OP_WRITE && m->value_min == m->value_max));
     }
     int next_ti = pipe ? mix_pick(c, m) : 0;
@@ -503,16 +503,30 @@ static int loop_mix(ctx *c) {
         }
         const kv_mix_txn *tx = &m->txns[ti];
         uint64_t t0 = c->last, intended = 0;
-        if (tx->simple && !open) {   /* one op, atomic by itself: one clock read, one histogram */
+        if (tx->simple && !open) {   /* one op, in the transaction it needs alone if any: one clock read, one histogram */
             const kv_mix_op *op = &m->ops[tx->first];
-            int rc = pipe ? mix_op_at(c, s, m, op, tx->first, idx) : mix_op(c, s, m, op, tx->first);
+            int rc;
+            if (!tx->txn) {
+                rc = pipe ? mix_op_at(c, s, m, op, tx->first, idx) : mix_op(c, s, m, op, tx->first);
+                s->op_count[op->optype]++;
+            } else {   /* begin, the op, commit; a conflict runs it again from its start, as below */
+                uint64_t jitter = (uint64_t)(uintptr_t)s ^ n;
+                for (int attempt = 0;; attempt++) {
+                    rc = txn_begin(e, c->t, tx->txn);
+                    if (rc == KV_OK) { rc = mix_op(c, s, m, op, tx->first); s->op_count[op->optype]++; }
+                    if (rc == KV_OK) rc = txn_commit(e, c->t, tx->txn);
+                    else txn_abort(e, c->t, tx->txn);
+                    if (rc == KV_OK || !retryable(rc) || attempt >= m->max_retries) break;
+                    c->res->retries++;
+                    kv_backoff(&jitter, attempt + 1);
+                }
+            }
             if (rc != KV_OK) {
-                if (retryable(rc)) c->res->aborts++;   /* the adapter's own retries did not clear it */
+                if (retryable(rc)) c->res->aborts++;   /* given up after max_retries (or the adapter's own retries) */
                 else { err = rc; break; }
             }
             uint64_t t1 = clock_read(tsc);
             kv_hist_record(&c->res->hist[op->optype], t1 - t0);
-            s->op_count[op->optype]++;
             c->res->txn_count[ti]++;
             c->last = t1;
             __atomic_store_n(&c->res->progress, done_ops(c) + 1, __ATOMIC_RELAXED);

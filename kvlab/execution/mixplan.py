@@ -68,12 +68,14 @@ def compile_mix(mix: Mix, value_size: int, clients: int = 1, target_rate: float 
         cum += weight
         txns.append((first, len(t.ops), txn_kind(t), 0, cum))
     txns[-1] = txns[-1][:4] + (1.0,)   # the last template takes whatever rounding left
-    # simple: a template of one op, once, outside a transaction, whose op type no other template has;
-    # the loop records only that op's histogram and the template's is the same one
+    # simple: a template of one op, once, whose op type no other template has; it runs in the transaction
+    # that op needs alone (a scan's snapshot, a read-modify-write's write), and the op's latency includes
+    # its begin and commit, as a YCSB binding's call does; the loop records only that op's histogram and
+    # the template's is the same one
     kinds_used = [{ops[i][0] for i in range(first, first + n)} for first, n, *_ in txns]
     for ti, (first, n, kind, _, c) in enumerate(txns):
         others = set().union(*(k for j, k in enumerate(kinds_used) if j != ti))
-        if n == 1 and ops[first][1] == 1 and kind == TXN_NONE and ops[first][0] not in others:
+        if n == 1 and ops[first][1] == 1 and ops[first][0] not in others:
             txns[ti] = (first, n, kind, 1, c)
     vmin, vmax = mix.value_size or (value_size, value_size)
     pacing = mix.pacing
