@@ -256,7 +256,7 @@ plots.save(fig, out, "linkbench_qps", cap)"""),
           ("code", """reproduce.seed004_latency_table(lat, pub_lat, "larger_than_ram")"""),
           ("code", """lat.pivot_table(index=["setting", "engine"], columns="operation", values="p99")"""),
           ("md", "## I/O per query (disk reads, KB read, KB written), larger than RAM"),
-          ("code", """pd.concat({"measured": io.set_index(["setting", "engine"]), "published": pub_io.set_index(["setting", "engine_published"])})"""),
+          ("code", """pd.concat({"measured": io.set_index(["setting", "engine"]), "published": pub_io.drop(columns="engine").set_index(["setting", "engine_published"])})"""),
           ("md", "## Does the shape agree?\nAbsolute numbers across machines (and through MongoDB) mean little; the "
                  "seed's findings are comparisons between engines. Each line is one ratio, RocksDB over WiredTiger."),
           ("code", """ratios = reproduce.seed004_ratios(qps, lat, io, pub_qps, pub_lat, pub_io)

@@ -16,6 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from .. import errors
+from ..model import engines
 from ..model.spec import make_spec
 from ..model.workloads.linkbench import LinkBench
 from ..results.result import RunResult, load_json
@@ -91,11 +92,16 @@ def run_linkbench(engine: str, config: LinkBench | None = None, phase: str = "ru
 def _bounded(engine, config, phase, db, limit, settings) -> RunResult:
     settings = dict(settings)
     notes = [f"memory-bounded: the phase ran in a memory cgroup of {limit / 1048576:.0f} MiB (page cache included)"]
-    if "cache_size" not in settings:
+    cfg = engines.get(engine)
+    for key, value in cfg.larger_than_ram.items():
+        if key not in settings:
+            settings[key] = value
+            notes.append(f"{key}={value}: {engine}'s own advice for a database larger than memory")
+    if "cache_size" not in settings and "cache_size" in cfg.honours:   # LMDB's cache is the page cache
         settings["cache_size"] = int((limit - cgroup.BASELINE) * CACHE_SHARE)
         notes.append(f"engine cache sized to {settings['cache_size'] / 1048576:.0f} MiB: {CACHE_SHARE:.0%} of the memory limit "
                      f"less {cgroup.BASELINE >> 20} MiB for the process itself; the page cache gets the rest")
-    if "write_buffer_size" not in settings:   # an LSM's memtables live outside its cache
+    if "write_buffer_size" not in settings and "write_buffer_size" in cfg.honours:   # an LSM's memtables: beside its cache
         settings["write_buffer_size"] = max(1 << 20, int((limit - cgroup.BASELINE) * WRITE_BUFFER_SHARE))
         notes.append(f"write buffers sized to {settings['write_buffer_size'] / 1048576:.0f} MiB each")
     request = {"engine": engine, "config": config.to_dict(), "phase": phase, "db": db, "settings": settings,

@@ -65,6 +65,8 @@ class EngineConfig:
     notes: str = ""
     options_separator: str = ","              # joins default and given option strings
     stores_data: bool = True                  # False: the null engine (measures the harness, stores nothing)
+    larger_than_ram: Mapping[str, object] = field(default_factory=dict)   # the engine's own advice for a
+    #                                           database larger than memory (memory-bounded runs use it)
 
     def config(self, settings: Mapping[str, object], max_threads: int) -> dict:
         """The adapter config: defaults, then the caller's settings on top."""
@@ -101,7 +103,10 @@ register(EngineConfig(
     "lmdb", "lmdb", "LMDB B+tree, memory-mapped, single writer", "liblmdb-dev",
     honours=frozenset({"sync", "map_size", "options"}),
     notes="options: comma list of nosync, nometasync, writemap, mapasync, nordahead, nomeminit; "
-          "reads renew a read txn per get; the OS page cache is the cache"))
+          "reads renew a read txn per get; the OS page cache is the cache",
+    # LMDB's documentation: MDB_NORDAHEAD "may help random read performance when the DB is larger than RAM";
+    # with readahead, a 1M-node LinkBench in 384M read 13 MB per query
+    larger_than_ram={"options": "nordahead"}))
 register(EngineConfig(
     "leveldb", "leveldb", "LevelDB LSM tree", "libleveldb-dev", honours=_LSM - {"disable_wal"},
     compressions=("none", "snappy"),
