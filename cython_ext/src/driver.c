@@ -287,6 +287,16 @@ static inline int mix_length(ctx *c, mix_state *s, const kv_mix_op *op, int i) {
     }
 }
 
+/* New keys (inserts) and nodes (add_node): thread t of T makes base + t, base + t + T, ..., so no two
+   threads make the same one; each one made grows the key space the thread draws from by T. */
+static inline uint64_t mix_new_id(const ctx *c, const mix_state *s, uint64_t base) {
+    return base + (uint64_t)(c->res - c->run->results) + (uint64_t)c->run->p.threads * s->inserted;
+}
+static inline void mix_made_one(const ctx *c, mix_state *s) {
+    s->inserted++;
+    s->count = c->run->p.num + s->inserted * (uint64_t)c->run->p.threads;
+}
+
 /* A LinkBench operation on a node drawn from the op's distribution (shuffled over the loaded ids, as
    LinkBench shuffles its zipfian), or, for add_node, on a new node: thread t of T adds nodes + t,
    nodes + t + T, ... (as inserts do). */
@@ -295,10 +305,9 @@ static int graph_op(ctx *c, mix_state *s, const kv_mix_op *op) {
     const kv_graph *g = p->graph;
     int rc;
     if (op->graph_op == KV_G_ADD_NODE) {
-        uint64_t threads = (uint64_t)p->threads, me = (uint64_t)(c->res - c->run->results);
-        rc = kv_graph_op(c->run->ops, c->t, g, s->graph, op->graph_op, g->nodes + me + threads * s->inserted,
+        rc = kv_graph_op(c->run->ops, c->t, g, s->graph, op->graph_op, mix_new_id(c, s, g->nodes),
                          &c->rng, c->run->values, c->run->values_len);
-        if (rc == KV_OK) { s->inserted++; s->count = p->num + s->inserted * threads; }
+        if (rc == KV_OK) mix_made_one(c, s);
         return rc;
     }
     uint64_t i = kv_graph_shuffle(s->graph, g, kv_dist_next(&s->dist[op->dist], &c->rng, s->count));
@@ -334,17 +343,14 @@ static int mix_op_at(ctx *c, mix_state *s, const kv_mix *m, const kv_mix_op *op,
         rc = e->put(c->t, c->key, ks, v, vs);
         s->bytes += ks + vs;
         break;
-    case KV_OP_INSERT: {
-        /* thread t of T inserts num + t, num + t + T, ...: no two threads make the same key */
-        uint64_t threads = (uint64_t)c->run->p.threads, me = (uint64_t)(c->res - c->run->results);
-        idx = c->run->p.num + me + threads * s->inserted;
+    case KV_OP_INSERT:
+        idx = mix_new_id(c, s, c->run->p.num);
         kv_make_key(c->key, ks, hashed ? kv_key_hash(idx) : idx);
         v = mix_value(c, m, &vs);
         rc = e->put(c->t, c->key, ks, v, vs);
-        if (rc == KV_OK) { s->inserted++; s->count = c->run->p.num + s->inserted * threads; }
+        if (rc == KV_OK) mix_made_one(c, s);
         s->bytes += ks + vs;
         break;
-    }
     case KV_OP_DELETE:
         kv_make_key(c->key, ks, idx);
         rc = e->del(c->t, c->key, ks);
