@@ -538,6 +538,11 @@ def _build(session, wl, phase, params, threads, partial, started, ended, before,
     build = native.facts_for_result(session.cfg.adapter, session.where.path)
     build_warning = buildfacts.warning_for(spec.engine, build)
     warnings_all = list(session.warnings) + ([build_warning] if build_warning else [])
+    if writer_record is not None and writer_record["ops"] == 0 and ops > 0:
+        # the readers finished before the scheduler ran the writer (more threads than cores, a short run)
+        warnings_all.append("readwhilewriting: the writer made no writes before the readers finished, so this "
+                            "measured reads alone; give the readers more work (reads, or duration) than a "
+                            "scheduler time slice")
     provenance = {
         "spec": spec.to_dict(), "trial": session.trial, "key_encoding": session.native.KEY_ENCODING,
         "engine_config_given": session.given_config, "engine_config_effective": session.effective_config,
