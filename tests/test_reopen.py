@@ -31,9 +31,11 @@ def _kill_mid_fill(name, db, settle=0.7):
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 30
     marker = db / ".kvlab-db"
-    # wait for the engine to be open: the marker's format record is written just before
+    # wait for the engine's own files: the marker's format record comes just before the open, but the
+    # open can take a second more (WiredTiger 3.2.1's first open in a process calibrates its clock)
     while time.monotonic() < deadline and child.poll() is None:
-        if marker.exists() and "format" in marker.read_text():
+        if marker.exists() and "format" in marker.read_text() and any(
+                not c.name.startswith(".kvlab-db") for c in db.iterdir()):
             break
         time.sleep(0.05)
     time.sleep(settle)
