@@ -50,3 +50,10 @@ def test_seed003_sentences_are_written_from_the_numbers():
     assert "fdb-write-1** (writes/s, 1 client)" in text[0] and "FoundationDB published 917" in text[0]
     assert "the same shape on every engine" in text[3]
     assert "the same shape on rocksdb, not on lmdb" in text[4]
+
+
+def test_axis_labels_name_units_not_column_names():
+    from kvlab.lab.plots import axis_label
+    assert axis_label("kb_written_per_query") == "KB written per query"
+    assert axis_label("txn_per_sec") == "transactions/s"
+    assert axis_label("p99_us") == "p99 (µs)"

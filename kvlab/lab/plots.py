@@ -122,6 +122,17 @@ def latency_cdf(results, op="read"):
     return fig
 
 
+_UNIT_WORDS = {"kb": "KB", "mib": "(MiB)", "txn/s": "transactions/s", "us": "(µs)", "ms": "(ms)", "s": "(s)", "qps": "QPS", "p99": "p99",
+               "txn": "transactions"}
+
+
+def axis_label(column: str) -> str:
+    """A column name as an axis label: kb_written_per_query -> 'KB written per query', txn_per_sec ->
+    'transactions/s', p99_us -> 'p99 (µs)'."""
+    text = column.replace("_per_sec", "/s").replace("_per_", " per ")
+    return " ".join(_UNIT_WORDS.get(w, w) for w in text.split("_"))
+
+
 def bars(frame, x, y, hue="engine", title="", log=False):
     import matplotlib.pyplot as plt
     import seaborn as sns
@@ -131,7 +142,7 @@ def bars(frame, x, y, hue="engine", title="", log=False):
     if log:
         ax.set_yscale("log")
     ax.set_title(title)
-    ax.set_ylabel(y.replace("_", " "))
+    ax.set_ylabel(axis_label(y))
     labels = [t.get_text() for t in ax.get_xticklabels()]
     if labels and max(len(t) for t in labels) * len(labels) > 60:   # names wider than their slots would overlap: slant them
         ax.set_xticks(ax.get_xticks())
