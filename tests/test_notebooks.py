@@ -57,3 +57,12 @@ def test_axis_labels_name_units_not_column_names():
     assert axis_label("kb_written_per_query") == "KB written per query"
     assert axis_label("txn_per_sec") == "transactions/s"
     assert axis_label("p99_us") == "p99 (µs)"
+
+
+def test_an_engine_has_one_colour_in_every_figure():
+    from kvlab.lab.plots import engine_palette
+    alone = engine_palette(["rocksdb"])["rocksdb"]
+    assert engine_palette(["FoundationDB (published)", "lmdb", "rocksdb"])["rocksdb"] == alone
+    assert engine_palette(["wiredtiger"])["wiredtiger"] == engine_palette(["wiredtiger-btree"])["wiredtiger-btree"]
+    both = engine_palette(["tokumx", "mmapv1"])
+    assert both["tokumx"] != both["mmapv1"]

@@ -11,6 +11,30 @@ from pathlib import Path
 from ..execution import accounting
 
 
+# Published engines drawn in the colour of the kvlab configuration that is the same engine, so a reader
+# matches "rocksdb (published)" to "rocksdb (measured)" across panels and figures.
+_SAME_ENGINE = {"wiredtiger": "wiredtiger-btree", "foundationdb": "fdb", "foundationdb (published)": "fdb",
+                "berkeleydb": "bdb"}
+
+
+def engine_palette(names) -> dict:
+    """One colour per engine, the same in every figure: kvlab's configurations in registry order take the
+    house palette's colours; published names take their kvlab twin's; anything else a colour of its own."""
+    import seaborn as sns
+    from ..model import engines
+    base, extra = sns.color_palette("colorblind", 10), sns.color_palette("dark", 10)
+    fixed = {name: base[i % len(base)] for i, name in enumerate(engines.REGISTRY)}
+    out, spare = {}, iter(extra)
+    for name in dict.fromkeys(names):
+        key = _SAME_ENGINE.get(str(name).lower(), str(name).lower())
+        out[name] = fixed[key] if key in fixed else next(spare, (0.5, 0.5, 0.5))
+    return out
+
+
+def _palette_for(frame, hue):
+    return engine_palette(frame[hue].dropna().unique()) if hue in ("engine", "engine_published") else None
+
+
 def house_style():
     import matplotlib
     matplotlib.use("Agg", force=False)
@@ -74,10 +98,12 @@ def read_scalability(measured, published=None, metric="ops_per_sec"):
     import seaborn as sns
     house_style()
     fig, axes = plt.subplots(1, 2 if published is not None else 1, figsize=(11, 4.2), squeeze=False)
-    sns.lineplot(data=measured, x="threads", y=metric, hue="engine", marker="o", ax=axes[0][0])
+    sns.lineplot(data=measured, x="threads", y=metric, hue="engine", marker="o", ax=axes[0][0],
+                 palette=_palette_for(measured, "engine"))
     axes[0][0].set_title("measured here")
     if published is not None:
-        sns.lineplot(data=published, x="threads", y=metric, hue="engine", marker="o", ax=axes[0][1])
+        sns.lineplot(data=published, x="threads", y=metric, hue="engine", marker="o", ax=axes[0][1],
+                     palette=_palette_for(published, "engine"))
         axes[0][1].set_title("published (seed 000)")
     for ax, data in zip(axes[0], (measured, published)):
         ax.set_xlabel("reader threads")
@@ -138,7 +164,7 @@ def bars(frame, x, y, hue="engine", title="", log=False):
     import seaborn as sns
     house_style()
     fig, ax = plt.subplots()
-    sns.barplot(data=frame, x=x, y=y, hue=hue, ax=ax)
+    sns.barplot(data=frame, x=x, y=y, hue=hue, ax=ax, palette=_palette_for(frame, hue))
     if log:
         ax.set_yscale("log")
     ax.set_title(title)
@@ -227,7 +253,8 @@ def sweep(frame, metric: str = "ops_per_sec", x: str = "threads", axes=None, hue
                              squeeze=False, sharex=True, sharey=True)
     band = "repeats" in frame.columns and frame["repeats"].min() >= 3
     hues = list(dict.fromkeys(frame[hue])) if hue else [None]
-    colors = dict(zip(hues, plt.rcParams["axes.prop_cycle"].by_key()["color"] * 10))
+    colors = engine_palette(hues) if hue in ("engine", "engine_published") else \
+        dict(zip(hues, plt.rcParams["axes.prop_cycle"].by_key()["color"] * 10))
     numeric_x = np.issubdtype(frame[x].dtype, np.number)
     for i, rv in enumerate(rows):
         for j, cv in enumerate(cols):
@@ -295,7 +322,7 @@ def linkbench_qps(measured, published=None):
                            "engine_published"))
         for i, (label, df, hue) in enumerate(frames):
             ax = axes[i][j]
-            sns.lineplot(data=df, x="interval", y="qps", hue=hue, marker="o", ax=ax)
+            sns.lineplot(data=df, x="interval", y="qps", hue=hue, marker="o", ax=ax, palette=_palette_for(df, hue))
             ax.set_title(f"{setting.replace('_', ' ')}: {label}")
             _counts_on_x(ax, df["interval"])
             positive = df.qps[df.qps > 0]
