@@ -212,3 +212,15 @@ def test_cli_load_then_request(tmp_path):
     out = subprocess.run(kvlab + ["linkbench", "request", "--engine", "lmdb", "--no-store", "--db", str(db),
                                   "--set", "mapsize=1"], capture_output=True, text=True, timeout=60)
     assert out.returncode == 2 and "allowed keys" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_load_writes_every_node_whatever_the_request_phase_time(tmp_path):
+    """The request phase's intervals x interval_seconds bound the requests, never the load (a load of a large
+    graph was cut off at 60 s and the partial graph recorded as loaded)."""
+    require("lmdb")
+    lb = LinkBench(maxid1=200_001, loaders=1, requesters=2, intervals=1, interval_seconds=0.05)
+    load = run_linkbench("lmdb", lb, "load", db=tmp_path / "db")[0]
+    assert not load.partial
+    assert load.graph["nodes_loaded"] == 200_000   # ~1 s of LMDB load against a 0.05 s request phase
+    req = run_linkbench("lmdb", lb, "request", db=tmp_path / "db")[-1]
+    assert req.mix["transactions"] > 0

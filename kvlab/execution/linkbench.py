@@ -41,9 +41,12 @@ def spec_for(engine: str, config: LinkBench, phase: str, db=None, **settings):
         raise errors.SpecError("linkbench request runs on a loaded database: give db=DIR (made by linkbench load "
                                "with the same settings)")
     mix = config.workload()
+    # the time bound is the request phase's: a load always writes every node (a load cut off at the request
+    # phase's intervals x interval_seconds left most of a large graph unwritten, yet recorded as loaded)
+    timed = phase != "load" and not config.requests
     return make_spec(engine, "linkbench-load" if phase == "load" else "linkbench", mixes={"linkbench": mix},
                      num=config.nodes, threads=config.requesters, reads=config.requests or config.nodes,
-                     duration=0.0 if config.requests else config.duration, interval=config.interval_seconds,
+                     duration=config.duration if timed else 0.0, interval=config.interval_seconds,
                      warmup=config.warmup_time, db=db, use_existing_db=phase == "request",
                      keep_db=db is not None, seed=config.seed, **settings)
 
@@ -83,6 +86,10 @@ def run_linkbench(engine: str, config: LinkBench | None = None, phase: str = "ru
     else:
         result = _bounded(engine, config, phase, db, cgroup.parse_size(memory_limit), settings)
     if db is not None and phase in ("load", "run") and result.benchmarks and not result.benchmarks[0].partial:
+        loaded = (result.benchmarks[0].graph or {}).get("nodes_loaded")
+        if loaded is not None and loaded < config.nodes:   # never record a graph that is not all there
+            raise errors.KvlabError(f"linkbench load wrote {loaded:,} of {config.nodes:,} nodes; the graph is not "
+                                    f"recorded in {db}, so no request phase will run on it: load it again")
         _record_graph(config, db)
     for b in result:
         b.warnings = list(b.warnings) + notes
