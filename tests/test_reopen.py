@@ -16,6 +16,7 @@ import pytest
 
 import kvlab
 from kvlab import _native, errors
+from kvlab.execution import dbdir
 from kvlab.model import dbformat, engines
 
 from .conftest import CONFORMANCE, require
@@ -35,7 +36,7 @@ def _kill_mid_fill(name, db, settle=0.7):
     # open can take a second more (WiredTiger 3.2.1's first open in a process calibrates its clock)
     while time.monotonic() < deadline and child.poll() is None:
         if marker.exists() and "format" in marker.read_text() and any(
-                not c.name.startswith(".kvlab-db") for c in db.iterdir()):
+                c.name not in (dbdir.MARKER, dbdir.MARKER + ".tmp", dbdir.LOCK) for c in db.iterdir()):
             break
         time.sleep(0.05)
     time.sleep(settle)

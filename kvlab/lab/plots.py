@@ -31,8 +31,11 @@ def engine_palette(names) -> dict:
     return out
 
 
+_ENGINE_HUES = ("engine", "engine_published")
+
+
 def _palette_for(frame, hue):
-    return engine_palette(frame[hue].dropna().unique()) if hue in ("engine", "engine_published") else None
+    return engine_palette(frame[hue].dropna().unique()) if hue in _ENGINE_HUES else None
 
 
 def house_style():
@@ -107,7 +110,7 @@ def read_scalability(measured, published=None, metric="ops_per_sec"):
         axes[0][1].set_title("published (seed 000)")
     for ax, data in zip(axes[0], (measured, published)):
         ax.set_xlabel("reader threads")
-        ax.set_ylabel(metric.replace("_", " "))
+        ax.set_ylabel(axis_label(metric))
         _counts_on_x(ax, data["threads"])
         _rate_from_zero(ax)
     return fig
@@ -148,8 +151,8 @@ def latency_cdf(results, op="read"):
     return fig
 
 
-_UNIT_WORDS = {"kb": "KB", "mib": "(MiB)", "txn/s": "transactions/s", "us": "(µs)", "ms": "(ms)", "s": "(s)", "qps": "QPS", "p99": "p99",
-               "txn": "transactions"}
+_UNIT_WORDS = {"kb": "KB", "mib": "(MiB)", "txn/s": "transactions/s", "txn": "transactions", "us": "(µs)",
+               "ms": "(ms)", "s": "(s)", "qps": "QPS"}
 
 
 def axis_label(column: str) -> str:
@@ -253,7 +256,7 @@ def sweep(frame, metric: str = "ops_per_sec", x: str = "threads", axes=None, hue
                              squeeze=False, sharex=True, sharey=True)
     band = "repeats" in frame.columns and frame["repeats"].min() >= 3
     hues = list(dict.fromkeys(frame[hue])) if hue else [None]
-    colors = engine_palette(hues) if hue in ("engine", "engine_published") else \
+    colors = engine_palette(hues) if hue in _ENGINE_HUES else \
         dict(zip(hues, plt.rcParams["axes.prop_cycle"].by_key()["color"] * 10))
     numeric_x = np.issubdtype(frame[x].dtype, np.number)
     for i, rv in enumerate(rows):
@@ -288,8 +291,8 @@ def sweep(frame, metric: str = "ops_per_sec", x: str = "threads", axes=None, hue
                 ax.minorticks_off()
             parts = [f"{row}={rv}" if row else "", f"{col}={cv}" if col else ""]
             ax.set_title(", ".join(p for p in parts if p), fontsize=10)
-            ax.set_xlabel(x.replace("_", " ") if i == len(rows) - 1 else "")
-            ax.set_ylabel(metric.replace("_", " ") if j == 0 else "")
+            ax.set_xlabel(axis_label(x) if i == len(rows) - 1 else "")
+            ax.set_ylabel(axis_label(metric) if j == 0 else "")
     if hue:
         seen = {}
         for ax in grid.flat:
