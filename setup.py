@@ -95,6 +95,7 @@ def configure():
     return Extension(
         "kvlab._native", sources=sources, include_dirs=include_dirs, library_dirs=library_dirs,
         runtime_library_dirs=runtime_dirs, libraries=libraries, define_macros=macros,
+        depends=sorted(str(p.relative_to(ROOT)) for p in (ROOT / "cython_ext/include").glob("*.h")),  # a header edit rebuilds
         extra_compile_args=["-O2", "-Wno-unused-function"],
         # A static engine library's symbols stay inside the module: calls between its functions are then
         # direct, not through the PLT, as in an executable such as db_bench (only PyInit__native is needed).

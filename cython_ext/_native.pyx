@@ -84,6 +84,7 @@ cdef extern from "kv_dist.h":
                       double hot_fraction, double hot_ops, double exp_percentile, double exp_frac,
                       int thread, int threads) nogil
     uint64_t kv_dist_next(kv_dist *d, kv_rng *r, uint64_t count) nogil
+    void kv_dist_fill(kv_dist *d, kv_rng *r, uint64_t count, uint64_t *out, uint64_t n) nogil
 
 cdef extern from "kv_hist.h":
     int KV_HIST_BUCKETS, KV_HIST_SUB_BITS, KV_HIST_MAX_EXP
@@ -620,14 +621,13 @@ def keys(str distribution, uint64_t n, uint64_t keyspace, uint64_t seed, double 
     cdef uint64_t[::1] view = out
     cdef kv_rng rng
     cdef kv_dist dist
-    cdef uint64_t i
     cdef int code = DISTRIBUTION_CODES[distribution]
     with nogil:
         kv_rng_seed(&rng, seed, KV_STREAM_READ, thread)
         kv_dist_init(&dist, code, keyspace, theta, modulus, hot_fraction, hot_ops, exp_percentile, exp_frac,
                      thread, threads)
-        for i in range(n):
-            view[i] = kv_dist_next(&dist, &rng, keyspace)
+        if n:
+            kv_dist_fill(&dist, &rng, keyspace, &view[0], n)
     return out
 
 

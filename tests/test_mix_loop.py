@@ -62,28 +62,70 @@ def test_transactions_of_several_ops_and_ranges(open_engine, engine_name):
     assert threads[0]["found"] == 1000
 
 
-def test_drawing_ahead_keeps_the_key_stream(tmp_path):
+def ycsb_key(record):
+    """YCSB's hashed insert order: FNV-1a-64 of the record number's eight bytes, Math.abs, kept to 16 digits."""
+    h = 0xCBF29CE484222325
+    for i in range(8):
+        h = ((h ^ ((record >> (8 * i)) & 0xFF)) * 1099511628211) & (2**64 - 1)
+    return (2**64 - h if h >= 2**63 else h) % 10**16
+
+
+@pytest.mark.parametrize("distribution,hashed", [("zipfian", False), ("zipfian", True), ("uniform", False),
+                                                  ("hotspot", True)])
+def test_drawing_ahead_keeps_the_key_stream(tmp_path, distribution, hashed):
     """Where every template is one op that draws nothing else, the loop draws the next template and key
-    before running this op (driver.c: pipelined); the stream must be the plain loop's: the same keys
-    deleted and the same gets found, on a real engine."""
+    before running this op, in a loop instantiated per distribution kind (driver.c: loop_mix_simple); the
+    stream must be the general loop's: the same keys deleted, the same values written and the same gets
+    found, on a real engine."""
     require("lmdb")
     from kvlab.model import engines
-    mix = Mix("get-delete", [Template("get", [Op("get")], 0.6), Template("del", [Op("delete")], 0.4)],
-              distribution="zipfian")
+    mix = Mix("get-put-delete", [Template("get", [Op("get")], 0.5), Template("put", [Op("put")], 0.2),
+                                 Template("del", [Op("delete")], 0.3)], distribution=distribution)
+    plan = compile_mix(mix, 100)
+    ids = [ycsb_key(i) for i in range(2000)] if hashed else list(range(2000))
+    seen = []
+    for pipeline in (True, False):
+        (tmp_path / str(pipeline)).mkdir()
+        engine = _native.Engine("lmdb", str(tmp_path / str(pipeline)), engines.get("lmdb").config({}, max_threads=4))
+        try:
+            for i in ids:
+                engine.put(_native.make_key(i), b"loaded")
+            threads = _native.Run(engine, "mix", dict(BASE, num=2000, reads=3000, pipeline=pipeline, key_hash=hashed),
+                                  mix=plan).execute()
+            state = [engine.get(_native.make_key(i)) for i in ids]
+            seen.append((state, threads[0]["found"], threads[0]["ops"]))
+        finally:
+            engine.close()
+    assert seen[0] == seen[1]
+    state = seen[0][0]
+    assert None in state and b"loaded" in state and len(set(state)) > 2 and seen[0][1] > 0
+
+
+@pytest.mark.parametrize("name", ["ycsb-d", "ycsb-e", "ycsb-f"])
+def test_one_op_templates_keep_the_general_loops_results(tmp_path, name):
+    """YCSB's presets run on the loop for one-op templates (inserts, scans and read-modify-writes included,
+    each in the transaction it needs); the general loop must give the same keys inserted, entries found
+    and ops, on a real engine."""
+    require("lmdb")
+    from kvlab.model import engines
+    mix = preset(name)
+    hashed = mix.insert_order == "hashed"
     plan = compile_mix(mix, 100)
     seen = []
     for pipeline in (True, False):
         (tmp_path / str(pipeline)).mkdir()
         engine = _native.Engine("lmdb", str(tmp_path / str(pipeline)), engines.get("lmdb").config({}, max_threads=4))
         try:
-            load(engine, 2000)
-            threads = _native.Run(engine, "mix", dict(BASE, num=2000, reads=3000, pipeline=pipeline), mix=plan).execute()
-            left = [i for i in range(2000) if engine.get(_native.make_key(i)) is not None]
-            seen.append((left, threads[0]["found"], threads[0]["ops"]))
+            for i in range(2000):
+                engine.put(_native.make_key(ycsb_key(i) if hashed else i), b"loaded")
+            threads = _native.Run(engine, "mix", dict(BASE, num=2000, reads=3000, pipeline=pipeline, key_hash=hashed,
+                                                      value_size=plan["value_max"]), mix=plan).execute()
+            keys = [k for k, _ in engine.scan(b"", 10_000)]
+            seen.append((keys, threads[0]["found"], threads[0]["not_found"], threads[0]["ops"]))
         finally:
             engine.close()
     assert seen[0] == seen[1]
-    assert 0 < len(seen[0][0]) < 2000 and seen[0][1] > 0
+    assert seen[0][3]["txn"] == 3000 and seen[0][1] > 0
 
 
 def test_inserts_extend_the_key_space():

@@ -36,6 +36,8 @@ enum {
 #define KV_YCSB_ITEM_COUNT 10000000000ull        /* ScrambledZipfianGenerator.ITEM_COUNT (0.17.0) */
 #define KV_YCSB_ZETAN 26.46902820178302           /* its zeta for that count at constant 0.99 */
 
+typedef struct { uint64_t m, mul; int sh1, sh2; } kv_divisor;   /* see kv_mod */
+
 typedef struct {
     int kind;
     double theta;           /* zipfian constant */
@@ -44,7 +46,7 @@ typedef struct {
     int int_alpha;          /* alpha when it is a whole number (100 at constant 0.99), else 0 */
     uint64_t count_for_zeta;
     uint64_t modulus;       /* zipfian: keys the hash is taken modulo */
-    double inv_modulus;     /* 1/modulus, for kv_mod */
+    kv_divisor mod;         /* modulus, for kv_mod */
     /* rejection-inversion: zipfian-plain */
     uint64_t plain_n;
     double h_x1, h_n, s;
@@ -89,7 +91,7 @@ static inline void kv_gray_init(kv_dist *d, double items, double theta, double z
 /* b^n by squaring: 8 multiplies for n = 100 against ~24 ns for pow() here (relative difference
    ~1e-15, far below what moves the integer Gray's formula takes from it). */
 static inline double kv_ipow(double b, int n) {
-    if (n == 100) {  /* YCSB's constant 0.99: b^64 * (b^32 * b^4), straight-line: seven multiplies deep */
+    if (__builtin_expect(n == 100, 1)) {  /* YCSB's constant 0.99: b^64 * (b^32 * b^4), straight-line: seven multiplies deep */
         double b2 = b * b, b4 = b2 * b2, b8 = b4 * b4, b16 = b8 * b8, b32 = b16 * b16, b64 = b32 * b32;
         return b64 * (b32 * b4);
     }
@@ -102,6 +104,16 @@ static inline double kv_ipow(double b, int n) {
     }
 }
 
+/* Gray's draw over `itemcount` items, zeta as it stands. */
+static inline __attribute__((always_inline)) uint64_t kv_gray_draw(const kv_dist *d, kv_rng *r, uint64_t itemcount) {
+    double u = kv_unit(r), uz = u * d->zetan;
+    if (uz < 1.0) return 0;
+    if (uz < 1.0 + d->half_pow_theta) return 1;
+    double base = d->eta * u - d->eta + 1;
+    /* item counts are below 2^63: the signed conversions, one instruction each, are exact */
+    return (uint64_t)(int64_t)((double)(int64_t)itemcount * (__builtin_expect(d->int_alpha != 0, 1) ? kv_ipow(base, d->int_alpha) : pow(base, d->alpha)));
+}
+
 /* YCSB's nextLong(itemcount): a larger itemcount grows zeta incrementally; eta keeps using the
    item count the generator was made with, as YCSB's does. */
 static inline uint64_t kv_gray_next(kv_dist *d, kv_rng *r, uint64_t itemcount) {
@@ -110,18 +122,14 @@ static inline uint64_t kv_gray_next(kv_dist *d, kv_rng *r, uint64_t itemcount) {
         d->count_for_zeta = itemcount;
         d->eta = (1 - pow(2.0 / d->items, 1 - d->theta)) / (1 - d->zeta2 / d->zetan);
     }
-    double u = kv_unit(r), uz = u * d->zetan;
-    if (uz < 1.0) return 0;
-    if (uz < 1.0 + d->half_pow_theta) return 1;
-    double base = d->eta * u - d->eta + 1;
-    return (uint64_t)((double)itemcount * (d->int_alpha ? kv_ipow(base, d->int_alpha) : pow(base, d->alpha)));
+    return kv_gray_draw(d, r, itemcount);
 }
 
 /* YCSB's Utils.fnvhash64, then Math.abs (Long.MIN_VALUE, one input in 2^64, is taken as 2^63). */
-static inline uint64_t kv_fnv_abs(uint64_t v) {
+static inline __attribute__((always_inline)) uint64_t kv_fnv_abs(uint64_t v) {
     const uint64_t prime = 1099511628211ull;
     uint64_t h = 0xCBF29CE484222325ull;
-    if (v >> 40 == 0) {  /* items below 2^40 (YCSB's are below 2^34): three zero bytes are one multiply by prime^3;
+    if (__builtin_expect(v >> 40 == 0, 1)) {  /* items below 2^40 (YCSB's are below 2^34): three zero bytes are one multiply by prime^3;
                             the five bytes written out, each an xor and a multiply on the chain */
         h = (h ^ (v & 0xff)) * prime;
         h = (h ^ ((v >> 8) & 0xff)) * prime;
@@ -131,22 +139,29 @@ static inline uint64_t kv_fnv_abs(uint64_t v) {
     } else {
         for (int i = 0; i < 8; i++) { h ^= v & 0xff; v >>= 8; h *= prime; }
     }
-    return (int64_t)h < 0 ? (uint64_t)0 - h : h;
+    uint64_t sign = (uint64_t)((int64_t)h >> 63);   /* branch-free: the sign is a coin toss, a branch on it mispredicts half the time */
+    return (h ^ sign) - sign;
 }
 
 /* YCSB's hashed insert order (CoreWorkload.buildKeyName: fnvhash64 of the record number), kept to 16
    decimal digits so it is a 16-byte key. */
-static inline uint64_t kv_key_hash(uint64_t record) { return kv_fnv_abs(record) % 10000000000000000ull; }
+static inline __attribute__((always_inline)) uint64_t kv_key_hash(uint64_t record) { return kv_fnv_abs(record) % 10000000000000000ull; }
 
-/* h % m, exactly, without a 64-bit division (~40 cycles): the quotient from a double reciprocal is off
-   by at most one for m >= 2^16 (its relative error is 2^-51 and h < 2^64), then corrected. */
-static inline uint64_t kv_mod(uint64_t h, uint64_t m, double inv_m) {
-    if (m < 65536) return h % m;
-    uint64_t q = (uint64_t)((double)h * inv_m);
-    int64_t r = (int64_t)(h - q * m);
-    while (r < 0) r += (int64_t)m;
-    while ((uint64_t)r >= m) r -= (int64_t)m;
-    return (uint64_t)r;
+/* h % m, exactly, without a 64-bit division (~40 cycles): Granlund and Montgomery's division by an
+   invariant integer (1994, fig. 4.1), a multiply-high, two shifts and an add for the quotient, exact for
+   every h and m >= 1. */
+static inline void kv_divisor_init(kv_divisor *dv, uint64_t m) {
+    int l = 0;
+    while (l < 64 && ((unsigned __int128)1 << l) < m) l++;          /* ceil(log2 m) */
+    dv->m = m;
+    dv->mul = (uint64_t)((((unsigned __int128)1 << 64) * ((((unsigned __int128)1) << l) - m)) / m) + 1;
+    dv->sh1 = l < 1 ? l : 1;
+    dv->sh2 = l > 1 ? l - 1 : 0;
+}
+static inline __attribute__((always_inline)) uint64_t kv_mod(uint64_t h, const kv_divisor *dv) {
+    uint64_t t = (uint64_t)(((unsigned __int128)dv->mul * h) >> 64);
+    uint64_t q = (t + ((h - t) >> dv->sh1)) >> dv->sh2;
+    return h - q * dv->m;
 }
 
 /* Rejection-inversion for P(k) ~ k^-s, k in 1..n (Hoermann and Derflinger). H is an antiderivative of
@@ -197,7 +212,7 @@ static inline void kv_dist_init(kv_dist *d, int kind, uint64_t count, double the
         kv_gray_init(d, items, theta, zetan);
         d->count_for_zeta = KV_YCSB_ITEM_COUNT + 1;
         d->modulus = modulus ? modulus : count + 1;
-        d->inv_modulus = 1.0 / (double)d->modulus;
+        kv_divisor_init(&d->mod, d->modulus);
         break;
     }
     case KV_DIST_LATEST: {
@@ -213,16 +228,19 @@ static inline void kv_dist_init(kv_dist *d, int kind, uint64_t count, double the
     }
 }
 
+/* YCSB's scrambled zipfian: its item count is fixed, so zeta never grows. */
+static inline __attribute__((always_inline)) uint64_t kv_dist_zipfian(const kv_dist *d, kv_rng *r, uint64_t count) {
+    uint64_t k;
+    do k = kv_mod(kv_fnv_abs(kv_gray_draw(d, r, d->count_for_zeta)), &d->mod);
+    while (k >= count);
+    return k;
+}
+
 /* The next key index in [0, count). */
 static inline uint64_t kv_dist_next(kv_dist *d, kv_rng *r, uint64_t count) {
     if (count < 1) count = 1;
     switch (d->kind) {
-    case KV_DIST_ZIPFIAN: {
-        uint64_t k;
-        do k = kv_mod(kv_fnv_abs(kv_gray_next(d, r, d->count_for_zeta)), d->modulus, d->inv_modulus);
-        while (k >= count);
-        return k;
-    }
+    case KV_DIST_ZIPFIAN: return kv_dist_zipfian(d, r, count);
     case KV_DIST_ZIPFIAN_PLAIN: return kv_ri_next(d, r, count);
     case KV_DIST_LATEST: {
         uint64_t last = count - 1;                          /* the newest key */
@@ -243,6 +261,14 @@ static inline uint64_t kv_dist_next(kv_dist *d, kv_rng *r, uint64_t count) {
         }
     default: return kv_rng_below(r, count);
     }
+}
+
+/* n draws into out: the kind resolved once, as the driver's one-op loop does (kvlab.keys). */
+static inline void kv_dist_fill(kv_dist *d, kv_rng *r, uint64_t count, uint64_t *out, uint64_t n) {
+    if (d->kind == KV_DIST_ZIPFIAN)
+        for (uint64_t i = 0; i < n; i++) out[i] = kv_dist_zipfian(d, r, count);
+    else
+        for (uint64_t i = 0; i < n; i++) out[i] = kv_dist_next(d, r, count);
 }
 
 #endif

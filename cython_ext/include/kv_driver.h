@@ -84,7 +84,7 @@ typedef struct kv_run_params {
                                    loads and inserts land all over the key space (fillseq/fillrandom loads
                                    and the mix loop; db_bench's other loops ignore it) */
     const kv_graph *graph;      /* KV_W_GRAPHLOAD, and a mix with graph ops: LinkBench's graph (num = its nodes) */
-    int no_pipeline;            /* KV_W_MIX: never draw the next op's key ahead (tests compare the two loops) */
+    int no_pipeline;            /* KV_W_MIX: always the general loop, never the one-op-template loop that draws ahead (tests compare the two) */
 } kv_run_params;
 
 /* One per thread, cache-line aligned; the driver writes only its own. */

@@ -59,30 +59,30 @@ static inline uint64_t kv_rng_below(kv_rng *r, uint64_t n) {
 }
 
 /* The key for `index`: its last key_size decimal digits, zero-padded.  The usual case (key_size >= 16,
-   index < 10^16) writes four 4-digit groups from a two-digit table: four short independent chains of
-   multiply-shifts instead of one chain of 16 dependent divisions by 10, which cost ~100 cycles a key
-   (3.7% of a RocksDB memtable get).  Output is byte-identical to the digit-at-a-time loop. */
-static const char kv_digit_pairs[201] =
-    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-    "8081828384858687888990919293949596979899";
-
-static inline __attribute__((always_inline)) void kv_put4(char *p, uint32_t v) {  /* v < 10000 -> 4 digits */
-    memcpy(p, kv_digit_pairs + 2 * (v / 100), 2);
-    memcpy(p + 2, kv_digit_pairs + 2 * (v % 100), 2);
+   index < 10^16) converts the two 8-digit halves in SIMD-within-a-register steps (each half split into
+   4-digit, then 2-digit, then 1-digit lanes by multiply-shifts that cannot carry between lanes), two
+   short independent chains of ~12 instructions, against ~75 for four table look-ups of digit pairs and
+   ~100 cycles for 16 dependent divisions by 10.  Output is byte-identical to the digit-at-a-time loop. */
+static inline __attribute__((always_inline)) uint64_t kv_digits8(uint32_t x) {  /* x < 10^8 -> 8 ASCII digits, first in the low byte */
+    uint64_t v = (uint64_t)(x / 10000u) | ((uint64_t)(x % 10000u) << 32);      /* 4-digit lanes of 32 bits */
+    uint64_t q = ((v * 10486u) >> 20) & 0x0000007F0000007Full;                 /* / 100 (exact below 43699) */
+    v = q | ((v - q * 100u) << 16);                                              /* 2-digit lanes of 16 bits */
+    q = ((v * 103u) >> 10) & 0x000F000F000F000Full;                             /* / 10 (exact below 179) */
+    v = q | ((v - q * 10u) << 8);                                                /* 1-digit lanes of 8 bits */
+    return v | 0x3030303030303030ull;
 }
 
 static inline __attribute__((always_inline)) void kv_make_key(char *buf, int key_size, uint64_t index) {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     if (key_size >= 16 && index < 10000000000000000ull) {
         char *p = buf + key_size - 16;
         if (key_size > 16) memset(buf, '0', (size_t)(key_size - 16));
-        uint32_t hi = (uint32_t)(index / 100000000u), lo = (uint32_t)(index % 100000000u);
-        kv_put4(p, hi / 10000u);
-        kv_put4(p + 4, hi % 10000u);
-        kv_put4(p + 8, lo / 10000u);
-        kv_put4(p + 12, lo % 10000u);
+        uint64_t hi = kv_digits8((uint32_t)(index / 100000000u)), lo = kv_digits8((uint32_t)(index % 100000000u));
+        memcpy(p, &hi, 8);
+        memcpy(p + 8, &lo, 8);
         return;
     }
+#endif
     char *p = buf + key_size;
     while (p > buf) { *--p = (char)('0' + index % 10); index /= 10; }
 }

@@ -323,6 +323,26 @@ static inline uint64_t mix_index(ctx *c, mix_state *s, const kv_mix_op *op) {
     return c->run->p.key_hash && op->optype != KV_OP_CLEAR_RANGE ? kv_key_hash(idx) : idx;
 }
 
+/* A get, an update and a delete of the key in c->key: the general loop's and the one-op loop's. */
+KV_ALWAYS_INLINE int mix_get(ctx *c, mix_state *s, int ks) {
+    const char *v;
+    size_t vl;
+    int rc = c->run->ops->get(c->t, c->key, ks, &v, &vl);
+    if (rc == KV_OK) { s->found++; s->bytes += ks + vl; }
+    else if (rc == KV_NOTFOUND) { s->missing++; rc = KV_OK; }
+    return rc;
+}
+KV_ALWAYS_INLINE int mix_put(ctx *c, mix_state *s, const kv_mix *m, int ks) {
+    int vs;
+    const char *v = mix_value(c, m, &vs);
+    s->bytes += ks + vs;
+    return c->run->ops->put(c->t, c->key, ks, v, vs);
+}
+KV_ALWAYS_INLINE int mix_del(ctx *c, int ks) {
+    int rc = c->run->ops->del(c->t, c->key, ks);
+    return rc == KV_NOTFOUND ? KV_OK : rc;
+}
+
 /* One op of a transaction on key index idx; returns KV_OK or an error code. */
 static int mix_op_at(ctx *c, mix_state *s, const kv_mix *m, const kv_mix_op *op, int i, uint64_t idx) {
     const kv_engine_ops *e = c->run->ops;
@@ -333,15 +353,11 @@ static int mix_op_at(ctx *c, mix_state *s, const kv_mix *m, const kv_mix_op *op,
     switch (op->optype) {
     case KV_OP_READ:
         kv_make_key(c->key, ks, idx);
-        rc = e->get(c->t, c->key, ks, &v, &vl);
-        if (rc == KV_OK) { s->found++; s->bytes += ks + vl; }
-        else if (rc == KV_NOTFOUND) { s->missing++; rc = KV_OK; }
+        rc = mix_get(c, s, ks);
         break;
     case KV_OP_WRITE:
         kv_make_key(c->key, ks, idx);
-        v = mix_value(c, m, &vs);
-        rc = e->put(c->t, c->key, ks, v, vs);
-        s->bytes += ks + vs;
+        rc = mix_put(c, s, m, ks);
         break;
     case KV_OP_INSERT:
         idx = mix_new_id(c, s, c->run->p.num);
@@ -353,8 +369,7 @@ static int mix_op_at(ctx *c, mix_state *s, const kv_mix *m, const kv_mix_op *op,
         break;
     case KV_OP_DELETE:
         kv_make_key(c->key, ks, idx);
-        rc = e->del(c->t, c->key, ks);
-        if (rc == KV_NOTFOUND) rc = KV_OK;
+        rc = mix_del(c, ks);
         break;
     case KV_OP_RMW:
         kv_make_key(c->key, ks, idx);
@@ -450,6 +465,88 @@ static inline void txn_abort(const kv_engine_ops *e, kv_thread *t, int kind) {
     else if (kind == KV_TXN_WRITE) e->batch_abort(t);
 }
 
+/* The closed loop of a mix whose templates are each one op (alone or in the transaction it needs), all
+   drawing from one distribution: YCSB A-F.  The same draws in the same order, so the same stream and
+   the same results, as the general loop below; it exists because it is measurably faster
+   (benchmarks/mix_loop.py): it is instantiated per distribution kind (the draw's switch folded into
+   the loop) and clock, the op inlined.  `ahead`: where no op draws anything but its key and none
+   changes the key count (reads, deletes, writes of one value size, no transaction), the next template
+   and key are drawn before this op runs: the draw is a chain of dependent arithmetic (a zipfian is a
+   power, an FNV hash and a modulo, YCSB's key one more hash) the CPU then overlaps with this op. */
+KV_ALWAYS_INLINE uint64_t simple_draw(mix_state *s, kv_rng *r, const kv_mix_op *op, int kind, int hashed) {
+    if (op->optype == KV_OP_INSERT) return 0;   /* an insert makes its key from the insert counter */
+    kv_dist *d = &s->dist[0];
+    uint64_t idx = kind == KV_DIST_ZIPFIAN ? kv_dist_zipfian(d, r, s->count)
+                 : kind == KV_DIST_UNIFORM ? kv_rng_below(r, s->count) : kv_dist_next(d, r, s->count);
+    return hashed ? kv_key_hash(idx) : idx;
+}
+
+KV_ALWAYS_INLINE int loop_mix_simple_on(ctx *c, mix_state *s, int kind, int ahead, int tsc, int key16) {
+    const kv_run_params *p = &c->run->p;
+    const kv_mix *m = p->mix;
+    const kv_engine_ops *e = c->run->ops;
+    int by_time = p->duration_s > 0, hashed = p->key_hash;
+    int next_ti = ahead ? mix_pick(c, m) : 0;
+    uint64_t next_idx = ahead ? simple_draw(s, &c->rng, &m->ops[m->txns[next_ti].first], kind, hashed) : 0;
+    for (uint64_t n = 0; by_time || n < p->reads; n++) {
+        int ti = ahead ? next_ti : mix_pick(c, m), rc;
+        const kv_mix_txn *tx = &m->txns[ti];
+        const kv_mix_op *op = &m->ops[tx->first];
+        if (ahead) {
+            uint64_t idx = next_idx;
+            next_ti = mix_pick(c, m);
+            next_idx = simple_draw(s, &c->rng, &m->ops[m->txns[next_ti].first], kind, hashed);
+            int ks = key16 ? 16 : p->key_size;
+            kv_make_key(c->key, ks, idx);
+            rc = op->optype == KV_OP_READ ? mix_get(c, s, ks) : op->optype == KV_OP_WRITE ? mix_put(c, s, m, ks)
+               : mix_del(c, ks);
+            s->op_count[op->optype]++;
+        } else if (!tx->txn) {
+            rc = mix_op_at(c, s, m, op, tx->first, simple_draw(s, &c->rng, op, kind, hashed));
+            s->op_count[op->optype]++;
+        } else {   /* begin, the op, commit; a conflict runs it again from its start, as the general loop */
+            uint64_t jitter = (uint64_t)(uintptr_t)s ^ n;
+            for (int attempt = 0;; attempt++) {
+                rc = txn_begin(e, c->t, tx->txn);
+                if (rc == KV_OK) {
+                    rc = mix_op_at(c, s, m, op, tx->first, simple_draw(s, &c->rng, op, kind, hashed));
+                    s->op_count[op->optype]++;
+                }
+                if (rc == KV_OK) rc = txn_commit(e, c->t, tx->txn);
+                else txn_abort(e, c->t, tx->txn);
+                if (rc == KV_OK || !retryable(rc) || attempt >= m->max_retries) break;
+                c->res->retries++;
+                kv_backoff(&jitter, attempt + 1);
+            }
+        }
+        if (rc != KV_OK) {
+            if (retryable(rc)) c->res->aborts++;   /* given up after max_retries (or the adapter's own retries) */
+            else return rc;
+        }
+        uint64_t t1 = clock_read(tsc);
+        kv_hist_record(&c->res->hist[op->optype], t1 - c->last);
+        c->res->txn_count[ti]++;
+        c->last = t1;
+        __atomic_store_n(&c->res->progress, done_ops(c) + 1, __ATOMIC_RELAXED);
+        if (t1 >= __atomic_load_n(&c->run->until, __ATOMIC_RELAXED)) break;
+    }
+    return KV_OK;
+}
+
+/* Drawing ahead, the op is inlined: instantiated for the clock and the key size (KV_DISPATCH); else the
+   op is mix_op_at's, and only the clock is. */
+#define KV_SIMPLE_KIND(c, s, kind, ahead)                                                      \
+    ((ahead) ? KV_DISPATCH(loop_mix_simple_on, c, s, kind, 1)                                 \
+             : (c)->run->p.use_tsc ? loop_mix_simple_on(c, s, kind, 0, 1, 0) : loop_mix_simple_on(c, s, kind, 0, 0, 0))
+
+static int loop_mix_simple(ctx *c, mix_state *s, int ahead) {
+    switch (s->dist[0].kind) {
+    case KV_DIST_ZIPFIAN: return KV_SIMPLE_KIND(c, s, KV_DIST_ZIPFIAN, ahead);
+    case KV_DIST_UNIFORM: return KV_SIMPLE_KIND(c, s, KV_DIST_UNIFORM, ahead);
+    default: return KV_SIMPLE_KIND(c, s, -1, ahead);
+    }
+}
+
 /* Closed loop: each thread (client) runs transactions back to back, picking a template by weight.
    A template runs in one engine transaction (kv_engine.h: a snapshot for its reads, its writes
    atomic at commit); a conflict aborts it and runs it again from its start, after a backoff. */
@@ -494,9 +591,17 @@ static int loop_mix(ctx *c) {
         pipe = m->txns[ti].simple && !m->txns[ti].txn && (op->optype == KV_OP_READ || op->optype == KV_OP_DELETE ||
                                       (op->optype == KV_OP_WRITE && m->value_min == m->value_max));
     }
+    int simple = !open && !p->no_pipeline;
+    for (int ti = 0; ti < m->ntxns && simple; ti++) simple = m->txns[ti].simple;
+    for (int i = 0; i < m->nops && simple; i++)
+        simple = m->ops[i].dist == 0 && m->ops[i].optype != KV_OP_GRAPH && m->ops[i].optype != KV_OP_CLEAR_RANGE;
+    if (simple) {
+        err = loop_mix_simple(c, s, pipe);
+        pipe = 0;
+    }
     int next_ti = pipe ? mix_pick(c, m) : 0;
     uint64_t next_idx = pipe ? mix_index(c, s, &m->ops[m->txns[next_ti].first]) : 0;
-    for (uint64_t n = 0; by_time || n < p->reads; n++) {
+    for (uint64_t n = 0; !simple && (by_time || n < p->reads); n++) {
         int ti;
         uint64_t idx = 0;
         if (pipe) {
