@@ -31,7 +31,7 @@ ENGINES = {
 LIB_SUBDIRS = ("lib/x86_64-linux-gnu", "lib64", "lib")
 # What a static library (a local release build) needs linked beside it.
 STATIC_DEPS = {
-    "rocksdb": ["stdc++", "snappy", "lz4", "zstd", "z", "bz2", "dl"],
+    "rocksdb": ["stdc++", "snappy", "lz4", "zstd", "z", "bz2", "dl", "m"],
     "leveldb": ["stdc++", "snappy"],
 }
 

@@ -36,7 +36,7 @@ def build_bare() -> Path:
         if name == "wiredtiger":
             flags.append(f'-DKV_WT_EXTDIR="{where["libdir"]}"')
     BARE.parent.mkdir(exist_ok=True)
-    cmd = ["cc", *flags, *map(str, src), "-o", str(BARE), *libs, "-lpthread"]
+    cmd = ["cc", *flags, *map(str, src), "-o", str(BARE), *libs, "-lpthread", "-lm"]
     subprocess.run(cmd, check=True)
     return BARE
 

@@ -1,12 +1,16 @@
 """kvlab's harness cost in instructions, which are repeatable where wall time on a shared
 2-core VM is not: callgrind counts the instructions of kvlab's worker thread (driver loop,
 latency clock, histogram, progress counter, plus the engine calls) and of the bare C loop's
-thread making the same engine calls with the same keys, on the same database.
+thread making the same engine calls with the same keys, on the same database.  Each side runs
+twice, N and 2N gets: the difference over N is the per-get cost, so what either side spends
+once (thread start, histograms set up and summarised) cancels out.  kvlab's side starts with
+room in glibc's static TLS, as the `kvlab` command and kvlab's kernel do (kvlab.execution.native).
 
     python benchmarks/harness_instructions.py [--engine lmdb] [--num 100000]
 
 LMDB readrandom is the worst case: its gets are the cheapest, so the harness's fixed
-per-op cost is the largest fraction.  Target: under 3%.
+per-op cost is the largest fraction.  Targets (issue "Workloads as data"): LMDB within 1.5% of
+the bare loop, RocksDB within 0.5%.
 """
 import argparse
 import os
@@ -17,6 +21,7 @@ import sys
 import tempfile
 
 from _common import build_bare, engines, kvlab
+from kvlab.execution import native
 
 
 def collected(out: str) -> int:
@@ -42,20 +47,30 @@ def main():
         # valgrind cannot map LMDB's default 64 GiB: both sides use a 1 GiB map
         kvlab.run(args.engine, "fillseq", num=args.num, db=db, map_size=1 << 30, seed=1, interval=0)
         vg = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", "--collect-atstart=no"]
-        b = subprocess.run(vg + ["--toggle-collect=run", str(bare), cfg.adapter, cfg.variant or "-", db,
-                                 "readrandom", str(args.num), str(args.num), "1", "1"],
-                           capture_output=True, text=True, env=env)
-        code = (f"import kvlab; kvlab.run({args.engine!r}, 'readrandom', num={args.num}, reads={args.num}, "
-                f"db={db!r}, use_existing_db=True, map_size=1 << 30, seed=1, interval=0, engine_stats=False)")
-        k = subprocess.run(vg + ["--toggle-collect=worker", sys.executable, "-c", code], capture_output=True,
-                           text=True, env=env)
+
+        def bare_side(reads):
+            return collected(subprocess.run(vg + ["--toggle-collect=run", str(bare), cfg.adapter, cfg.variant or "-",
+                                                  db, "readrandom", str(args.num), str(reads), "1", "1"],
+                                            capture_output=True, text=True, env=env).stderr)
+
+        def kvlab_side(reads):
+            code = (f"import kvlab; kvlab.run({args.engine!r}, 'readrandom', num={args.num}, reads={reads}, "
+                    f"db={db!r}, use_existing_db=True, map_size=1 << 30, seed=1, interval=0, engine_stats=False)")
+            return collected(subprocess.run(vg + ["--toggle-collect=worker", sys.executable, "-c", code],
+                                            capture_output=True, text=True,
+                                            env=native.with_static_tls_room(env)).stderr)
+
+        ib1, ib2 = bare_side(args.num), bare_side(2 * args.num)
+        ik1, ik2 = kvlab_side(args.num), kvlab_side(2 * args.num)
     finally:
         shutil.rmtree(base, ignore_errors=True)
-    ib, ik = collected(b.stderr), collected(k.stderr)
-    print(f"{args.engine} readrandom, {args.num:,} gets, 1 thread, instructions in the measuring thread:")
-    print(f"  bare C loop : {ib:>14,} ({ib / args.num:,.0f} per op)")
-    print(f"  kvlab       : {ik:>14,} ({ik / args.num:,.0f} per op)")
-    print(f"  harness cost: {(ik / ib - 1) * 100:.2f}% (target < 3%)")
+    ib, ik = (ib2 - ib1) / args.num, (ik2 - ik1) / args.num
+    target = {"lmdb": 1.5, "rocksdb": 0.5}.get(args.engine)
+    print(f"{args.engine} readrandom, instructions per get in the measuring thread ({args.num:,} and "
+          f"{2 * args.num:,} gets, 1 thread; the difference over {args.num:,}):")
+    print(f"  bare C loop : {ib:>10,.1f}   (all of the {args.num:,}-get run: {ib1:,})")
+    print(f"  kvlab       : {ik:>10,.1f}   (all of the {args.num:,}-get run: {ik1:,})")
+    print(f"  harness cost: {(ik / ib - 1) * 100:.2f}%" + (f" (target < {target}%)" if target else ""))
 
 
 if __name__ == "__main__":

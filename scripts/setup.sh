@@ -36,5 +36,7 @@ for e in rocksdb leveldb wiredtiger; do
 done
 echo "== building kvlab's native extension${env_args[*]:+ (release engines: ${env_args[*]})}"
 env "${env_args[@]}" .venv/bin/python -m pip install -q --no-build-isolation -e . 2>&1 | grep -v "^\s*$" || true
-.venv/bin/python -m ipykernel install --sys-prefix --name python3 >/dev/null
+# the kernel starts with room in glibc's static TLS for a RocksDB linked into kvlab (kvlab.execution.native)
+tls=$(.venv/bin/python -c 'from kvlab.execution.native import with_static_tls_room; print(with_static_tls_room({})["GLIBC_TUNABLES"])')
+.venv/bin/python -m ipykernel install --sys-prefix --name python3 --env GLIBC_TUNABLES "$tls" >/dev/null
 .venv/bin/python -c "import kvlab._native as n; print('== engines built:', ', '.join(f'{k} {v}' for k, v in n.adapters().items()))"

@@ -98,3 +98,28 @@ def test_dbbench_warns_once_for_unhonoured_flags():
     assert len(plan.warnings) == 1
     w = plan.warnings[0]
     assert "--num_levels (RocksDB only)" in w and "--cache_size" in w and "--hard_rate_limit" in w
+
+
+def test_the_kvlab_command_starts_with_room_for_rocksdbs_thread_locals(tmp_path):
+    """A RocksDB linked into the module reaches its thread-locals through glibc's dynamic TLS path unless the
+    process started with room in glibc's static TLS (kvlab.execution.native): where the build links a library
+    in, a command that runs an engine re-executes itself with it, keeping the user's other tunables (a build
+    on shared libraries needs none and starts once), and a run records which way its process started."""
+    import os
+    import subprocess
+    import sys
+    from kvlab.execution import native
+    env = {k: v for k, v in os.environ.items() if k != "GLIBC_TUNABLES"}
+    env["GLIBC_TUNABLES"] = "glibc.malloc.check=0"
+    out = tmp_path / "r.json"
+    subprocess.run([sys.executable, "-m", "kvlab.cli", "run", "--engine", "null", "--workload", "readrandom",
+                    "--num", "100", "--json", str(out), "--no-store"], env=env, check=True, cwd=tmp_path,
+                   capture_output=True)
+    static = any(w.get("linkage") == "static" for w in native.build_config()["engines"].values())
+    assert load_json(out)[-1].provenance["process"] == {"glibc_static_tls_room": static}
+    probe = [sys.executable, "-c", "from kvlab.execution import native; print(native.started_with_static_tls_room())"]
+    assert subprocess.run(probe, env=env, capture_output=True, text=True).stdout.strip() == "False"
+    merged = native.with_static_tls_room(env)
+    assert merged["GLIBC_TUNABLES"] == "glibc.rtld.optional_static_tls=16384:glibc.malloc.check=0"
+    assert subprocess.run(probe, env=merged, capture_output=True, text=True).stdout.strip() == "True"
+    assert native.with_static_tls_room(merged)["GLIBC_TUNABLES"] == merged["GLIBC_TUNABLES"]   # not doubled

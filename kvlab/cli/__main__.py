@@ -1,6 +1,4 @@
 """`python -m kvlab.cli ...`: the same as the `kvlab` command."""
-import sys
+from .main import entry
 
-from .main import main
-
-sys.exit(main())
+entry()

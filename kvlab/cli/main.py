@@ -431,10 +431,12 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def main(argv=None) -> int:
+def main(argv=None, reexec: bool = False) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser()
     try:
+        if reexec and argv:
+            _reexec_with_static_tls_room(argv[0])
         if argv[:1] == ["dbbench"]:
             args, rest = parser.parse_known_args(argv)
             return cmd_dbbench(args, rest)
@@ -455,5 +457,25 @@ def main(argv=None) -> int:
         return 0
 
 
+def entry():
+    """The `kvlab` command (main() is also called in-process, by tests, where it must not re-execute)."""
+    sys.exit(main(reexec=True))
+
+
+# commands that run an engine: started without room in glibc's static TLS for a library linked into kvlab
+# (kvlab.execution.native), the command re-executes itself once with it, since glibc reads it only at start
+_RUNS_ENGINES = {"run", "compare", "dbbench", "ycsb", "sweep", "crashtest", "linkbench", "notebooks"}
+
+
+def _reexec_with_static_tls_room(command: str) -> None:
+    if command not in _RUNS_ENGINES or not native.needs_static_tls_room():
+        return
+    try:
+        os.execve(sys.executable, [sys.executable, "-m", "kvlab.cli", *sys.argv[1:]],
+                  native.with_static_tls_room(os.environ))
+    except OSError:
+        pass   # carry on as started: a run's build facts and warnings say so
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    entry()

@@ -136,4 +136,9 @@ def warning_for(engine: str, facts: dict) -> str | None:
     if facts.get("assertions"):
         return (f"{engine}: the library ({facts.get('origin')}) has assertions compiled in; "
                 "its numbers understate a release build")
+    if facts.get("static_tls_room") is False and library_name(facts.get("library") or "") == "rocksdb":
+        return (f"{engine}: this process started without room in glibc's static TLS, so the RocksDB linked into "
+                "kvlab reaches its thread-locals through glibc's dynamic path (~7% more instructions per get); "
+                "the `kvlab` command and kvlab's Jupyter kernel start with it, a Python of your own needs "
+                "GLIBC_TUNABLES=glibc.rtld.optional_static_tls=16384 in its environment at start")
     return None

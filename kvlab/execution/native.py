@@ -7,6 +7,7 @@ registries import without it.
 from __future__ import annotations
 
 import json
+import os
 from functools import lru_cache
 from pathlib import Path
 
@@ -73,8 +74,54 @@ def library_facts(adapter: str) -> dict:
 
 
 def facts_for_result(adapter: str, db_path) -> dict:
-    """The library's facts plus what the database says about the build (RocksDB's CRC32)."""
-    return buildfacts.with_db_facts(library_facts(adapter), db_path)
+    """The library's facts plus what the database says about the build (RocksDB's CRC32) and, for a library
+    linked into the module, whether its thread-locals are on glibc's static path in this process."""
+    facts = buildfacts.with_db_facts(library_facts(adapter), db_path)
+    if facts.get("linkage") == "static":
+        facts["static_tls_room"] = started_with_static_tls_room()
+    return facts
+
+
+# A library linked statically into the module (the release RocksDB of `make engines`) reaches its
+# thread-locals through TLS descriptors.  In a module loaded by dlopen they take glibc's dynamic path
+# (_dl_tlsdesc_dynamic: 7.7% more instructions per RocksDB get, benchmarks/harness_instructions.py) unless
+# glibc has room left in its optional static TLS, 512 bytes by default against RocksDB's ~1.2 KB.  The
+# room is a tunable read once, at process start: the `kvlab` command re-executes itself with it, the
+# Jupyter kernel kvlab installs starts with it, and a run records whether its process had it.
+STATIC_TLS_TUNABLE = "glibc.rtld.optional_static_tls"
+STATIC_TLS_BYTES = 16384
+
+
+def started_with_static_tls_room() -> bool:
+    """Whether this process started with the room raised (the environment glibc saw, /proc/self/environ)."""
+    try:
+        initial = Path("/proc/self/environ").read_bytes().split(b"\0")
+    except OSError:
+        return False
+    for item in initial:
+        if item.startswith(b"GLIBC_TUNABLES="):
+            for tunable in item[len(b"GLIBC_TUNABLES="):].decode(errors="replace").split(":"):
+                name, _, value = tunable.partition("=")
+                if name == STATIC_TLS_TUNABLE:
+                    return value.isdigit() and int(value) >= STATIC_TLS_BYTES // 4   # RocksDB's ~1.2 KB and more
+    return False
+
+
+def needs_static_tls_room() -> bool:
+    """A library is linked into this build and this process started without the room (nor was it asked for)."""
+    static = any(w.get("linkage") == "static" for w in build_config().get("engines", {}).values())
+    return (static and STATIC_TLS_TUNABLE not in os.environ.get("GLIBC_TUNABLES", "")
+            and not started_with_static_tls_room())
+
+
+def with_static_tls_room(environ) -> dict:
+    """A copy of `environ` whose GLIBC_TUNABLES raises the room, first in the list (other tunables kept after
+    it): glibc 2.36 ends the string at the first value as it parses, so only the first stays visible in the
+    process's environment, where started_with_static_tls_room looks."""
+    env = dict(environ)
+    tunables = [t for t in env.get("GLIBC_TUNABLES", "").split(":") if t and not t.startswith(STATIC_TLS_TUNABLE + "=")]
+    env["GLIBC_TUNABLES"] = ":".join([f"{STATIC_TLS_TUNABLE}={STATIC_TLS_BYTES}"] + tunables)
+    return env
 
 
 def describe() -> list[dict]:

@@ -548,6 +548,7 @@ def _build(session, wl, phase, params, threads, partial, started, ended, before,
         "engine_config_given": session.given_config, "engine_config_effective": session.effective_config,
         "machine": accounting.machine(), "storage": session.storage, "build": accounting.kvlab_build(),
         "library_prefix": native.build_config().get("engines", {}).get(session.cfg.adapter, {}).get("prefix"),
+        "process": {"glibc_static_tls_room": native.started_with_static_tls_room()},
         "started_at": started, "ended_at": ended,
     }
     return BenchmarkResult(
