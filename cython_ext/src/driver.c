@@ -481,10 +481,48 @@ KV_ALWAYS_INLINE uint64_t simple_draw(mix_state *s, kv_rng *r, const kv_mix_op *
     return hashed ? kv_key_hash(idx) : idx;
 }
 
+/* A one-op template in the transaction it needs: begin, the op, commit; a conflict runs it again from its
+   start (its key drawn again), after a backoff.  `kind`: the distribution kind the caller is instantiated
+   for (simple_draw), or KV_ANY_KIND for the general loop's draw (mix_op, the op's own distribution). */
+#define KV_ANY_KIND (-2)
+KV_ALWAYS_INLINE int one_op_in_txn(ctx *c, mix_state *s, const kv_mix *m, const kv_mix_txn *tx, uint64_t n, int kind) {
+    const kv_engine_ops *e = c->run->ops;
+    const kv_mix_op *op = &m->ops[tx->first];
+    uint64_t jitter = (uint64_t)(uintptr_t)s ^ n;
+    int rc;
+    for (int attempt = 0;; attempt++) {
+        rc = txn_begin(e, c->t, tx->txn);
+        if (rc == KV_OK) {
+            rc = kind == KV_ANY_KIND ? mix_op(c, s, m, op, tx->first)
+               : mix_op_at(c, s, m, op, tx->first, simple_draw(s, &c->rng, op, kind, c->run->p.key_hash));
+            s->op_count[op->optype]++;
+        }
+        if (rc == KV_OK) rc = txn_commit(e, c->t, tx->txn);
+        else txn_abort(e, c->t, tx->txn);
+        if (rc == KV_OK || !retryable(rc) || attempt >= m->max_retries) return rc;
+        c->res->retries++;
+        kv_backoff(&jitter, attempt + 1);
+    }
+}
+
+/* A one-op template done (closed loop: one clock read, its op's histogram, started when the last one
+   ended): returns KV_OK to go on, 1 to stop (deadline or stop asked), or the error that ends the run. */
+KV_ALWAYS_INLINE int one_op_done(ctx *c, int optype, int ti, int rc, int tsc) {
+    if (rc != KV_OK) {
+        if (!retryable(rc)) return rc;
+        c->res->aborts++;   /* given up after max_retries (or the adapter's own retries) */
+    }
+    uint64_t t1 = clock_read(tsc);
+    kv_hist_record(&c->res->hist[optype], t1 - c->last);
+    c->res->txn_count[ti]++;
+    c->last = t1;
+    __atomic_store_n(&c->res->progress, done_ops(c) + 1, __ATOMIC_RELAXED);
+    return t1 >= __atomic_load_n(&c->run->until, __ATOMIC_RELAXED);
+}
+
 KV_ALWAYS_INLINE int loop_mix_simple_on(ctx *c, mix_state *s, int kind, int ahead, int tsc, int key16) {
     const kv_run_params *p = &c->run->p;
     const kv_mix *m = p->mix;
-    const kv_engine_ops *e = c->run->ops;
     int by_time = p->duration_s > 0, hashed = p->key_hash;
     int next_ti = ahead ? mix_pick(c, m) : 0;
     uint64_t next_idx = ahead ? simple_draw(s, &c->rng, &m->ops[m->txns[next_ti].first], kind, hashed) : 0;
@@ -504,31 +542,10 @@ KV_ALWAYS_INLINE int loop_mix_simple_on(ctx *c, mix_state *s, int kind, int ahea
         } else if (!tx->txn) {
             rc = mix_op_at(c, s, m, op, tx->first, simple_draw(s, &c->rng, op, kind, hashed));
             s->op_count[op->optype]++;
-        } else {   /* begin, the op, commit; a conflict runs it again from its start, as the general loop */
-            uint64_t jitter = (uint64_t)(uintptr_t)s ^ n;
-            for (int attempt = 0;; attempt++) {
-                rc = txn_begin(e, c->t, tx->txn);
-                if (rc == KV_OK) {
-                    rc = mix_op_at(c, s, m, op, tx->first, simple_draw(s, &c->rng, op, kind, hashed));
-                    s->op_count[op->optype]++;
-                }
-                if (rc == KV_OK) rc = txn_commit(e, c->t, tx->txn);
-                else txn_abort(e, c->t, tx->txn);
-                if (rc == KV_OK || !retryable(rc) || attempt >= m->max_retries) break;
-                c->res->retries++;
-                kv_backoff(&jitter, attempt + 1);
-            }
+        } else {
+            rc = one_op_in_txn(c, s, m, tx, n, kind);
         }
-        if (rc != KV_OK) {
-            if (retryable(rc)) c->res->aborts++;   /* given up after max_retries (or the adapter's own retries) */
-            else return rc;
-        }
-        uint64_t t1 = clock_read(tsc);
-        kv_hist_record(&c->res->hist[op->optype], t1 - c->last);
-        c->res->txn_count[ti]++;
-        c->last = t1;
-        __atomic_store_n(&c->res->progress, done_ops(c) + 1, __ATOMIC_RELAXED);
-        if (t1 >= __atomic_load_n(&c->run->until, __ATOMIC_RELAXED)) break;
+        if ((rc = one_op_done(c, op->optype, ti, rc, tsc)) != KV_OK) return rc < 0 ? rc : KV_OK;
     }
     return KV_OK;
 }
@@ -620,28 +637,13 @@ static int loop_mix(ctx *c) {
             if (!tx->txn) {
                 rc = pipe ? mix_op_at(c, s, m, op, tx->first, idx) : mix_op(c, s, m, op, tx->first);
                 s->op_count[op->optype]++;
-            } else {   /* begin, the op, commit; a conflict runs it again from its start, as below */
-                uint64_t jitter = (uint64_t)(uintptr_t)s ^ n;
-                for (int attempt = 0;; attempt++) {
-                    rc = txn_begin(e, c->t, tx->txn);
-                    if (rc == KV_OK) { rc = mix_op(c, s, m, op, tx->first); s->op_count[op->optype]++; }
-                    if (rc == KV_OK) rc = txn_commit(e, c->t, tx->txn);
-                    else txn_abort(e, c->t, tx->txn);
-                    if (rc == KV_OK || !retryable(rc) || attempt >= m->max_retries) break;
-                    c->res->retries++;
-                    kv_backoff(&jitter, attempt + 1);
-                }
+            } else {
+                rc = one_op_in_txn(c, s, m, tx, n, KV_ANY_KIND);
             }
-            if (rc != KV_OK) {
-                if (retryable(rc)) c->res->aborts++;   /* given up after max_retries (or the adapter's own retries) */
-                else { err = rc; break; }
+            if ((rc = one_op_done(c, op->optype, ti, rc, tsc)) != KV_OK) {
+                if (rc < 0) err = rc;
+                break;
             }
-            uint64_t t1 = clock_read(tsc);
-            kv_hist_record(&c->res->hist[op->optype], t1 - t0);
-            c->res->txn_count[ti]++;
-            c->last = t1;
-            __atomic_store_n(&c->res->progress, done_ops(c) + 1, __ATOMIC_RELAXED);
-            if (t1 >= __atomic_load_n(&c->run->until, __ATOMIC_RELAXED)) break;
             continue;
         }
         if (open) {   /* start on the schedule fixed in advance, not when the last one ended */
