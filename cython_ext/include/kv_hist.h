@@ -43,7 +43,7 @@ static inline void kv_hist_init(kv_hist *h) {
 
 static inline void kv_hist_record(kv_hist *h, uint64_t v) {
     h->buckets[kv_hist_index(v)]++;
-    h->max = v > h->max ? v : h->max;
+    if (__builtin_expect(v > h->max, 0)) h->max = v;   /* a new maximum is rare: a branch, no store */
 }
 
 /* Lower bound of bucket i. */
