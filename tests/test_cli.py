@@ -123,3 +123,6 @@ def test_the_kvlab_command_starts_with_room_for_rocksdbs_thread_locals(tmp_path)
     assert merged["GLIBC_TUNABLES"] == "glibc.rtld.optional_static_tls=16384:glibc.malloc.check=0"
     assert subprocess.run(probe, env=merged, capture_output=True, text=True).stdout.strip() == "True"
     assert native.with_static_tls_room(merged)["GLIBC_TUNABLES"] == merged["GLIBC_TUNABLES"]   # not doubled
+    # a user's own list with the room second: glibc shows only the first tunable in /proc/self/environ
+    second = dict(env, GLIBC_TUNABLES="glibc.malloc.check=0:glibc.rtld.optional_static_tls=16384")
+    assert subprocess.run(probe, env=second, capture_output=True, text=True).stdout.strip() == "True"

@@ -231,6 +231,7 @@ static inline void kv_dist_init(kv_dist *d, int kind, uint64_t count, double the
 /* YCSB's scrambled zipfian: its item count is fixed, so zeta never grows. */
 static inline __attribute__((always_inline)) uint64_t kv_dist_zipfian(const kv_dist *d, kv_rng *r, uint64_t count) {
     uint64_t k;
+    if (count < 1) count = 1;   /* as kv_dist_next: the redraw below would never end */
     do k = kv_mod(kv_fnv_abs(kv_gray_draw(d, r, d->count_for_zeta)), &d->mod);
     while (k >= count);
     return k;

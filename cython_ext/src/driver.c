@@ -506,7 +506,9 @@ KV_ALWAYS_INLINE int one_op_in_txn(ctx *c, mix_state *s, const kv_mix *m, const 
 }
 
 /* A one-op template done (closed loop: one clock read, its op's histogram, started when the last one
-   ended): returns KV_OK to go on, 1 to stop (deadline or stop asked), or the error that ends the run. */
+   ended): returns KV_OK to go on, KV_MIX_STOP to stop (deadline or stop asked), or the code of the error
+   that ends the run (any code other than KV_OK and a retryable one, as the general loop treats it). */
+#define KV_MIX_STOP 0x7fff   /* no engine returns it */
 KV_ALWAYS_INLINE int one_op_done(ctx *c, int optype, int ti, int rc, int tsc) {
     if (rc != KV_OK) {
         if (!retryable(rc)) return rc;
@@ -517,7 +519,7 @@ KV_ALWAYS_INLINE int one_op_done(ctx *c, int optype, int ti, int rc, int tsc) {
     c->res->txn_count[ti]++;
     c->last = t1;
     __atomic_store_n(&c->res->progress, done_ops(c) + 1, __ATOMIC_RELAXED);
-    return t1 >= __atomic_load_n(&c->run->until, __ATOMIC_RELAXED);
+    return t1 >= __atomic_load_n(&c->run->until, __ATOMIC_RELAXED) ? KV_MIX_STOP : KV_OK;
 }
 
 KV_ALWAYS_INLINE int loop_mix_simple_on(ctx *c, mix_state *s, int kind, int ahead, int tsc, int key16) {
@@ -545,7 +547,7 @@ KV_ALWAYS_INLINE int loop_mix_simple_on(ctx *c, mix_state *s, int kind, int ahea
         } else {
             rc = one_op_in_txn(c, s, m, tx, n, kind);
         }
-        if ((rc = one_op_done(c, op->optype, ti, rc, tsc)) != KV_OK) return rc < 0 ? rc : KV_OK;
+        if ((rc = one_op_done(c, op->optype, ti, rc, tsc)) != KV_OK) return rc == KV_MIX_STOP ? KV_OK : rc;
     }
     return KV_OK;
 }
@@ -641,7 +643,7 @@ static int loop_mix(ctx *c) {
                 rc = one_op_in_txn(c, s, m, tx, n, KV_ANY_KIND);
             }
             if ((rc = one_op_done(c, op->optype, ti, rc, tsc)) != KV_OK) {
-                if (rc < 0) err = rc;
+                if (rc != KV_MIX_STOP) err = rc;
                 break;
             }
             continue;

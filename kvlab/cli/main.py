@@ -465,14 +465,14 @@ def entry():
 # commands that run an engine: started without room in glibc's static TLS for a library linked into kvlab
 # (kvlab.execution.native), the command re-executes itself once with it, since glibc reads it only at start
 _RUNS_ENGINES = {"run", "compare", "dbbench", "ycsb", "sweep", "crashtest", "linkbench", "notebooks"}
+_REEXECUTED = "KVLAB_REEXECUTED"   # set in the re-executed process: never twice, whatever its environment
 
 
 def _reexec_with_static_tls_room(command: str) -> None:
-    if command not in _RUNS_ENGINES or not native.needs_static_tls_room():
+    if command not in _RUNS_ENGINES or os.environ.get(_REEXECUTED) or not native.needs_static_tls_room():
         return
-    try:
-        os.execve(sys.executable, [sys.executable, "-m", "kvlab.cli", *sys.argv[1:]],
-                  native.with_static_tls_room(os.environ))
+    try:   # the interpreter started again exactly as it was (its flags, the script or -m, the arguments)
+        os.execve(sys.executable, sys.orig_argv, {**native.with_static_tls_room(os.environ), _REEXECUTED: "1"})
     except OSError:
         pass   # carry on as started: a run's build facts and warnings say so
 

@@ -92,26 +92,36 @@ STATIC_TLS_TUNABLE = "glibc.rtld.optional_static_tls"
 STATIC_TLS_BYTES = 16384
 
 
+# the tunables this process started with, as Python copied them at start (glibc 2.36 ends its own copy of
+# the string at the first value as it parses it, so /proc/self/environ shows only the first tunable)
+_STARTED_TUNABLES = os.environ.get("GLIBC_TUNABLES", "")
+
+
+def _has_room(tunables: str) -> bool:
+    for tunable in tunables.split(":"):
+        name, _, value = tunable.partition("=")
+        if name == STATIC_TLS_TUNABLE:
+            return value.isdigit() and int(value) >= STATIC_TLS_BYTES // 4   # RocksDB's ~1.2 KB and more
+    return False
+
+
 def started_with_static_tls_room() -> bool:
-    """Whether this process started with the room raised (the environment glibc saw, /proc/self/environ)."""
+    """Whether this process started with the room raised: the tunables in the environment it started with
+    (kvlab's first import), else /proc/self/environ."""
+    if _has_room(_STARTED_TUNABLES):
+        return True
     try:
         initial = Path("/proc/self/environ").read_bytes().split(b"\0")
     except OSError:
         return False
-    for item in initial:
-        if item.startswith(b"GLIBC_TUNABLES="):
-            for tunable in item[len(b"GLIBC_TUNABLES="):].decode(errors="replace").split(":"):
-                name, _, value = tunable.partition("=")
-                if name == STATIC_TLS_TUNABLE:
-                    return value.isdigit() and int(value) >= STATIC_TLS_BYTES // 4   # RocksDB's ~1.2 KB and more
-    return False
+    return any(_has_room(item[len(b"GLIBC_TUNABLES="):].decode(errors="replace"))
+               for item in initial if item.startswith(b"GLIBC_TUNABLES="))
 
 
 def needs_static_tls_room() -> bool:
     """A library is linked into this build and this process started without the room (nor was it asked for)."""
     static = any(w.get("linkage") == "static" for w in build_config().get("engines", {}).values())
-    return (static and STATIC_TLS_TUNABLE not in os.environ.get("GLIBC_TUNABLES", "")
-            and not started_with_static_tls_room())
+    return static and not started_with_static_tls_room() and STATIC_TLS_TUNABLE not in os.environ.get("GLIBC_TUNABLES", "")
 
 
 def with_static_tls_room(environ) -> dict:
