@@ -71,7 +71,7 @@ def ycsb_key(record):
 
 
 @pytest.mark.parametrize("distribution,hashed", [("zipfian", False), ("zipfian", True), ("uniform", False),
-                                                  ("hotspot", True)])
+                                                  ("hotspot", True), ("per-op", False)])
 def test_drawing_ahead_keeps_the_key_stream(tmp_path, distribution, hashed):
     """Where every template is one op that draws nothing else, the loop draws the next template and key
     before running this op, in a loop instantiated per distribution kind (driver.c: loop_mix_simple); the
@@ -79,8 +79,15 @@ def test_drawing_ahead_keeps_the_key_stream(tmp_path, distribution, hashed):
     found, on a real engine."""
     require("lmdb")
     from kvlab.model import engines
-    mix = Mix("get-put-delete", [Template("get", [Op("get")], 0.5), Template("put", [Op("put")], 0.2),
-                                 Template("del", [Op("delete")], 0.3)], distribution=distribution)
+    if distribution == "per-op":   # each op its own distribution: the general draw, from the op's own
+        from kvlab.model.workloads.distributions import Distribution
+        ops = [Op("get", distribution=Distribution("zipfian")), Op("put", distribution=Distribution("latest")),
+               Op("delete", distribution=Distribution("uniform"))]
+        distribution = "uniform"
+    else:
+        ops = [Op("get"), Op("put"), Op("delete")]
+    mix = Mix("get-put-delete", [Template("get", [ops[0]], 0.5), Template("put", [ops[1]], 0.2),
+                                 Template("del", [ops[2]], 0.3)], distribution=distribution)
     plan = compile_mix(mix, 100)
     ids = [ycsb_key(i) for i in range(2000)] if hashed else list(range(2000))
     seen = []

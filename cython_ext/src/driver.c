@@ -465,17 +465,16 @@ static inline void txn_abort(const kv_engine_ops *e, kv_thread *t, int kind) {
     else if (kind == KV_TXN_WRITE) e->batch_abort(t);
 }
 
-/* The closed loop of a mix whose templates are each one op (alone or in the transaction it needs), all
-   drawing from one distribution: YCSB A-F.  The same draws in the same order, so the same stream and
+/* The closed loop of a mix whose templates are each one op (alone or in the transaction it needs): YCSB A-F.  The same draws in the same order, so the same stream and
    the same results, as the general loop below; it exists because it is measurably faster
-   (benchmarks/mix_loop.py): it is instantiated per distribution kind (the draw's switch folded into
-   the loop) and clock, the op inlined.  `ahead`: where no op draws anything but its key and none
+   (benchmarks/mix_loop.py): it is instantiated per distribution kind where the ops' distributions share
+   one (the draw's switch folded into the loop) and per clock.  `ahead`: where no op draws anything but its key and none
    changes the key count (reads, deletes, writes of one value size, no transaction), the next template
    and key are drawn before this op runs: the draw is a chain of dependent arithmetic (a zipfian is a
    power, an FNV hash and a modulo, YCSB's key one more hash) the CPU then overlaps with this op. */
 KV_ALWAYS_INLINE uint64_t simple_draw(mix_state *s, kv_rng *r, const kv_mix_op *op, int kind, int hashed) {
     if (op->optype == KV_OP_INSERT) return 0;   /* an insert makes its key from the insert counter */
-    kv_dist *d = &s->dist[0];
+    kv_dist *d = &s->dist[op->dist];
     uint64_t idx = kind == KV_DIST_ZIPFIAN ? kv_dist_zipfian(d, r, s->count)
                  : kind == KV_DIST_UNIFORM ? kv_rng_below(r, s->count) : kv_dist_next(d, r, s->count);
     return hashed ? kv_key_hash(idx) : idx;
@@ -559,7 +558,11 @@ KV_ALWAYS_INLINE int loop_mix_simple_on(ctx *c, mix_state *s, int kind, int ahea
              : (c)->run->p.use_tsc ? loop_mix_simple_on(c, s, kind, 0, 1, 0) : loop_mix_simple_on(c, s, kind, 0, 0, 0))
 
 static int loop_mix_simple(ctx *c, mix_state *s, int ahead) {
-    switch (s->dist[0].kind) {
+    const kv_mix *m = c->run->p.mix;
+    int kind = m->ndists ? m->dists[0].kind : -1;
+    for (int d = 1; d < m->ndists; d++)
+        if (m->dists[d].kind != kind) kind = -1;   /* the general draw, kv_dist_next */
+    switch (kind) {
     case KV_DIST_ZIPFIAN: return KV_SIMPLE_KIND(c, s, KV_DIST_ZIPFIAN, ahead);
     case KV_DIST_UNIFORM: return KV_SIMPLE_KIND(c, s, KV_DIST_UNIFORM, ahead);
     default: return KV_SIMPLE_KIND(c, s, -1, ahead);
@@ -599,45 +602,32 @@ static int loop_mix(ctx *c) {
     uint64_t next_start = c->last + (open ? (uint64_t)(kv_unit(&c->rng) * gap_ticks) : 0);
     /* one clock read per op: the end of one op is the start of the next, and the end of one
        transaction the start of the next (closed loop); a commit adds one */
-    /* Pipelined: when every template is one op and nothing in the mix changes the key count (no inserts),
-       the next template and its key are drawn before this op runs.  The draw is a chain of dependent
-       arithmetic (a zipfian is pow, an FNV hash and a modulo, YCSB's key one more hash), ~50 ns that
-       the CPU then overlaps with this op's own work.  Only where the ops draw nothing else (reads,
-       deletes, writes of one value size), so the draws come in the same order: the same stream. */
-    int pipe = !open && !p->no_pipeline;
-    for (int ti = 0; ti < m->ntxns && pipe; ti++) {
-        const kv_mix_op *op = &m->ops[m->txns[ti].first];
-        pipe = m->txns[ti].simple && !m->txns[ti].txn && (op->optype == KV_OP_READ || op->optype == KV_OP_DELETE ||
-                                      (op->optype == KV_OP_WRITE && m->value_min == m->value_max));
-    }
+    /* Every template one op (YCSB A-F): the one-op loop, which also draws ahead where it can, unless the
+       run is open-loop or asks for this loop (no_pipeline: tests compare the two). */
     int simple = !open && !p->no_pipeline;
     for (int ti = 0; ti < m->ntxns && simple; ti++) simple = m->txns[ti].simple;
     for (int i = 0; i < m->nops && simple; i++)
-        simple = m->ops[i].dist == 0 && m->ops[i].optype != KV_OP_GRAPH && m->ops[i].optype != KV_OP_CLEAR_RANGE;
+        simple = m->ops[i].optype != KV_OP_GRAPH && m->ops[i].optype != KV_OP_CLEAR_RANGE;
     if (simple) {
-        err = loop_mix_simple(c, s, pipe);
-        pipe = 0;
-    }
-    int next_ti = pipe ? mix_pick(c, m) : 0;
-    uint64_t next_idx = pipe ? mix_index(c, s, &m->ops[m->txns[next_ti].first]) : 0;
-    for (uint64_t n = 0; !simple && (by_time || n < p->reads); n++) {
-        int ti;
-        uint64_t idx = 0;
-        if (pipe) {
-            ti = next_ti;
-            idx = next_idx;
-            next_ti = mix_pick(c, m);
-            next_idx = mix_index(c, s, &m->ops[m->txns[next_ti].first]);
-        } else {
-            ti = mix_pick(c, m);
+        /* ahead: the ops draw nothing but their key and none changes the key count (reads, deletes, writes
+           of one value size, no transaction), so drawing the next key first keeps the draws in order */
+        int ahead = 1;
+        for (int ti = 0; ti < m->ntxns && ahead; ti++) {
+            const kv_mix_op *op = &m->ops[m->txns[ti].first];
+            ahead = !m->txns[ti].txn && (op->optype == KV_OP_READ || op->optype == KV_OP_DELETE ||
+                                         (op->optype == KV_OP_WRITE && m->value_min == m->value_max));
         }
+        err = loop_mix_simple(c, s, ahead);
+    }
+    for (uint64_t n = 0; !simple && (by_time || n < p->reads); n++) {
+        int ti = mix_pick(c, m);
         const kv_mix_txn *tx = &m->txns[ti];
         uint64_t t0 = c->last, intended = 0;
         if (tx->simple && !open) {   /* one op, in the transaction it needs alone if any: one clock read, one histogram */
             const kv_mix_op *op = &m->ops[tx->first];
             int rc;
             if (!tx->txn) {
-                rc = pipe ? mix_op_at(c, s, m, op, tx->first, idx) : mix_op(c, s, m, op, tx->first);
+                rc = mix_op(c, s, m, op, tx->first);
                 s->op_count[op->optype]++;
             } else {
                 rc = one_op_in_txn(c, s, m, tx, n, KV_ANY_KIND);

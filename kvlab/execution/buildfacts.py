@@ -132,6 +132,11 @@ def with_db_facts(facts: dict, db_path) -> dict:
     return facts
 
 
+# glibc's tunable for room in its static TLS, and the room kvlab starts its processes with (native.py)
+STATIC_TLS_TUNABLE = "glibc.rtld.optional_static_tls"
+STATIC_TLS_BYTES = 16384
+
+
 def warning_for(engine: str, facts: dict) -> str | None:
     if facts.get("assertions"):
         return (f"{engine}: the library ({facts.get('origin')}) has assertions compiled in; "
@@ -140,5 +145,5 @@ def warning_for(engine: str, facts: dict) -> str | None:
         return (f"{engine}: this process started without room in glibc's static TLS, so the RocksDB linked into "
                 "kvlab reaches its thread-locals through glibc's dynamic path (~7% more instructions per get); "
                 "the `kvlab` command and kvlab's Jupyter kernel start with it, a Python of your own needs "
-                "GLIBC_TUNABLES=glibc.rtld.optional_static_tls=16384 in its environment at start")
+                f"GLIBC_TUNABLES={STATIC_TLS_TUNABLE}={STATIC_TLS_BYTES} in its environment at start")
     return None

@@ -88,8 +88,7 @@ def facts_for_result(adapter: str, db_path) -> dict:
 # glibc has room left in its optional static TLS, 512 bytes by default against RocksDB's ~1.2 KB.  The
 # room is a tunable read once, at process start: the `kvlab` command re-executes itself with it, the
 # Jupyter kernel kvlab installs starts with it, and a run records whether its process had it.
-STATIC_TLS_TUNABLE = "glibc.rtld.optional_static_tls"
-STATIC_TLS_BYTES = 16384
+STATIC_TLS_TUNABLE, STATIC_TLS_BYTES = buildfacts.STATIC_TLS_TUNABLE, buildfacts.STATIC_TLS_BYTES
 
 
 # the tunables this process started with, as Python copied them at start (glibc 2.36 ends its own copy of
@@ -105,6 +104,7 @@ def _has_room(tunables: str) -> bool:
     return False
 
 
+@lru_cache(maxsize=None)   # a fact of the process's start: read once
 def started_with_static_tls_room() -> bool:
     """Whether this process started with the room raised: the tunables in the environment it started with
     (kvlab's first import), else /proc/self/environ."""
