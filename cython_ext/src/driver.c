@@ -467,14 +467,14 @@ static inline void txn_abort(const kv_engine_ops *e, kv_thread *t, int kind) {
 
 /* The closed loop of a mix whose templates are each one op (alone or in the transaction it needs): YCSB A-F.  The same draws in the same order, so the same stream and
    the same results, as the general loop below; it exists because it is measurably faster
-   (benchmarks/mix_loop.py): it is instantiated per distribution kind where the ops' distributions share
-   one (the draw's switch folded into the loop) and per clock.  `ahead`: where no op draws anything but its key and none
+   (benchmarks/mix_loop.py): it is instantiated per distribution kind where the mix has one distribution
+   (the draw's switch folded into the loop) and per clock.  `ahead`: where no op draws anything but its key and none
    changes the key count (reads, deletes, writes of one value size, no transaction), the next template
    and key are drawn before this op runs: the draw is a chain of dependent arithmetic (a zipfian is a
    power, an FNV hash and a modulo, YCSB's key one more hash) the CPU then overlaps with this op. */
 KV_ALWAYS_INLINE uint64_t simple_draw(mix_state *s, kv_rng *r, const kv_mix_op *op, int kind, int hashed) {
     if (op->optype == KV_OP_INSERT) return 0;   /* an insert makes its key from the insert counter */
-    kv_dist *d = &s->dist[op->dist];
+    kv_dist *d = kind >= 0 ? &s->dist[0] : &s->dist[op->dist];   /* kind >= 0: the mix's one distribution */
     uint64_t idx = kind == KV_DIST_ZIPFIAN ? kv_dist_zipfian(d, r, s->count)
                  : kind == KV_DIST_UNIFORM ? kv_rng_below(r, s->count) : kv_dist_next(d, r, s->count);
     return hashed ? kv_key_hash(idx) : idx;
@@ -559,10 +559,7 @@ KV_ALWAYS_INLINE int loop_mix_simple_on(ctx *c, mix_state *s, int kind, int ahea
 
 static int loop_mix_simple(ctx *c, mix_state *s, int ahead) {
     const kv_mix *m = c->run->p.mix;
-    int kind = m->ndists ? m->dists[0].kind : -1;
-    for (int d = 1; d < m->ndists; d++)
-        if (m->dists[d].kind != kind) kind = -1;   /* the general draw, kv_dist_next */
-    switch (kind) {
+    switch (m->ndists == 1 ? m->dists[0].kind : -1) {   /* -1: kv_dist_next, from each op's own distribution */
     case KV_DIST_ZIPFIAN: return KV_SIMPLE_KIND(c, s, KV_DIST_ZIPFIAN, ahead);
     case KV_DIST_UNIFORM: return KV_SIMPLE_KIND(c, s, KV_DIST_UNIFORM, ahead);
     default: return KV_SIMPLE_KIND(c, s, -1, ahead);
