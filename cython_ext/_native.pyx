@@ -85,6 +85,8 @@ cdef extern from "kv_dist.h":
                       int thread, int threads) nogil
     uint64_t kv_dist_next(kv_dist *d, kv_rng *r, uint64_t count) nogil
     void kv_dist_fill(kv_dist *d, kv_rng *r, uint64_t count, uint64_t *out, uint64_t n) nogil
+    uint64_t kv_key_hash(uint64_t record) nogil
+    uint64_t kv_fnv_abs(uint64_t v) nogil
 
 cdef extern from "kv_hist.h":
     int KV_HIST_BUCKETS, KV_HIST_SUB_BITS, KV_HIST_MAX_EXP
@@ -600,6 +602,17 @@ def make_key(uint64_t index, int key_size=16):
     cdef char buf[1024]
     kv_make_key(buf, key_size, index)
     return buf[:key_size]
+
+
+def key_hash(uint64_t record):
+    """The key index YCSB's hashed insert order stores record `record` under (CoreWorkload.buildKeyName:
+    fnvhash64, Math.abs, kept to 16 digits), as the driver computes it."""
+    return kv_key_hash(record)
+
+
+def fnv_abs(uint64_t v):
+    """YCSB's Utils.fnvhash64 then Math.abs, as the driver's scrambled zipfian computes it."""
+    return kv_fnv_abs(v)
 
 
 DISTRIBUTION_CODES = {"uniform": KV_DIST_UNIFORM, "zipfian": KV_DIST_ZIPFIAN, "zipfian-plain": KV_DIST_ZIPFIAN_PLAIN,

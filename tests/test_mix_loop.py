@@ -333,6 +333,45 @@ def _ycsb_fnvhash64(val):
     return h
 
 
+@pytest.mark.parametrize("distribution,hashed", [("zipfian", True), ("zipfian", False), ("uniform", False),
+                                                  ("latest", False)])
+def test_a_mix_of_one_read_keeps_the_key_stream(tmp_path, distribution, hashed):
+    """A mix of one read template (YCSB-C) has its own instantiation of the draw-ahead loop (no pick, no
+    branch on the op); it must read the keys the general loop reads: on a database holding every third
+    key, each with a value of its own length, the gets found, missed and the bytes they moved agree."""
+    require("lmdb")
+    from kvlab.model import engines
+    plan = compile_mix(Mix("c", [Template("read", [Op("get")])], distribution=distribution), 100)
+    ids = [ycsb_key(i) for i in range(2000)] if hashed else list(range(2000))
+    seen = []
+    for pipeline in (True, False):
+        (tmp_path / str(pipeline)).mkdir()
+        engine = _native.Engine("lmdb", str(tmp_path / str(pipeline)), engines.get("lmdb").config({}, max_threads=4))
+        try:
+            for n, i in enumerate(ids):
+                if n % 3 == 0:
+                    engine.put(_native.make_key(i), b"v" * (1 + n % 97))
+            t = _native.Run(engine, "mix", dict(BASE, num=2000, reads=5000, pipeline=pipeline, key_hash=hashed),
+                            mix=plan).execute()[0]
+            seen.append((t["found"], t["not_found"], t["bytes"], t["ops"]["read"]))
+        finally:
+            engine.close()
+    assert seen[0] == seen[1]
+    assert seen[0][0] > 0 and seen[0][1] > 0 and seen[0][3] == 5000
+
+
+def test_native_fnv_hashes_match_ycsbs_on_every_width():
+    """The driver writes out only a value's low nonzero bytes of FNV (3 for record numbers below 2^24, 5
+    below 2^40, else 8): each width, and the edges between them, against YCSB's byte-at-a-time hash."""
+    import random
+    rnd = random.Random(12)
+    values = [0, 1, 255, 256, 2**24 - 1, 2**24, 2**32, 2**40 - 1, 2**40, 2**63, 2**64 - 1]
+    values += [rnd.getrandbits(b) for b in (8, 20, 24, 30, 34, 40, 48, 56, 64) for _ in range(300)]
+    for v in values:
+        assert _native.fnv_abs(v) == _ycsb_fnvhash64(v) % 2**64, v
+        assert _native.key_hash(v) == _ycsb_fnvhash64(v) % 2**64 % 10**16, v
+
+
 def test_hashed_insert_order_stores_record_i_under_ycsbs_hash(tmp_path):
     """insertorder=hashed (YCSB's default, the ycsb-* presets): the load and the mix's inserts put
     record i under the key of fnvhash64(i), to 16 digits; every read finds its record."""

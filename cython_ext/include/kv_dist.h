@@ -125,27 +125,40 @@ static inline uint64_t kv_gray_next(kv_dist *d, kv_rng *r, uint64_t itemcount) {
     return kv_gray_draw(d, r, itemcount);
 }
 
-/* YCSB's Utils.fnvhash64, then Math.abs (Long.MIN_VALUE, one input in 2^64, is taken as 2^63). */
-static inline __attribute__((always_inline)) uint64_t kv_fnv_abs(uint64_t v) {
-    const uint64_t prime = 1099511628211ull;
-    uint64_t h = 0xCBF29CE484222325ull;
-    if (__builtin_expect(v >> 40 == 0, 1)) {  /* items below 2^40 (YCSB's are below 2^34): three zero bytes are one multiply by prime^3;
-                            the five bytes written out, each an xor and a multiply on the chain */
-        h = (h ^ (v & 0xff)) * prime;
-        h = (h ^ ((v >> 8) & 0xff)) * prime;
-        h = (h ^ ((v >> 16) & 0xff)) * prime;
-        h = (h ^ ((v >> 24) & 0xff)) * prime;
-        h = (h ^ (v >> 32)) * (prime * prime * prime * prime);
-    } else {
-        for (int i = 0; i < 8; i++) { h ^= v & 0xff; v >>= 8; h *= prime; }
-    }
-    uint64_t sign = (uint64_t)((int64_t)h >> 63);   /* branch-free: the sign is a coin toss, a branch on it mispredicts half the time */
+/* FNV-1a-64 (YCSB's Utils.fnvhash64) of v's eight bytes, low byte first, when v has at most `nbytes`
+   nonzero low bytes (nbytes a constant): the step of a zero byte is a multiply by the prime alone, so the
+   zero bytes above are one multiply by a power of the prime; each written byte is an xor and a multiply
+   on the chain. */
+#define KV_FNV_PRIME 1099511628211ull
+static inline __attribute__((always_inline)) uint64_t kv_fnv_low(uint64_t v, int nbytes) {
+    uint64_t h = 0xCBF29CE484222325ull, rest = 1;
+#pragma GCC unroll 8
+    for (int i = 0; i < nbytes; i++) h = (h ^ ((v >> (8 * i)) & 0xff)) * KV_FNV_PRIME;
+#pragma GCC unroll 8
+    for (int i = nbytes; i < 8; i++) rest *= KV_FNV_PRIME;   /* folded at compile time */
+    return h * rest;
+}
+
+/* Math.abs of a hash (Long.MIN_VALUE, one input in 2^64, is taken as 2^63), branch-free: the sign is a
+   coin toss, a branch on it mispredicts half the time. */
+static inline __attribute__((always_inline)) uint64_t kv_abs64(uint64_t h) {
+    uint64_t sign = (uint64_t)((int64_t)h >> 63);
     return (h ^ sign) - sign;
 }
 
+/* YCSB's Utils.fnvhash64, then Math.abs.  Items below 2^40 (YCSB's are below 2^34) take five bytes: a
+   branch that is always taken for YCSB's zipfian, where a test for fewer bytes would go either way. */
+static inline __attribute__((always_inline)) uint64_t kv_fnv_abs(uint64_t v) {
+    return kv_abs64(__builtin_expect(v >> 40 == 0, 1) ? kv_fnv_low(v, 5) : kv_fnv_low(v, 8));
+}
+
 /* YCSB's hashed insert order (CoreWorkload.buildKeyName: fnvhash64 of the record number), kept to 16
-   decimal digits so it is a 16-byte key. */
-static inline __attribute__((always_inline)) uint64_t kv_key_hash(uint64_t record) { return kv_fnv_abs(record) % 10000000000000000ull; }
+   decimal digits so it is a 16-byte key.  Record numbers below 2^24 (key spaces up to 16 M) take three
+   bytes; a key space is mostly on one side of that line, so the branch is predicted. */
+static inline __attribute__((always_inline)) uint64_t kv_key_hash(uint64_t record) {
+    uint64_t h = record >> 24 == 0 ? kv_fnv_low(record, 3) : record >> 40 == 0 ? kv_fnv_low(record, 5) : kv_fnv_low(record, 8);
+    return kv_abs64(h) % 10000000000000000ull;
+}
 
 /* h % m, exactly, without a 64-bit division (~40 cycles): Granlund and Montgomery's division by an
    invariant integer (1994, fig. 4.1), a multiply-high, two shifts and an add for the quotient, exact for

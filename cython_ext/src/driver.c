@@ -465,19 +465,15 @@ static inline void txn_abort(const kv_engine_ops *e, kv_thread *t, int kind) {
     else if (kind == KV_TXN_WRITE) e->batch_abort(t);
 }
 
-/* The closed loop of a mix whose templates are each one op (alone or in the transaction it needs): YCSB A-F.  The same draws in the same order, so the same stream and
-   the same results, as the general loop below; it exists because it is measurably faster
-   (benchmarks/mix_loop.py): it is instantiated per distribution kind where the mix has one distribution
-   (the draw's switch folded into the loop) and per clock.  `ahead`: where no op draws anything but its key and none
-   changes the key count (reads, deletes, writes of one value size, no transaction), the next template
-   and key are drawn before this op runs: the draw is a chain of dependent arithmetic (a zipfian is a
-   power, an FNV hash and a modulo, YCSB's key one more hash) the CPU then overlaps with this op. */
+/* A key index from distribution d (kind: as simple_draw), YCSB's hashed insert order applied. */
+KV_ALWAYS_INLINE uint64_t kv_key_index_drawn(kv_dist *d, kv_rng *r, uint64_t count, int kind, int hashed) {
+    uint64_t idx = kind == KV_DIST_ZIPFIAN ? kv_dist_zipfian(d, r, count)
+                 : kind == KV_DIST_UNIFORM ? kv_rng_below(r, count) : kv_dist_next(d, r, count);
+    return hashed ? kv_key_hash(idx) : idx;
+}
 KV_ALWAYS_INLINE uint64_t simple_draw(mix_state *s, kv_rng *r, const kv_mix_op *op, int kind, int hashed) {
     if (op->optype == KV_OP_INSERT) return 0;   /* an insert makes its key from the insert counter */
-    kv_dist *d = kind >= 0 ? &s->dist[0] : &s->dist[op->dist];   /* kind >= 0: the mix's one distribution */
-    uint64_t idx = kind == KV_DIST_ZIPFIAN ? kv_dist_zipfian(d, r, s->count)
-                 : kind == KV_DIST_UNIFORM ? kv_rng_below(r, s->count) : kv_dist_next(d, r, s->count);
-    return hashed ? kv_key_hash(idx) : idx;
+    return kv_key_index_drawn(kind >= 0 ? &s->dist[0] : &s->dist[op->dist], r, s->count, kind, hashed);
 }
 
 /* A one-op template in the transaction it needs: begin, the op, commit; a conflict runs it again from its
@@ -521,26 +517,20 @@ KV_ALWAYS_INLINE int one_op_done(ctx *c, int optype, int ti, int rc, int tsc) {
     return t1 >= __atomic_load_n(&c->run->until, __ATOMIC_RELAXED) ? KV_MIX_STOP : KV_OK;
 }
 
-KV_ALWAYS_INLINE int loop_mix_simple_on(ctx *c, mix_state *s, int kind, int ahead, int tsc, int key16) {
+/* The closed loop of a mix whose templates are each one op (alone or in the transaction it needs): YCSB
+   A-F.  The same draws in the same order, so the same stream and the same results, as the general loop
+   below; it exists because it is measurably faster (benchmarks/mix_loop.py): it is instantiated per
+   distribution kind where the mix has one distribution (the draw's switch folded into the loop) and per
+   clock.  Where it can, it draws ahead (loop_mix_ahead_on). */
+KV_ALWAYS_INLINE int loop_mix_simple_on(ctx *c, mix_state *s, int kind, int tsc) {
     const kv_run_params *p = &c->run->p;
     const kv_mix *m = p->mix;
     int by_time = p->duration_s > 0, hashed = p->key_hash;
-    int next_ti = ahead ? mix_pick(c, m) : 0;
-    uint64_t next_idx = ahead ? simple_draw(s, &c->rng, &m->ops[m->txns[next_ti].first], kind, hashed) : 0;
     for (uint64_t n = 0; by_time || n < p->reads; n++) {
-        int ti = ahead ? next_ti : mix_pick(c, m), rc;
+        int ti = mix_pick(c, m), rc;
         const kv_mix_txn *tx = &m->txns[ti];
         const kv_mix_op *op = &m->ops[tx->first];
-        if (ahead) {
-            uint64_t idx = next_idx;
-            next_ti = mix_pick(c, m);
-            next_idx = simple_draw(s, &c->rng, &m->ops[m->txns[next_ti].first], kind, hashed);
-            int ks = key16 ? 16 : p->key_size;
-            kv_make_key(c->key, ks, idx);
-            rc = op->optype == KV_OP_READ ? mix_get(c, s, ks) : op->optype == KV_OP_WRITE ? mix_put(c, s, m, ks)
-               : mix_del(c, ks);
-            s->op_count[op->optype]++;
-        } else if (!tx->txn) {
+        if (!tx->txn) {
             rc = mix_op_at(c, s, m, op, tx->first, simple_draw(s, &c->rng, op, kind, hashed));
             s->op_count[op->optype]++;
         } else {
@@ -551,17 +541,105 @@ KV_ALWAYS_INLINE int loop_mix_simple_on(ctx *c, mix_state *s, int kind, int ahea
     return KV_OK;
 }
 
-/* Drawing ahead, the op is inlined: instantiated for the clock and the key size (KV_DISPATCH); else the
-   op is mix_op_at's, and only the clock is. */
+/* A template by weight, from the draw-ahead loop's own copy of the generator. */
+KV_ALWAYS_INLINE int pick_from(kv_rng *r, const kv_mix *m) {
+    int ti = 0;
+    if (m->ntxns > 1) {
+        double u = kv_unit(r);
+        while (ti < m->ntxns - 1 && u >= m->txns[ti].cum) ti++;
+    }
+    return ti;
+}
+
+/* The one-op loop drawing ahead: every template a read, a delete or a write of the one value size, none in
+   a transaction, so nothing draws but the template pick and the key, and the key count never changes.  The
+   next template and key are drawn before this op runs, so the CPU overlaps the draw (a chain of dependent
+   arithmetic: a zipfian is a power, an FNV hash and a modulo, YCSB's key one more hash) with the op.  The
+   same draws in the same order as the general loop.  What the engine call cannot change is kept in locals
+   (the generator, the counters, each template's op and distribution), so the loop reloads nothing after
+   the call; the counters go back to the thread's state at the end.  `only_read`: the mix is one template,
+   a read (YCSB-C), so the loop has no pick and no branch on the op. */
+KV_ALWAYS_INLINE int loop_mix_ahead_on(ctx *c, mix_state *s, int kind, int only_read, int tsc, int key16) {
+    const kv_run_params *p = &c->run->p;
+    const kv_mix *m = p->mix;
+    const kv_engine_ops *e = c->run->ops;
+    kv_thread *t = c->t;
+    kv_thread_result *res = c->res;
+    const uint64_t *until = &c->run->until;
+    uint64_t *txn_count = res->txn_count;
+    char *key = c->key;
+    const int ks = key16 ? 16 : p->key_size, hashed = p->key_hash, ntxns = m->ntxns;
+    const uint64_t limit = p->duration_s > 0 ? UINT64_MAX : p->reads, count = s->count;
+    int optype[KV_MIX_MAX_TXNS];
+    kv_dist *dist[KV_MIX_MAX_TXNS];
+    for (int ti = 0; ti < ntxns; ti++) {
+        const kv_mix_op *op = &m->ops[m->txns[ti].first];
+        optype[ti] = op->optype;
+        dist[ti] = &s->dist[kind >= 0 ? 0 : op->dist];   /* kind >= 0: the mix's one distribution */
+    }
+    kv_rng rng = c->rng;
+    uint64_t found = 0, missing = 0, bytes = 0, last = c->last, progress = done_ops(c);
+    int rc = KV_OK;
+#define KV_AHEAD_DRAW(ti) kv_key_index_drawn(dist[ti], &rng, count, kind, hashed)
+    int ti = only_read ? 0 : pick_from(&rng, m);
+    uint64_t idx = KV_AHEAD_DRAW(ti);
+    for (uint64_t n = 0; n < limit; n++) {
+        int op = only_read ? KV_OP_READ : optype[ti], next_ti = only_read ? 0 : pick_from(&rng, m);
+        uint64_t next_idx = KV_AHEAD_DRAW(next_ti);
+        kv_make_key(key, ks, idx);
+        if (op == KV_OP_READ) {
+            const char *v;
+            size_t vl;
+            rc = e->get(t, key, ks, &v, &vl);
+            if (rc == KV_OK) { found++; bytes += ks + vl; }
+            else if (rc == KV_NOTFOUND) { missing++; rc = KV_OK; }
+        } else if (op == KV_OP_WRITE) {
+            int vs;
+            const char *v = mix_value(c, m, &vs);   /* one value size: draws nothing */
+            bytes += ks + vs;
+            rc = e->put(t, key, ks, v, vs);
+        } else {
+            rc = mix_del(c, ks);
+        }
+        if (rc != KV_OK) {
+            if (!retryable(rc)) { s->op_count[op]++; break; }   /* the op that ended the run, counted as the general loop does */
+            res->aborts++;
+            rc = KV_OK;
+        }
+        uint64_t t1 = clock_read(tsc);
+        kv_hist_record(&res->hist[op], t1 - last);
+        txn_count[ti]++;
+        last = t1;
+        __atomic_store_n(&res->progress, progress + n + 1, __ATOMIC_RELAXED);
+        if (t1 >= __atomic_load_n(until, __ATOMIC_RELAXED)) break;   /* deadline or stop */
+        ti = next_ti;
+        idx = next_idx;
+    }
+#undef KV_AHEAD_DRAW
+    for (int i = 0; i < ntxns; i++) s->op_count[optype[i]] += txn_count[i];
+    c->rng = rng;
+    c->last = last;
+    s->found += found;
+    s->missing += missing;
+    s->bytes += bytes;
+    return rc;
+}
+
+/* The one-op loop, instantiated for the clock; drawing ahead, for the clock and the key size (KV_DISPATCH),
+   and for YCSB-C's one read where its distribution is YCSB's zipfian or uniform. */
 #define KV_SIMPLE_KIND(c, s, kind, ahead)                                                      \
-    ((ahead) ? KV_DISPATCH(loop_mix_simple_on, c, s, kind, 1)                                 \
-             : (c)->run->p.use_tsc ? loop_mix_simple_on(c, s, kind, 0, 1, 0) : loop_mix_simple_on(c, s, kind, 0, 0, 0))
+    ((ahead) ? KV_DISPATCH(loop_mix_ahead_on, c, s, kind, 0)                                  \
+             : (c)->run->p.use_tsc ? loop_mix_simple_on(c, s, kind, 1) : loop_mix_simple_on(c, s, kind, 0))
+#define KV_ONLY_READ(c, s, kind, ahead)                                                        \
+    ((ahead) && only_read(c->run->p.mix) ? KV_DISPATCH(loop_mix_ahead_on, c, s, kind, 1) : KV_SIMPLE_KIND(c, s, kind, ahead))
+
+static inline int only_read(const kv_mix *m) { return m->ntxns == 1 && m->ops[m->txns[0].first].optype == KV_OP_READ; }
 
 static int loop_mix_simple(ctx *c, mix_state *s, int ahead) {
     const kv_mix *m = c->run->p.mix;
     switch (m->ndists == 1 ? m->dists[0].kind : -1) {   /* -1: kv_dist_next, from each op's own distribution */
-    case KV_DIST_ZIPFIAN: return KV_SIMPLE_KIND(c, s, KV_DIST_ZIPFIAN, ahead);
-    case KV_DIST_UNIFORM: return KV_SIMPLE_KIND(c, s, KV_DIST_UNIFORM, ahead);
+    case KV_DIST_ZIPFIAN: return KV_ONLY_READ(c, s, KV_DIST_ZIPFIAN, ahead);
+    case KV_DIST_UNIFORM: return KV_ONLY_READ(c, s, KV_DIST_UNIFORM, ahead);
     default: return KV_SIMPLE_KIND(c, s, -1, ahead);
     }
 }
