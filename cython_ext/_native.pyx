@@ -70,6 +70,7 @@ cdef extern from "kv_engine.h":
 cdef extern from "kv_gen.h":
     const char *KV_KEY_ENCODING
     void kv_make_key(char *buf, int key_size, uint64_t index) nogil
+    void kv_make_key_portable(char *buf, int key_size, uint64_t index) nogil
 
 cdef extern from "kv_dist.h":
     ctypedef struct kv_rng:
@@ -595,12 +596,16 @@ cdef class Session:
             _txn_abort(self.engine.ops, self.t)
 
 
-def make_key(uint64_t index, int key_size=16):
-    """The key kvlab's driver uses for `index` (the documented encoding)."""
+def make_key(uint64_t index, int key_size=16, bint portable=False):
+    """The key kvlab's driver uses for `index` (the documented encoding).  `portable`: through the
+    conversion machines without SSE2 use (the same bytes; tests check both)."""
     if key_size < 1 or key_size > 1024:
         raise _errors.SpecError("key_size must be between 1 and 1024")
     cdef char buf[1024]
-    kv_make_key(buf, key_size, index)
+    if portable:
+        kv_make_key_portable(buf, key_size, index)
+    else:
+        kv_make_key(buf, key_size, index)
     return buf[:key_size]
 
 

@@ -15,16 +15,19 @@ EDGES = [0, 1, 9, 10, 99, 100, 9999, 10000, 99_999_999, 100_000_000, 123_456_789
          10**16 + 7, 2**63, 2**64 - 1]
 
 
+@pytest.mark.parametrize("portable", [False, True])
 @pytest.mark.parametrize("key_size", [1, 8, 15, 16, 17, 24, 100])
-def test_key_format_at_the_edges(key_size):
+def test_key_format_at_the_edges(key_size, portable):
     for index in EDGES:
-        assert _native.make_key(index, key_size) == expected(index, key_size), (index, key_size)
+        assert _native.make_key(index, key_size, portable) == expected(index, key_size), (index, key_size)
 
 
-def test_key_format_every_eight_digit_group():
-    # each 8-digit half goes through the same SWAR conversion: sweep all its 4-digit lanes and 2-digit pairs
+@pytest.mark.parametrize("portable", [False, True])
+def test_key_format_every_eight_digit_group(portable):
+    # each 8-digit half goes through the same lane steps (SSE2 for both halves at once, or SWAR a half at
+    # a time): sweep all its 4-digit lanes and 2-digit pairs
     rng = random.Random(7)
     indices = [hi * 10**8 + lo for hi in (0, 1, 42, 99_999_999) for lo in range(0, 10**8, 9_973)]
     indices += [rng.randrange(10**16) for _ in range(200_000)]
     for index in indices:
-        assert _native.make_key(index, 16) == expected(index, 16), index
+        assert _native.make_key(index, 16, portable) == expected(index, 16), index
