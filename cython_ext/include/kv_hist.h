@@ -7,6 +7,7 @@
 #ifndef KV_HIST_H
 #define KV_HIST_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define KV_HIST_SUB_BITS 7
@@ -20,15 +21,15 @@ typedef struct kv_hist {
     uint64_t buckets[KV_HIST_BUCKETS];
 } kv_hist;
 
-/* Branch-free: clamping to the top bucket's range and OR-ing in KV_HIST_SUB (so values
-   below it take e = SUB_BITS, shift 0, index v) gives one formula for every value, the
-   same mapping as the piecewise definition: exact below KV_HIST_SUB, then
-   KV_HIST_SUB linear buckets per power of two up to 2^KV_HIST_MAX_EXP. */
-static inline int kv_hist_index(uint64_t v) {
+/* Clamping to the top bucket's range and OR-ing in KV_HIST_SUB (so values below it take e = SUB_BITS,
+   shift 0, index v) gives one formula for every value, the same mapping as the piecewise definition:
+   exact below KV_HIST_SUB, then KV_HIST_SUB linear buckets per power of two up to 2^KV_HIST_MAX_EXP.
+   The index is pointer-sized, so the hot loops spend no instruction widening it. */
+static inline size_t kv_hist_index(uint64_t v) {
     const uint64_t top = (1ull << KV_HIST_MAX_EXP) - 1;
     v = v < top ? v : top;
-    int shift = 63 - __builtin_clzll(v | KV_HIST_SUB) - KV_HIST_SUB_BITS;
-    return (shift << KV_HIST_SUB_BITS) + (int)(v >> shift);
+    size_t shift = (size_t)(63 - KV_HIST_SUB_BITS) - (size_t)__builtin_clzll(v | KV_HIST_SUB);
+    return (shift << KV_HIST_SUB_BITS) + (size_t)(v >> shift);
 }
 
 /* The hot path is one bucket increment and an exact max (the tail matters most).

@@ -33,7 +33,7 @@ typedef struct ctx {
     kv_thread_result *res;
     kv_thread *t;
     kv_rng rng;
-    char key[1024];
+    char key[1024] __attribute__((aligned(64)));   /* a key never straddles a cache line (the engine's memcmp loads it whole) */
     size_t value_pos;
     uint64_t last;      /* latency clock at the end of the previous op */
     uint64_t deadline;  /* on the latency clock; UINT64_MAX when the run is bounded by count */
@@ -143,26 +143,44 @@ static int loop_delete(ctx *c, uint64_t count) {
 }
 
 /* readrandom / readmissing / readhot: `offset` shifts indices out of the key space
-   (missing keys), `span` limits them (the hot 1%). */
+   (missing keys), `span` limits them (the hot 1%).  What the engine call cannot change is kept in
+   locals (the generator, the clock's last reading, the counters, the pointers the loop stores through),
+   so nothing is reloaded after the call; they go back to the thread's state at the end. */
 KV_ALWAYS_INLINE int loop_read_on(ctx *c, uint64_t count, uint64_t offset, uint64_t span, int tsc, int key16) {
     const kv_run_params *p = &c->run->p;
     const kv_engine_ops *e = c->run->ops;
-    int by_time = p->duration_s > 0, ks = key16 ? 16 : p->key_size;
+    kv_thread *t = c->t;
+    kv_thread_result *res = c->res;
+    kv_hist *hist = &res->hist[KV_OP_READ];
+    const uint64_t *until = &c->run->until;
+    char *key = c->key;
+    const int ks = key16 ? 16 : p->key_size;
+    kv_rng rng = c->rng;
     const char *v;
     size_t vl;
-    uint64_t found = 0, missing = 0, bytes = 0;  /* kept local: the engine call can't alias them */
+    /* the progress counter is the loop's counter; gets found and their bytes follow from what was missed
+       and the values' lengths */
+    uint64_t missing = 0, value_bytes = 0, last = c->last, start = done_ops(c), done = start;
+    const uint64_t end = p->duration_s > 0 ? UINT64_MAX : start + count;
     int rc, err = 0;
-    for (uint64_t i = 0; by_time || i < count; i++) {
-        kv_make_key(c->key, ks, offset + kv_rng_below(&c->rng, span));
-        rc = e->get(c->t, c->key, ks, &v, &vl);
-        if (rc == KV_OK) { found++; bytes += ks + vl; }
+    while (done != end) {
+        kv_make_key(key, ks, offset + kv_rng_below(&rng, span));
+        rc = e->get(t, key, ks, &v, &vl);
+        if (rc == KV_OK) value_bytes += vl;
         else if (rc == KV_NOTFOUND) missing++;
         else { err = rc; break; }
-        if (finish_op_on(c, KV_OP_READ, 1, tsc)) break;
+        uint64_t now = clock_read(tsc);   /* finish_op_on's recording, on the locals */
+        kv_hist_record(hist, now - last);
+        last = now;
+        __atomic_store_n(&res->progress, ++done, __ATOMIC_RELAXED);
+        if (now >= __atomic_load_n(until, __ATOMIC_RELAXED)) break;   /* deadline or stop */
     }
-    c->res->found += found;
-    c->res->not_found += missing;
-    c->res->bytes += bytes;
+    uint64_t found = done - start - missing;
+    c->rng = rng;
+    c->last = last;
+    res->found += found;
+    res->not_found += missing;
+    res->bytes += found * (uint64_t)ks + value_bytes;
     return err ? fail(c, err) : 0;
 }
 
