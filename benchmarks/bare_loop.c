@@ -41,7 +41,7 @@ static void *run(void *p) {
         const char *v;
         size_t vl;
         for (uint64_t i = 0; i < a->reads; i++) {
-            kv_make_key(key, 16, kv_rng_below(&rng, a->num));
+            kv_make_key16(key, kv_rng_below(&rng, a->num));   /* num <= 10^16 (main): no range check, as kvlab's loop */
             int rc = a->e->get(t, key, 16, &v, &vl);
             if (rc == KV_OK) a->found++;
             else if (rc != KV_NOTFOUND) { fprintf(stderr, "%s\n", kv_thread_errmsg(t)); exit(1); }
@@ -85,6 +85,7 @@ int main(int argc, char **argv) {
     size_t vlen = KV_VALUE_BUFFER;
     char *values = malloc(vlen);
     uint64_t seed = strtoull(argv[8], NULL, 10);
+    if (strtoull(argv[5], NULL, 10) > KV_KEY16_LIMIT) { fprintf(stderr, "NUM must be at most 10^16\n"); return 2; }
     kv_fill_values(values, vlen, 0.5, seed);
     char *list = strdup(argv[4]), *save = NULL;
     for (char *wl = strtok_r(list, ",", &save); wl; wl = strtok_r(NULL, ",", &save)) {

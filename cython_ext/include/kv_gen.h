@@ -125,6 +125,19 @@ static inline __attribute__((always_inline)) void kv_make_key_on(char *buf, int 
 static inline __attribute__((always_inline)) void kv_make_key(char *buf, int key_size, uint64_t index) {
     kv_make_key_on(buf, key_size, index, 1);
 }
+
+/* A 16-byte key of an index the caller knows is below KV_KEY16_LIMIT (10^16): kv_make_key without its
+   range check. */
+#define KV_KEY16_LIMIT 10000000000000000ull
+static inline __attribute__((always_inline)) void kv_make_key16(char *buf, uint64_t index) {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && KV_HAVE_SSE2_DIGITS
+    kv_digits16_sse2(buf, index);
+#elif __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    kv_digits16_swar(buf, index);
+#else
+    kv_make_key(buf, 16, index);
+#endif
+}
 static inline void kv_make_key_portable(char *buf, int key_size, uint64_t index) {
     kv_make_key_on(buf, key_size, index, 0);
 }

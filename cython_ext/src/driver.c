@@ -78,11 +78,20 @@ static inline int finish_op(ctx *c, int optype, uint64_t nops) {
 
 /* Instantiate a hot loop four times, for the clock (TSC or CLOCK_MONOTONIC) and for the default
    16-byte key against any other size, so neither choice is a branch in the loop.  `impl` takes
-   (ctx *c, args..., int tsc, int key16). */
-#define KV_DISPATCH(impl, c, ...)                                                           \
+   (ctx *c, args..., int tsc, int key16).  KV_DISPATCH_IF: key16 where `key16` holds, for a loop whose
+   caller also knows every index it makes a key of is below 10^16 (kv_make_key16: no range check). */
+#define KV_DISPATCH_IF(key16, impl, c, ...)                                                 \
     ((c)->run->p.use_tsc                                                                    \
-         ? ((c)->run->p.key_size == 16 ? impl(c, __VA_ARGS__, 1, 1) : impl(c, __VA_ARGS__, 1, 0)) \
-         : ((c)->run->p.key_size == 16 ? impl(c, __VA_ARGS__, 0, 1) : impl(c, __VA_ARGS__, 0, 0)))
+         ? ((key16) ? impl(c, __VA_ARGS__, 1, 1) : impl(c, __VA_ARGS__, 1, 0))             \
+         : ((key16) ? impl(c, __VA_ARGS__, 0, 1) : impl(c, __VA_ARGS__, 0, 0)))
+#define KV_DISPATCH(impl, c, ...) KV_DISPATCH_IF((c)->run->p.key_size == 16, impl, c, __VA_ARGS__)
+#define KV_KEY16(c, below) ((c)->run->p.key_size == 16 && (below) <= KV_KEY16_LIMIT)
+
+/* The key of `index`: kv_make_key16 where the loop is instantiated for key16 (KV_DISPATCH_IF). */
+KV_ALWAYS_INLINE void make_key_on(char *key, int ks, uint64_t index, int key16) {
+    if (key16) kv_make_key16(key, index);
+    else kv_make_key(key, ks, index);
+}
 
 static int fail(ctx *c, int rc) {
     c->res->rc = rc;
@@ -143,7 +152,8 @@ static int loop_delete(ctx *c, uint64_t count) {
 }
 
 /* readrandom / readmissing / readhot: `offset` shifts indices out of the key space
-   (missing keys), `span` limits them (the hot 1%).  What the engine call cannot change is kept in
+   (missing keys), `span` limits them (the hot 1%); key16: indices below offset + span <= 10^16.
+   What the engine call cannot change is kept in
    locals (the generator, the clock's last reading, the counters, the pointers the loop stores through),
    so nothing is reloaded after the call; they go back to the thread's state at the end. */
 KV_ALWAYS_INLINE int loop_read_on(ctx *c, uint64_t count, uint64_t offset, uint64_t span, int tsc, int key16) {
@@ -160,24 +170,23 @@ KV_ALWAYS_INLINE int loop_read_on(ctx *c, uint64_t count, uint64_t offset, uint6
     size_t vl;
     /* the progress counter is the loop's counter; gets found and their bytes follow from what was missed
        and the values' lengths */
-    uint64_t missing = 0, value_bytes = 0, last = c->last, start = done_ops(c), done = start;
+    uint64_t missing = 0, value_bytes = 0, start = done_ops(c), done = start;
     const uint64_t end = p->duration_s > 0 ? UINT64_MAX : start + count;
     int rc, err = 0;
     while (done != end) {
-        kv_make_key(key, ks, offset + kv_rng_below(&rng, span));
+        make_key_on(key, ks, offset + kv_rng_below(&rng, span), key16);
         rc = e->get(t, key, ks, &v, &vl);
         if (rc == KV_OK) value_bytes += vl;
         else if (rc == KV_NOTFOUND) missing++;
         else { err = rc; break; }
         uint64_t now = clock_read(tsc);   /* finish_op_on's recording, on the locals */
-        kv_hist_record(hist, now - last);
-        last = now;
+        kv_hist_record(hist, now - c->last);   /* c->last in memory: one register more for the generator */
+        c->last = now;
         __atomic_store_n(&res->progress, ++done, __ATOMIC_RELAXED);
         if (now >= __atomic_load_n(until, __ATOMIC_RELAXED)) break;   /* deadline or stop */
     }
     uint64_t found = done - start - missing;
     c->rng = rng;
-    c->last = last;
     res->found += found;
     res->not_found += missing;
     res->bytes += found * (uint64_t)ks + value_bytes;
@@ -185,7 +194,9 @@ KV_ALWAYS_INLINE int loop_read_on(ctx *c, uint64_t count, uint64_t offset, uint6
 }
 
 static int loop_read(ctx *c, uint64_t count, uint64_t offset, uint64_t span) {
-    return KV_DISPATCH(loop_read_on, c, count, offset, span);
+    if (!offset)   /* readrandom, readhot: their own instantiations, without the add */
+        return KV_DISPATCH_IF(KV_KEY16(c, span), loop_read_on, c, count, 0, span);
+    return KV_DISPATCH_IF(KV_KEY16(c, offset + span), loop_read_on, c, count, offset, span);
 }
 
 static int loop_readseq(ctx *c, uint64_t count) {
@@ -604,7 +615,7 @@ KV_ALWAYS_INLINE int loop_mix_ahead_on(ctx *c, mix_state *s, int kind, int only_
     for (uint64_t n = 0; n < limit; n++) {
         int op = only_read ? KV_OP_READ : optype[ti], next_ti = only_read ? 0 : pick_from(&rng, m);
         uint64_t next_idx = KV_AHEAD_DRAW(next_ti);
-        kv_make_key(key, ks, idx);
+        make_key_on(key, ks, idx, key16);
         if (op == KV_OP_READ) {
             const char *v;
             size_t vl;
@@ -646,10 +657,13 @@ KV_ALWAYS_INLINE int loop_mix_ahead_on(ctx *c, mix_state *s, int kind, int only_
 /* The one-op loop, instantiated for the clock; drawing ahead, for the clock and the key size (KV_DISPATCH),
    and for YCSB-C's one read where its distribution is YCSB's zipfian or uniform. */
 #define KV_SIMPLE_KIND(c, s, kind, ahead)                                                      \
-    ((ahead) ? KV_DISPATCH(loop_mix_ahead_on, c, s, kind, 0)                                  \
+    ((ahead) ? KV_DISPATCH_IF(AHEAD_KEY16(c, s), loop_mix_ahead_on, c, s, kind, 0)            \
              : (c)->run->p.use_tsc ? loop_mix_simple_on(c, s, kind, 1) : loop_mix_simple_on(c, s, kind, 0))
 #define KV_ONLY_READ(c, s, kind, ahead)                                                        \
-    ((ahead) && only_read(c->run->p.mix) ? KV_DISPATCH(loop_mix_ahead_on, c, s, kind, 1) : KV_SIMPLE_KIND(c, s, kind, ahead))
+    ((ahead) && only_read(c->run->p.mix) ? KV_DISPATCH_IF(AHEAD_KEY16(c, s), loop_mix_ahead_on, c, s, kind, 1) \
+                                         : KV_SIMPLE_KIND(c, s, kind, ahead))
+/* Drawing ahead, no op changes the key count: every index is below it, or hashed below 10^16. */
+#define AHEAD_KEY16(c, s) KV_KEY16(c, (c)->run->p.key_hash ? 0 : (s)->count)
 
 static inline int only_read(const kv_mix *m) { return m->ntxns == 1 && m->ops[m->txns[0].first].optype == KV_OP_READ; }
 
