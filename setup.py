@@ -7,7 +7,9 @@ overridable per engine at build time:
     KVLAB_WIREDTIGER_PREFIX, KVLAB_BDB_PREFIX, KVLAB_FDB_PREFIX
 
 (a prefix holds include/ and lib/ or lib/x86_64-linux-gnu/).  KVLAB_ENGINES=lmdb,rocksdb
-limits the build to those engines.  An engine whose header or library is missing is
+limits the build to those engines.  KVLAB_ROCKSDB_IE_PREFIX: a second static RocksDB of the same
+source built with the initial-exec TLS model (`make engines`); the same module is then linked a
+second time against it, as kvlab/_native_ie (kvlab.execution.native loads it where it can).  An engine whose header or library is missing is
 left out; `kvlab engines` then names the Debian package that provides it.
 """
 import json
@@ -90,22 +92,47 @@ def configure():
             macros.append(("KV_ROCKSDB_VERSION", f'"{rocksdb_version(where["include"])}"'))
         if name == "wiredtiger":
             macros.append(("KV_WT_EXTDIR", f'"{where["libdir"]}"'))
+    ie = initial_exec_rocksdb(found.get("rocksdb"))
     # Build facts the package reports in `kvlab engines` and in every result.
-    (ROOT / "kvlab/_build_config.json").write_text(json.dumps({"engines": found}, indent=1) + "\n")
-    return Extension(
-        "kvlab._native", sources=sources, include_dirs=include_dirs, library_dirs=library_dirs,
-        runtime_library_dirs=runtime_dirs, libraries=libraries, define_macros=macros,
-        depends=sorted(str(p.relative_to(ROOT)) for p in (ROOT / "cython_ext/include").glob("*.h")),  # a header edit rebuilds
-        extra_compile_args=["-O2", "-Wno-unused-function"],
-        # A static engine library's symbols stay inside the module: calls between its functions are then
-        # direct, not through the PLT, as in an executable such as db_bench (only PyInit__native is needed).
-        extra_link_args=["-Wl,--exclude-libs,ALL"],
-    )
+    (ROOT / "kvlab/_build_config.json").write_text(json.dumps({"engines": found, "rocksdb_initial_exec": ie},
+                                                              indent=1) + "\n")
+    module = dict(include_dirs=include_dirs, runtime_library_dirs=runtime_dirs, libraries=libraries,
+                  define_macros=macros,
+                  depends=sorted(str(p.relative_to(ROOT)) for p in (ROOT / "cython_ext/include").glob("*.h")),  # a header edit rebuilds
+                  extra_compile_args=["-O2", "-Wno-unused-function"],
+                  # A static engine library's symbols stay inside the module: calls between its functions are then
+                  # direct, not through the PLT, as in an executable such as db_bench (only PyInit__native is needed).
+                  extra_link_args=["-Wl,--exclude-libs,ALL"])
+    second = None
+    if ie:   # the same module (the C Cython made of _native.pyx: its init is PyInit__native), linked against it
+        dirs = [ie["libdir"] if d == found["rocksdb"]["libdir"] else d for d in library_dirs]
+        second = Extension("kvlab._native_ie", sources=["cython_ext/_native.c"] + sources[1:], library_dirs=dirs,
+                           **module)
+    return Extension("kvlab._native", sources=sources, library_dirs=library_dirs, **module), second
+
+
+def initial_exec_rocksdb(rocksdb):
+    """KVLAB_ROCKSDB_IE_PREFIX's library, where the RocksDB found is a static one of the same version."""
+    prefix = os.environ.get("KVLAB_ROCKSDB_IE_PREFIX")
+    if not prefix or not rocksdb or rocksdb["linkage"] != "static":
+        return None
+    libdir = Path(prefix) / "lib"
+    inc = Path(prefix) / "include"
+    if not (libdir / "librocksdb.a").exists() or not (inc / "rocksdb/version.h").exists():
+        print(f"kvlab build: no initial-exec RocksDB in {prefix}; leaving kvlab._native_ie out", file=sys.stderr)
+        return None
+    if rocksdb_version(inc) != rocksdb_version(rocksdb["include"]):
+        print(f"kvlab build: the initial-exec RocksDB in {prefix} is not {rocksdb_version(rocksdb['include'])}; "
+              "leaving kvlab._native_ie out", file=sys.stderr)
+        return None
+    return {"prefix": str(Path(prefix)), "libdir": str(libdir), "tls_model": "initial-exec"}
 
 
 def extensions():
     from Cython.Build import cythonize
-    return cythonize([configure()], language_level=3, compiler_directives={"embedsignature": True})
+    main, second = configure()
+    built = cythonize([main], language_level=3, compiler_directives={"embedsignature": True})
+    return built + ([second] if second else [])
 
 
 setup(ext_modules=extensions())

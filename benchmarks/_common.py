@@ -18,27 +18,33 @@ from kvlab.model import engines  # noqa: E402
 BARE = ROOT / "build" / "bare_loop"
 
 
-def build_bare() -> Path:
-    """Compile benchmarks/bare_loop.c against the same adapters and libraries as the extension."""
-    built = native.build_config()["engines"]
+def build_bare(initial_exec: bool = False) -> Path:
+    """Compile benchmarks/bare_loop.c against the same adapters and libraries as the extension;
+    `initial_exec`: against the initial-exec RocksDB kvlab/_native_ie links (the module a process with
+    room in glibc's static TLS loads), so both sides run the same library code."""
+    config = native.build_config()
+    built = config["engines"]
+    ie = config.get("rocksdb_initial_exec") if initial_exec else None
     src = [ROOT / "benchmarks/bare_loop.c", ROOT / "cython_ext/src/registry.c"]
     flags = ["-O2", "-Wno-unused-function", f"-I{ROOT / 'cython_ext/include'}"]
     libs = []
     for name, where in built.items():
         src.append(ROOT / f"cython_ext/src/engine_{name}.c")
         flags += [f"-DKV_HAVE_{name.upper()}=1", f"-I{where['include']}"]
+        libdir = ie["libdir"] if ie and name == "rocksdb" else where["libdir"]
         if where["prefix"] != "/usr":
-            libs += [f"-L{where['libdir']}", f"-Wl,-rpath,{where['libdir']}"]
+            libs += [f"-L{libdir}", f"-Wl,-rpath,{libdir}"]
         libs += [f"-l{lib}" for lib in where["libraries"]]
         if name == "rocksdb":
             from kvlab import _native
             flags.append(f'-DKV_ROCKSDB_VERSION="{_native.adapters()["rocksdb"]}"')
         if name == "wiredtiger":
             flags.append(f'-DKV_WT_EXTDIR="{where["libdir"]}"')
-    BARE.parent.mkdir(exist_ok=True)
-    cmd = ["cc", *flags, *map(str, src), "-o", str(BARE), *libs, "-lpthread", "-lm"]
+    out = BARE.with_name(BARE.name + "_ie") if ie else BARE
+    out.parent.mkdir(exist_ok=True)
+    cmd = ["cc", *flags, *map(str, src), "-o", str(out), *libs, "-lpthread", "-lm"]
     subprocess.run(cmd, check=True)
-    return BARE
+    return out
 
 
 def fresh_dir(tag):

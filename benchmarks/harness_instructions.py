@@ -35,11 +35,17 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--engine", default="lmdb")
     ap.add_argument("--num", type=int, default=100_000)
+    ap.add_argument("--descriptors", action="store_true",
+                    help="a release RocksDB through TLS descriptors (kvlab/_native), not initial-exec (kvlab/_native_ie)")
     args = ap.parse_args()
     if not shutil.which("valgrind"):
         raise SystemExit("needs valgrind (apt-get install valgrind)")
     cfg = engines.get(args.engine)
-    bare = build_bare()
+    # with room in glibc's static TLS, kvlab loads the module linked against the initial-exec RocksDB where the
+    # build has one (kvlab.execution.native): the bare loop then links that library too
+    ie = args.engine == "rocksdb" and native.build_config().get("rocksdb_initial_exec") and not args.descriptors
+    bare = build_bare(initial_exec=bool(ie))
+    tls = {}
     base = tempfile.mkdtemp(prefix="kvlab-ir-")
     db = os.path.join(base, "db")
     env = dict(os.environ, KV_MAP_SIZE=str(1 << 30), PYTHONMALLOC="malloc")
@@ -55,10 +61,15 @@ def main():
 
         def kvlab_side(reads):
             code = (f"import kvlab; kvlab.run({args.engine!r}, 'readrandom', num={args.num}, reads={reads}, "
-                    f"db={db!r}, use_existing_db=True, map_size=1 << 30, seed=1, interval=0, engine_stats=False)")
-            return collected(subprocess.run(vg + ["--toggle-collect=worker", sys.executable, "-c", code],
-                                            capture_output=True, text=True,
-                                            env=native.with_static_tls_room(env)).stderr)
+                    f"db={db!r}, use_existing_db=True, map_size=1 << 30, seed=1, interval=0, engine_stats=False); "
+                    "from kvlab.execution import native; print(native.rocksdb_tls_model())")
+            side_env = native.with_static_tls_room(env)
+            if args.descriptors:
+                side_env["KVLAB_NO_INITIAL_EXEC"] = "1"
+            done = subprocess.run(vg + ["--toggle-collect=worker", sys.executable, "-c", code],
+                                  capture_output=True, text=True, env=side_env)
+            tls["kvlab"] = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else "?"
+            return collected(done.stderr)
 
         ib1, ib2 = bare_side(args.num), bare_side(2 * args.num)
         ik1, ik2 = kvlab_side(args.num), kvlab_side(2 * args.num)
@@ -71,6 +82,9 @@ def main():
     print(f"  bare C loop : {ib:>10,.1f}   (all of the {args.num:,}-get run: {ib1:,})")
     print(f"  kvlab       : {ik:>10,.1f}   (all of the {args.num:,}-get run: {ik1:,})")
     print(f"  harness cost: {(ik / ib - 1) * 100:.2f}%" + (f" (target < {target}%)" if target else ""))
+    if tls.get("kvlab") not in (None, "None"):
+        print(f"  RocksDB's thread-locals in kvlab's module: {tls['kvlab']}; the bare loop links the "
+              f"{'initial-exec' if ie else 'TLS-descriptor'} build")
 
 
 if __name__ == "__main__":

@@ -4,7 +4,7 @@
 # engines-build/prefix/<engine>, then a rebuild of kvlab against them.  Optional, separate
 # from the test command, and it skips whatever is already built.  Run as root or with sudo.
 #
-#   scripts/build_engines.sh [rocksdb] [dbbench] [leveldb] [wiredtiger] [pywiredtiger]   (default: all)
+#   scripts/build_engines.sh [rocksdb] [rocksdb-ie] [dbbench] [leveldb] [wiredtiger] [pywiredtiger]   (default: all)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -13,7 +13,7 @@ SRC=$WORK/src
 PREFIX=$WORK/prefix
 JOBS=${JOBS:-$(nproc)}
 ENGINES=("$@")
-[ ${#ENGINES[@]} -eq 0 ] && ENGINES=(rocksdb dbbench leveldb wiredtiger pywiredtiger)
+[ ${#ENGINES[@]} -eq 0 ] && ENGINES=(rocksdb rocksdb-ie dbbench leveldb wiredtiger pywiredtiger)
 SUDO=""
 [ "$(id -u)" -ne 0 ] && SUDO="sudo"
 mkdir -p "$SRC" "$PREFIX"
@@ -55,32 +55,43 @@ write_info() {  # $1 = prefix, $2 = source, $3 = flags
     printf '{"source": "%s", "compiler_flags": "%s", "built": "%s"}\n' "$2" "$3" "$(date -u +%FT%TZ)" > "$1/build-info.json"
 }
 
-build_rocksdb() {
-    local out=$PREFIX/rocksdb
-    if [ -f "$out/lib/librocksdb.a" ]; then echo "== rocksdb: already built in $out"; return; fi
+# $1 = prefix, $2 = CMake build directory's name, $3 = TLS flag, $4 = what the flag is, for build-info.json
+rocksdb_release() {
+    local out=$1 build=$2 tls=$3
+    if [ -f "$out/lib/librocksdb.a" ]; then echo "== rocksdb ($4): already built in $out"; return; fi
     need_pkgs dpkg-dev cmake libsnappy-dev liblz4-dev libzstd-dev zlib1g-dev libbz2-dev
     local dir; dir=$(fetch_debian_source rocksdb)
-    echo "== rocksdb: Release build of $(basename "$dir") (static library only)"
+    echo "== rocksdb ($4): Release build of $(basename "$dir") (static library only)"
     local start=$SECONDS
-    # -mtls-dialect=gnu2 (TLS descriptors): RocksDB's thread-locals (perf level and context, I/O stats: 1.2 KB)
-    # are reached through a descriptor call that returns an offset, instead of through __tls_get_addr's PLT
-    # call, which position-independent code in a dlopen'ed module otherwise makes on every access (db_bench's
-    # executable reads them at a fixed offset from %fs).  The initial-exec model would be cheaper still, but
-    # Python cannot load it: after numpy, pandas and duckdb, glibc's static TLS reserve has no 1.2 KB left
-    # ("cannot allocate memory in static TLS block").
-    local flags="-O2 -DNDEBUG -march=native (PORTABLE=OFF: SSE4.2/native CRC32) -mtls-dialect=gnu2"
-    cmake -S "$dir" -B "$dir/build-kvlab" -G "Unix Makefiles" -DCMAKE_BUILD_TYPE=Release -DPORTABLE=OFF \
-        -DCMAKE_CXX_FLAGS="-mtls-dialect=gnu2" \
+    local flags="-O2 -DNDEBUG -march=native (PORTABLE=OFF: SSE4.2/native CRC32) $tls"
+    cmake -S "$dir" -B "$dir/$build" -G "Unix Makefiles" -DCMAKE_BUILD_TYPE=Release -DPORTABLE=OFF \
+        -DCMAKE_CXX_FLAGS="$tls" \
         -DFAIL_ON_WARNINGS=OFF -DWITH_SNAPPY=ON -DWITH_LZ4=ON -DWITH_ZSTD=ON -DWITH_ZLIB=ON -DWITH_BZ2=ON \
         -DWITH_GFLAGS=OFF -DWITH_TESTS=OFF -DWITH_TOOLS=OFF -DWITH_BENCHMARK_TOOLS=OFF -DWITH_CORE_TOOLS=OFF \
         -DWITH_TRACE_TOOLS=OFF -DWITH_JNI=OFF -DROCKSDB_BUILD_SHARED=OFF -DUSE_RTTI=1 \
         -DCMAKE_POSITION_INDEPENDENT_CODE=ON -DCMAKE_INSTALL_PREFIX="$out" >/dev/null
-    cmake --build "$dir/build-kvlab" --target rocksdb -j "$JOBS" 2>&1 | grep -E "(^| )error:|\*\*\* \[" || true
+    cmake --build "$dir/$build" --target rocksdb -j "$JOBS" 2>&1 | grep -E "(^| )error:|\*\*\* \[" || true
     mkdir -p "$out/lib"
-    cp "$dir/build-kvlab/librocksdb.a" "$out/lib/"
+    cp "$dir/$build/librocksdb.a" "$out/lib/"
     rm -rf "$out/include" && cp -r "$dir/include" "$out/include"
     write_info "$out" "Debian source package $(basename "$dir"), CMake Release" "$flags"
-    echo "== rocksdb: built in $((SECONDS - start)) s"
+    echo "== rocksdb ($4): built in $((SECONDS - start)) s"
+}
+
+# RocksDB's thread-locals (perf level and context, I/O stats, its thread-local pointers: ~1.2 KB) cost a
+# dlopen'ed module more than db_bench's executable, which reads them at a fixed offset from %fs.  Two
+# builds of the same source, and kvlab links one module against each (setup.py):
+#   rocksdb     -mtls-dialect=gnu2 (TLS descriptors): a descriptor call returns the offset, instead of
+#               __tls_get_addr's PLT call; it loads in any process (kvlab._native).
+#   rocksdb-ie  -ftls-model=initial-exec: a load of the offset from the GOT, as an executable's; but its
+#               module loads only where glibc has ~1.2 KB of static TLS left, which after numpy, pandas
+#               and duckdb it has not unless the process started with glibc.rtld.optional_static_tls
+#               (the kvlab command and kvlab's kernel do; kvlab/native_module.py picks the module).
+build_rocksdb() {
+    rocksdb_release "$PREFIX/rocksdb" build-kvlab "-mtls-dialect=gnu2" "TLS descriptors"
+}
+build_rocksdb_ie() {
+    rocksdb_release "$PREFIX/rocksdb-ie" build-kvlab-ie "-ftls-model=initial-exec" "initial-exec TLS"
 }
 
 # db_bench from the same RocksDB source, linked to the release library above: the reference
@@ -162,12 +173,13 @@ build_pywiredtiger() {
     echo "== wiredtiger Python module: built in $((SECONDS - start)) s"
 }
 
-for e in "${ENGINES[@]}"; do "build_$e"; done
+for e in "${ENGINES[@]}"; do "build_${e//-/_}"; done
 
 echo "== rebuilding kvlab against the release builds"
 env_args=()
-for e in rocksdb leveldb wiredtiger; do
-    [ -d "$PREFIX/$e/lib" ] && env_args+=("KVLAB_${e^^}_PREFIX=$PREFIX/$e")
+for e in rocksdb rocksdb-ie leveldb wiredtiger; do
+    v=${e^^}
+    [ -d "$PREFIX/$e/lib" ] && env_args+=("KVLAB_${v//-/_}_PREFIX=$PREFIX/$e")
 done
 env "${env_args[@]}" "$ROOT/.venv/bin/python" -m pip install -q --no-build-isolation --force-reinstall --no-deps -e "$ROOT"
 "$ROOT/.venv/bin/kvlab" engines

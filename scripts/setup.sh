@@ -29,9 +29,10 @@ fi
 .venv/bin/python -m pip install -q -r requirements-dev.txt
 # Release engine builds from `make engines`, where present, replace the Debian libraries.
 env_args=()
-for e in rocksdb leveldb wiredtiger; do
+for e in rocksdb rocksdb-ie leveldb wiredtiger; do   # rocksdb-ie: the initial-exec RocksDB (kvlab/_native_ie)
     if [ -z "${KVLAB_NO_RELEASE_ENGINES:-}" ] && [ -f "engines-build/prefix/$e/build-info.json" ]; then
-        env_args+=("KVLAB_${e^^}_PREFIX=$PWD/engines-build/prefix/$e")
+        v=${e^^}
+        env_args+=("KVLAB_${v//-/_}_PREFIX=$PWD/engines-build/prefix/$e")
     fi
 done
 echo "== building kvlab's native extension${env_args[*]:+ (release engines: ${env_args[*]})}"

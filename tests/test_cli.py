@@ -126,3 +126,34 @@ def test_the_kvlab_command_starts_with_room_for_rocksdbs_thread_locals(tmp_path)
     # a user's own list with the room second: glibc shows only the first tunable in /proc/self/environ
     second = dict(env, GLIBC_TUNABLES="glibc.malloc.check=0:glibc.rtld.optional_static_tls=16384")
     assert subprocess.run(probe, env=second, capture_output=True, text=True).stdout.strip() == "True"
+
+
+def test_a_process_with_static_tls_room_loads_the_initial_exec_module_where_there_is_one(tmp_path):
+    """Where the build has kvlab/_native_ie (the module linked against a RocksDB built with the initial-exec
+    TLS model), a process that started with room in glibc's static TLS loads it as kvlab._native; one
+    without the room, or with KVLAB_NO_INITIAL_EXEC, loads kvlab/_native.  The selection is checked here on
+    a copy of this build's own module standing in for kvlab/_native_ie (a real module, loaded from another
+    file under kvlab._native's name, running a real run)."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+    from kvlab import _native
+    from kvlab.execution import native
+    stand_in = tmp_path / Path(native._IE_MODULE).name
+    shutil.copy(_native.__file__, stand_in)
+    probe = [sys.executable, "-c", f"""
+from pathlib import Path
+import kvlab
+from kvlab.execution import native
+native._IE_MODULE = Path({str(stand_in)!r})
+r = kvlab.run('null', 'readrandom', num=100, reads=100, interval=0)
+import kvlab._native as m
+print(Path(m.__file__) == native._IE_MODULE, r[-1].ops)
+"""]
+    env = {k: v for k, v in os.environ.items() if k not in ("GLIBC_TUNABLES", "KVLAB_NO_INITIAL_EXEC")}
+    run = lambda e: subprocess.run(probe, env=e, capture_output=True, text=True, check=True).stdout.split()  # noqa: E731
+    assert run(native.with_static_tls_room(env)) == ["True", "100"]
+    assert run(env) == ["False", "100"]
+    assert run(dict(native.with_static_tls_room(env), KVLAB_NO_INITIAL_EXEC="1")) == ["False", "100"]
+    assert native.rocksdb_tls_model() in (None, "descriptors")   # this process started without the room

@@ -6,8 +6,11 @@ registries import without it.
 """
 from __future__ import annotations
 
+import importlib.machinery
+import importlib.util
 import json
 import os
+import sys
 from functools import lru_cache
 from pathlib import Path
 
@@ -18,8 +21,31 @@ from . import buildfacts
 _BUILD_CONFIG = Path(__file__).resolve().parent.parent / "_build_config.json"   # written by setup.py
 
 
+# The same module linked against a RocksDB built with the initial-exec TLS model (setup.py, `make engines`):
+# its thread-locals are a load from the GOT and an %fs access, as an executable's (db_bench's), instead of a
+# descriptor call.  glibc maps it only where its static TLS has ~1.2 KB left, so it is loaded as
+# kvlab._native only in a process that started with the room (the `kvlab` command, kvlab's kernel), and
+# never where the module is already loaded.
+_IE_MODULE = Path(__file__).resolve().parent.parent / ("_native_ie" + importlib.machinery.EXTENSION_SUFFIXES[0])
+
+
+def _load_initial_exec() -> None:
+    if ("kvlab._native" in sys.modules or not _IE_MODULE.exists() or not started_with_static_tls_room()
+            or os.environ.get("KVLAB_NO_INITIAL_EXEC")):   # KVLAB_NO_INITIAL_EXEC=1: the descriptor module (A/B)
+        return
+    spec = importlib.util.spec_from_file_location("kvlab._native", _IE_MODULE)   # its init is PyInit__native
+    module = importlib.util.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(module)
+    except ImportError:   # "cannot allocate memory in static TLS block": the room is gone; the usual module
+        return
+    sys.modules["kvlab._native"] = module
+    setattr(sys.modules["kvlab"], "_native", module)
+
+
 def load():
     """The compiled extension, or a KvlabError saying how to build it."""
+    _load_initial_exec()
     try:
         from .. import _native
     except ImportError as exc:  # pure-Python use (plots, results) works without the build
@@ -27,6 +53,15 @@ def load():
             f"kvlab's native extension is not built ({exc}); run `make setup` or "
             "`pip install --no-build-isolation -e .` in the project root") from exc
     return _native
+
+
+def rocksdb_tls_model() -> str | None:
+    """How the loaded module reaches a linked-in RocksDB's thread-locals: "initial-exec" (kvlab/_native_ie),
+    "descriptors" (kvlab/_native, a release build), None where RocksDB is a shared library or not built."""
+    where = build_config().get("engines", {}).get("rocksdb")
+    if not where or where.get("linkage") != "static":
+        return None
+    return "initial-exec" if Path(load().__file__).resolve() == _IE_MODULE else "descriptors"
 
 
 def built_adapters() -> dict[str, str]:
@@ -79,15 +114,19 @@ def facts_for_result(adapter: str, db_path) -> dict:
     facts = buildfacts.with_db_facts(library_facts(adapter), db_path)
     if facts.get("linkage") == "static":
         facts["static_tls_room"] = started_with_static_tls_room()
+        if adapter == "rocksdb":
+            facts["tls_model"] = rocksdb_tls_model()
     return facts
 
 
-# A library linked statically into the module (the release RocksDB of `make engines`) reaches its
+# A library linked statically into kvlab._native (the release RocksDB of `make engines`) reaches its
 # thread-locals through TLS descriptors.  In a module loaded by dlopen they take glibc's dynamic path
 # (_dl_tlsdesc_dynamic: 7.7% more instructions per RocksDB get, benchmarks/harness_instructions.py) unless
 # glibc has room left in its optional static TLS, 512 bytes by default against RocksDB's ~1.2 KB.  The
 # room is a tunable read once, at process start: the `kvlab` command re-executes itself with it, the
-# Jupyter kernel kvlab installs starts with it, and a run records whether its process had it.
+# Jupyter kernel kvlab installs starts with it, and a run records whether its process had it.  With the
+# room, where the build has it, the module linked against the initial-exec RocksDB is loaded instead
+# (_load_initial_exec above), and a run records which (tls_model).
 STATIC_TLS_TUNABLE, STATIC_TLS_BYTES = buildfacts.STATIC_TLS_TUNABLE, buildfacts.STATIC_TLS_BYTES
 
 
