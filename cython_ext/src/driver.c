@@ -196,7 +196,7 @@ KV_ALWAYS_INLINE int loop_read_on(ctx *c, uint64_t count, uint64_t offset, uint6
 static int loop_read(ctx *c, uint64_t count, uint64_t offset, uint64_t span) {
     if (!offset)   /* readrandom, readhot: their own instantiations, without the add */
         return KV_DISPATCH_IF(KV_KEY16(c, span), loop_read_on, c, count, 0, span);
-    return KV_DISPATCH_IF(KV_KEY16(c, offset + span), loop_read_on, c, count, offset, span);
+    return KV_DISPATCH_IF(KV_KEY16(c, span) && offset <= KV_KEY16_LIMIT - span, loop_read_on, c, count, offset, span);
 }
 
 static int loop_readseq(ctx *c, uint64_t count) {
