@@ -64,10 +64,22 @@ def test_transactions_of_several_ops_and_ranges(open_engine, engine_name):
 
 def ycsb_key(record):
     """YCSB's hashed insert order: FNV-1a-64 of the record number's eight bytes, Math.abs, kept to 16 digits."""
-    h = 0xCBF29CE484222325
-    for i in range(8):
-        h = ((h ^ ((record >> (8 * i)) & 0xFF)) * 1099511628211) & (2**64 - 1)
-    return (2**64 - h if h >= 2**63 else h) % 10**16
+    return _ycsb_fnvhash64(record) % 10**16
+
+
+def on_both_loops(tmp_path, observe):
+    """observe(engine, pipeline) on a fresh LMDB database, once with the one-op loop allowed (pipeline) and
+    once forced onto the general loop: the two observations."""
+    from kvlab.model import engines
+    seen = []
+    for pipeline in (True, False):
+        (tmp_path / str(pipeline)).mkdir()
+        engine = _native.Engine("lmdb", str(tmp_path / str(pipeline)), engines.get("lmdb").config({}, max_threads=4))
+        try:
+            seen.append(observe(engine, pipeline))
+        finally:
+            engine.close()
+    return seen
 
 
 @pytest.mark.parametrize("distribution,hashed", [("zipfian", False), ("zipfian", True), ("uniform", False),
@@ -78,7 +90,6 @@ def test_drawing_ahead_keeps_the_key_stream(tmp_path, distribution, hashed):
     stream must be the general loop's: the same keys deleted, the same values written and the same gets
     found, on a real engine."""
     require("lmdb")
-    from kvlab.model import engines
     if distribution == "per-op":   # each op its own distribution: the general draw, from the op's own
         from kvlab.model.workloads.distributions import Distribution
         ops = [Op("get", distribution=Distribution("zipfian")), Op("put", distribution=Distribution("latest")),
@@ -90,19 +101,14 @@ def test_drawing_ahead_keeps_the_key_stream(tmp_path, distribution, hashed):
                                  Template("del", [ops[2]], 0.3)], distribution=distribution)
     plan = compile_mix(mix, 100)
     ids = [ycsb_key(i) for i in range(2000)] if hashed else list(range(2000))
-    seen = []
-    for pipeline in (True, False):
-        (tmp_path / str(pipeline)).mkdir()
-        engine = _native.Engine("lmdb", str(tmp_path / str(pipeline)), engines.get("lmdb").config({}, max_threads=4))
-        try:
-            for i in ids:
-                engine.put(_native.make_key(i), b"loaded")
-            threads = _native.Run(engine, "mix", dict(BASE, num=2000, reads=3000, pipeline=pipeline, key_hash=hashed),
-                                  mix=plan).execute()
-            state = [engine.get(_native.make_key(i)) for i in ids]
-            seen.append((state, threads[0]["found"], threads[0]["ops"]))
-        finally:
-            engine.close()
+    def observe(engine, pipeline):
+        for i in ids:
+            engine.put(_native.make_key(i), b"loaded")
+        threads = _native.Run(engine, "mix", dict(BASE, num=2000, reads=3000, pipeline=pipeline, key_hash=hashed),
+                              mix=plan).execute()
+        return [engine.get(_native.make_key(i)) for i in ids], threads[0]["found"], threads[0]["ops"]
+
+    seen = on_both_loops(tmp_path, observe)
     assert seen[0] == seen[1]
     state = seen[0][0]
     assert None in state and b"loaded" in state and len(set(state)) > 2 and seen[0][1] > 0
@@ -340,22 +346,17 @@ def test_a_mix_of_one_read_keeps_the_key_stream(tmp_path, distribution, hashed):
     branch on the op); it must read the keys the general loop reads: on a database holding every third
     key, each with a value of its own length, the gets found, missed and the bytes they moved agree."""
     require("lmdb")
-    from kvlab.model import engines
     plan = compile_mix(Mix("c", [Template("read", [Op("get")])], distribution=distribution), 100)
     ids = [ycsb_key(i) for i in range(2000)] if hashed else list(range(2000))
-    seen = []
-    for pipeline in (True, False):
-        (tmp_path / str(pipeline)).mkdir()
-        engine = _native.Engine("lmdb", str(tmp_path / str(pipeline)), engines.get("lmdb").config({}, max_threads=4))
-        try:
-            for n, i in enumerate(ids):
-                if n % 3 == 0:
-                    engine.put(_native.make_key(i), b"v" * (1 + n % 97))
-            t = _native.Run(engine, "mix", dict(BASE, num=2000, reads=5000, pipeline=pipeline, key_hash=hashed),
-                            mix=plan).execute()[0]
-            seen.append((t["found"], t["not_found"], t["bytes"], t["ops"]["read"]))
-        finally:
-            engine.close()
+    def observe(engine, pipeline):
+        for n, i in enumerate(ids):
+            if n % 3 == 0:
+                engine.put(_native.make_key(i), b"v" * (1 + n % 97))
+        t = _native.Run(engine, "mix", dict(BASE, num=2000, reads=5000, pipeline=pipeline, key_hash=hashed),
+                        mix=plan).execute()[0]
+        return t["found"], t["not_found"], t["bytes"], t["ops"]["read"]
+
+    seen = on_both_loops(tmp_path, observe)
     assert seen[0] == seen[1]
     assert seen[0][0] > 0 and seen[0][1] > 0 and seen[0][3] == 5000
 
@@ -369,7 +370,7 @@ def test_native_fnv_hashes_match_ycsbs_on_every_width():
     values += [rnd.getrandbits(b) for b in (8, 20, 24, 30, 34, 40, 48, 56, 64) for _ in range(300)]
     for v in values:
         assert _native.fnv_abs(v) == _ycsb_fnvhash64(v) % 2**64, v
-        assert _native.key_hash(v) == _ycsb_fnvhash64(v) % 2**64 % 10**16, v
+        assert _native.key_hash(v) == ycsb_key(v), v
 
 
 def test_hashed_insert_order_stores_record_i_under_ycsbs_hash(tmp_path):
