@@ -134,7 +134,10 @@ def test_cli_ctrl_c_stops_within_a_second_with_a_partial_result(tmp_path):
     proc = subprocess.Popen([sys.executable, "-m", "kvlab.cli", "run", "--engine", "lmdb", "--workload",
                              "fillrandom", "--num", "100000", "--duration", "60", "--json", str(out),
                              "--no-store", "--progress", "on"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            # Ctrl-C as at a terminal: a suite started in the background by a shell without job
+                            # control inherits SIGINT ignored, and a Python started that way keeps ignoring it
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     # wait for kvlab's header line (imports done, the run about to start), then let it run a while
     header = proc.stdout.readline()
     assert header.startswith("kvlab run:"), header
