@@ -103,6 +103,15 @@ static inline __attribute__((always_inline)) void kv_digits16_sse2(char *p, uint
 #define KV_HAVE_SSE2_DIGITS 0
 #endif
 
+/* index < 10^16 -> 16 digits; `simd`: SSE2 where there is one (little-endian only, as kv_digits8). */
+static inline __attribute__((always_inline)) void kv_digits16(char *p, uint64_t index, int simd) {
+#if KV_HAVE_SSE2_DIGITS
+    if (simd) { kv_digits16_sse2(p, index); return; }
+#endif
+    (void)simd;
+    kv_digits16_swar(p, index);
+}
+
 /* `simd`: the SSE2 conversion where there is one (a constant in the hot loops); kv_make_key_portable
    takes the other path, so the tests check both on every machine. */
 static inline __attribute__((always_inline)) void kv_make_key_on(char *buf, int key_size, uint64_t index, int simd) {
@@ -110,10 +119,7 @@ static inline __attribute__((always_inline)) void kv_make_key_on(char *buf, int 
     if (key_size >= 16 && index < 10000000000000000ull) {
         char *p = buf + key_size - 16;
         if (key_size > 16) memset(buf, '0', (size_t)(key_size - 16));
-#if KV_HAVE_SSE2_DIGITS
-        if (simd) { kv_digits16_sse2(p, index); return; }
-#endif
-        kv_digits16_swar(p, index);
+        kv_digits16(p, index, simd);
         return;
     }
 #endif
@@ -130,10 +136,8 @@ static inline __attribute__((always_inline)) void kv_make_key(char *buf, int key
    range check. */
 #define KV_KEY16_LIMIT 10000000000000000ull
 static inline __attribute__((always_inline)) void kv_make_key16(char *buf, uint64_t index) {
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && KV_HAVE_SSE2_DIGITS
-    kv_digits16_sse2(buf, index);
-#elif __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    kv_digits16_swar(buf, index);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    kv_digits16(buf, index, 1);
 #else
     kv_make_key(buf, 16, index);
 #endif

@@ -448,15 +448,16 @@ static int mix_op(ctx *c, mix_state *s, const kv_mix *m, const kv_mix_op *op, in
     return mix_op_at(c, s, m, op, i, mix_index(c, s, op));
 }
 
-/* A template, by weight. */
-static inline int mix_pick(ctx *c, const kv_mix *m) {
+/* A template, by weight, from generator r (the thread's, or the draw-ahead loop's own copy of it). */
+KV_ALWAYS_INLINE int pick_from(kv_rng *r, const kv_mix *m) {
     int ti = 0;
     if (m->ntxns > 1) {
-        double u = kv_unit(&c->rng);
+        double u = kv_unit(r);
         while (ti < m->ntxns - 1 && u >= m->txns[ti].cum) ti++;
     }
     return ti;
 }
+static inline int mix_pick(ctx *c, const kv_mix *m) { return pick_from(&c->rng, m); }
 
 static inline int retryable(int rc) { return rc == KV_E_CONFLICT || rc == KV_E_BUSY; }
 
@@ -568,16 +569,6 @@ KV_ALWAYS_INLINE int loop_mix_simple_on(ctx *c, mix_state *s, int kind, int tsc)
         if ((rc = one_op_done(c, op->optype, ti, rc, tsc)) != KV_OK) return rc == KV_MIX_STOP ? KV_OK : rc;
     }
     return KV_OK;
-}
-
-/* A template by weight, from the draw-ahead loop's own copy of the generator. */
-KV_ALWAYS_INLINE int pick_from(kv_rng *r, const kv_mix *m) {
-    int ti = 0;
-    if (m->ntxns > 1) {
-        double u = kv_unit(r);
-        while (ti < m->ntxns - 1 && u >= m->txns[ti].cum) ti++;
-    }
-    return ti;
 }
 
 /* The one-op loop drawing ahead: every template a read, a delete or a write of the one value size, none in
