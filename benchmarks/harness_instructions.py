@@ -82,7 +82,7 @@ def main():
     print(f"  bare C loop : {ib:>10,.1f}   (all of the {args.num:,}-get run: {ib1:,})")
     print(f"  kvlab       : {ik:>10,.1f}   (all of the {args.num:,}-get run: {ik1:,})")
     print(f"  harness cost: {(ik / ib - 1) * 100:.2f}%" + (f" (target < {target}%)" if target else ""))
-    if tls.get("kvlab") not in (None, "None"):
+    if args.engine == "rocksdb" and tls.get("kvlab") not in (None, "None"):
         print(f"  RocksDB's thread-locals in kvlab's module: {tls['kvlab']}; the bare loop links the "
               f"{'initial-exec' if ie else 'TLS-descriptor'} build")
 
