@@ -6,7 +6,14 @@ Prints the median ops/sec of each, kvlab/db_bench of the medians, and the ratio 
 round (median and range over rounds) (target on the release build: >= 1.00 for fillseq and readrandom).
 
     python benchmarks/vs_dbbench.py [--num 500000] [--rounds 3] [--threads 1] [--db-bench /usr/bin/db_bench]
-                                    [--kvlab-build DIR]
+                                    [--kvlab-build DIR] [--instructions]
+
+`--instructions` counts instead of timing (valgrind's callgrind, which repeats where wall time on this VM
+moves +-10% between identical runs): each tool fills its own database with fillseq, then reads it twice
+under callgrind, R and 2R gets, collecting only the reading loop (db_bench's Benchmark::ReadRandom, kvlab's
+worker thread), then only RocksDB's DBImpl::GetImpl; the difference over R is each tool's instructions per
+get, everything either does once cancelled out.  What it cannot see: the kernel's side of each block read,
+and cache misses.
 
 The library must be the same on both sides: Debian's db_bench goes with a kvlab built against
 Debian's librocksdb, and engines-build/prefix/rocksdb/bin/db_bench (`make engines`) with one built
@@ -40,6 +47,57 @@ def dbbench_library(path: str):
     return os.path.realpath(m.group(1)) if m else None  # /lib -> /usr/lib on merged-/usr Debian
 
 
+def callgrind_per_get(cmd, toggle, reads, env, cwd):
+    """Instructions per get in `toggle` (a function callgrind matches by name), from a run of `reads` and one
+    of 2 * `reads` gets."""
+    counts = []
+    for n in (reads, 2 * reads):
+        out = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", "--collect-atstart=no",
+                              f"--toggle-collect={toggle}", *cmd, f"--reads={n}"],
+                             capture_output=True, text=True, env=env, cwd=cwd)
+        m = re.search(r"Collected : (\d+)", out.stderr)
+        if out.returncode or not m or m.group(1) == "0":
+            raise SystemExit(f"callgrind collected nothing in {toggle}:\n{out.stderr[-2000:]}")
+        counts.append(int(m.group(1)))
+    return (counts[1] - counts[0]) / reads
+
+
+GET_IMPL = "rocksdb::DBImpl::GetImpl(rocksdb::ReadOptions const&, rocksdb::Slice const&, rocksdb::DBImpl::GetImplOptions&)"
+
+
+def instructions(args, sides, flags, env):
+    """Instructions per readrandom get, each tool on the database its own fillseq left: in the whole reading loop,
+    and in RocksDB's DBImpl::GetImpl (what the engine does for the get); the rest is the tool's own."""
+    if not shutil.which("valgrind"):
+        raise SystemExit("--instructions needs valgrind (apt-get install valgrind)")
+    from kvlab.execution import native
+    # kvlab's command re-executes itself to get room in glibc's static TLS (kvlab.execution.native), and
+    # callgrind does not follow an exec: start it with the room
+    kvlab_env = native.with_static_tls_room(env or os.environ)
+    reads = max(1, args.num // 10)
+    loops = {"db_bench": "*Benchmark::ReadRandom(*", "kvlab": "worker"}
+    per_get = {}
+    for who, cmd in sides:
+        base = tempfile.mkdtemp(prefix="kvlab-vs-dbbench-ir-")
+        try:
+            common = [f for f in flags if not f.startswith("--reads=")] + [f"--db={base}/db"]
+            subprocess.run(cmd + ["--benchmarks=fillseq", "--use_existing_db=0"] + common,
+                           capture_output=True, text=True, check=True, env=env, cwd=base)
+            read = cmd + ["--benchmarks=readrandom", "--use_existing_db=1"] + common
+            side_env = kvlab_env if who == "kvlab" else env
+            per_get[who] = [callgrind_per_get(read, toggle, reads, side_env, base) for toggle in (loops[who], GET_IMPL)]
+        finally:
+            shutil.rmtree(base, ignore_errors=True)
+    (d, d_engine), (k, k_engine) = per_get["db_bench"], per_get["kvlab"]
+    print(f"  readrandom, instructions per get ({reads:,} and {2 * reads:,} gets, 1 thread; the difference over "
+          f"{reads:,}; the databases differ in their keys' encoding, db_bench's binary and kvlab's decimal):")
+    print(f"    {'':<34}{'db_bench':>10}{'kvlab':>10}")
+    print(f"    {'the reading loop, all of it':<34}{d:>10,.1f}{k:>10,.1f}   kvlab/db_bench {k / d:.3f} "
+          f"({(k / d - 1) * 100:+.2f}%; fewer is faster)")
+    print(f"    {'in RocksDB (DBImpl::GetImpl)':<34}{d_engine:>10,.1f}{k_engine:>10,.1f}")
+    print(f"    {'the rest: the tool, the C API':<34}{d - d_engine:>10,.1f}{k - k_engine:>10,.1f}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--num", type=int, default=500_000)
@@ -47,6 +105,8 @@ def main():
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--db-bench", default=shutil.which("db_bench") or "/usr/bin/db_bench")
     ap.add_argument("--kvlab-build", default=None, metavar="DIR|debian|release")
+    ap.add_argument("--instructions", action="store_true",
+                    help="count instructions per readrandom get under callgrind instead of timing rounds")
     args = ap.parse_args()
     args.db_bench = str(Path(args.db_bench).resolve())  # the runs start in a temp dir
     env = None
@@ -79,6 +139,10 @@ def main():
               "  --db-bench engines-build/prefix/rocksdb/bin/db_bench")
     results = {"db_bench": {}, "kvlab": {}}
     sides = (("db_bench", [args.db_bench]), ("kvlab", kvlab_cmd + ["dbbench", "--engine", "rocksdb"]))
+    if args.instructions:
+        if args.threads != 1:
+            raise SystemExit("--instructions counts one reading thread: leave --threads at 1")
+        return instructions(args, sides, flags, env)
     for r in range(args.rounds):
         # ABBA: odd rounds run kvlab first, so a drift in the VM's speed hits both sides alike
         for who, cmd in (sides if r % 2 == 0 else sides[::-1]):
