@@ -157,3 +157,36 @@ print(Path(m.__file__) == native._IE_MODULE, r[-1].ops)
     assert run(env) == ["False", "100"]
     assert run(dict(native.with_static_tls_room(env), KVLAB_NO_INITIAL_EXEC="1")) == ["False", "100"]
     assert native.rocksdb_tls_model() in (None, "descriptors")   # this process started without the room
+
+
+def test_an_initial_exec_module_that_finds_no_static_tls_room_falls_back_to_the_usual_module(tmp_path):
+    """A process can start with the room and still find it gone when kvlab maps kvlab/_native_ie (a DuckDB
+    connection made first takes it): glibc's dlopen then fails, and kvlab must go on with kvlab/_native.  The
+    stand-in here is a real shared object whose initial-exec thread-locals (1 MiB) can never fit the room."""
+    import os
+    import subprocess
+    import sys
+    from kvlab.execution import native
+    src = tmp_path / "big_tls.c"
+    src.write_text('__thread char big[1 << 20] __attribute__((tls_model("initial-exec")));\n'
+                   "char *touch(void) { return big; }\n")
+    stand_in = tmp_path / Path(native._IE_MODULE).name
+    subprocess.run(["cc", "-shared", "-fPIC", "-o", str(stand_in), str(src)], check=True)
+    probe = [sys.executable, "-c", f"""
+import ctypes
+from pathlib import Path
+try:
+    ctypes.CDLL({str(stand_in)!r})
+except OSError as exc:
+    print("static TLS" in str(exc))
+import kvlab
+from kvlab.execution import native
+native._IE_MODULE = Path({str(stand_in)!r})
+r = kvlab.run('null', 'readrandom', num=100, reads=100, interval=0)
+import kvlab._native as m
+print(Path(m.__file__) == native._IE_MODULE, r[-1].ops)
+"""]
+    env = {k: v for k, v in os.environ.items() if k not in ("GLIBC_TUNABLES", "KVLAB_NO_INITIAL_EXEC")}
+    out = subprocess.run(probe, env=native.with_static_tls_room(env), capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split() == ["True", "False", "100"]   # the map fails for want of room; the run goes on

@@ -29,23 +29,26 @@ _BUILD_CONFIG = Path(__file__).resolve().parent.parent / "_build_config.json"   
 _IE_MODULE = Path(__file__).resolve().parent.parent / ("_native_ie" + importlib.machinery.EXTENSION_SUFFIXES[0])
 
 
-def _load_initial_exec() -> None:
+def load_initial_exec() -> None:
+    """Map kvlab/_native_ie as kvlab._native where it applies (see above), or do nothing.  Call it before
+    anything else can take glibc's static TLS room: a DuckDB connection does, so the `kvlab` command calls it
+    first; load() calls it too."""
     if ("kvlab._native" in sys.modules or not _IE_MODULE.exists() or not started_with_static_tls_room()
             or os.environ.get("KVLAB_NO_INITIAL_EXEC")):   # KVLAB_NO_INITIAL_EXEC=1: the descriptor module (A/B)
         return
     spec = importlib.util.spec_from_file_location("kvlab._native", _IE_MODULE)   # its init is PyInit__native
-    module = importlib.util.module_from_spec(spec)
-    try:
+    try:   # an extension module is mapped (dlopen) in module_from_spec
+        module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
-    except ImportError:   # "cannot allocate memory in static TLS block": the room is gone; the usual module
-        return
+    except ImportError:   # "cannot allocate memory in static TLS block": something loaded earlier took the
+        return            # room (a DuckDB connection does); the descriptor module, kvlab/_native, serves
     sys.modules["kvlab._native"] = module
     setattr(sys.modules["kvlab"], "_native", module)
 
 
 def load():
     """The compiled extension, or a KvlabError saying how to build it."""
-    _load_initial_exec()
+    load_initial_exec()
     try:
         from .. import _native
     except ImportError as exc:  # pure-Python use (plots, results) works without the build
@@ -126,7 +129,7 @@ def facts_for_result(adapter: str, db_path) -> dict:
 # room is a tunable read once, at process start: the `kvlab` command re-executes itself with it, the
 # Jupyter kernel kvlab installs starts with it, and a run records whether its process had it.  With the
 # room, where the build has it, the module linked against the initial-exec RocksDB is loaded instead
-# (_load_initial_exec above), and a run records which (tls_model).
+# (load_initial_exec above), and a run records which (tls_model).
 STATIC_TLS_TUNABLE, STATIC_TLS_BYTES = buildfacts.STATIC_TLS_TUNABLE, buildfacts.STATIC_TLS_BYTES
 
 
