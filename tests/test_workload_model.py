@@ -73,6 +73,23 @@ def test_ycsb_file_runs_as_is_and_matches_the_preset(tmp_path):
     assert over.record_count == 50000 and over.distribution.name == "uniform"
 
 
+def test_ycsb_core_file_names_run_without_the_files(tmp_path, monkeypatch):
+    """`kvlab ycsb -P workloada` where no such file is: YCSB's own core file, built in (and said so); a file
+    of that name in the working directory wins."""
+    monkeypatch.chdir(tmp_path)
+    for letter in "abcdef":
+        mix = from_ycsb([f"workload{letter}"])
+        assert shape(mix) == shape(preset(f"ycsb-{letter}"))
+        assert mix.distribution.name == preset(f"ycsb-{letter}").distribution.name and mix.record_count == 1000
+        assert any(f"no file 'workload{letter}' here" in n for n in mix.notes)
+    (tmp_path / "workloada").write_text(WORKLOADA.replace("readproportion=0.5", "readproportion=0.25")
+                                                 .replace("updateproportion=0.5", "updateproportion=0.75"))
+    mine = from_ycsb(["workloada"])
+    assert [round(w, 9) for w in mine.weights] == [0.25, 0.75] and not any("no file" in n for n in mine.notes)
+    with pytest.raises(errors.SpecError, match="cannot be read"):
+        from_ycsb(["workloadg"])
+
+
 def test_mako_and_ycsb_compile_to_the_same_model():
     assert shape(from_mako("g")) == shape(from_properties({"readproportion": "1", "updateproportion": "0"}))
     assert shape(from_mako("o")) == shape(from_properties({"readproportion": "0", "updateproportion": "1"}))
@@ -109,8 +126,10 @@ def test_bad_ycsb_properties(props, message):
 
 
 def test_ycsb_missing_file_and_bad_override(tmp_path):
-    with pytest.raises(errors.SpecError, match="cannot be read"):
+    with pytest.raises(errors.SpecError, match="cannot be read.*workloada ... workloadf are also known by name"):
         from_ycsb([tmp_path / "nope"])
+    with pytest.raises(errors.SpecError, match="cannot be read"):   # a path is a file, never the built-in
+        from_ycsb([tmp_path / "workloada"])
     with pytest.raises(errors.SpecError, match="expected name=value"):
         from_ycsb([], ["recordcount"])
 

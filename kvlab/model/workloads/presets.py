@@ -27,6 +27,17 @@ YCSB = {
                {"readproportion": "0.5", "updateproportion": "0", "readmodifywriteproportion": "0.5"}),
 }
 
+
+
+def ycsb_core_file(name: str) -> dict | None:
+    """The properties of YCSB 0.17.0's workloads/<name> for its six core files (workloada ... workloadf, as
+    the ycsb-a ... ycsb-f presets hold them), so `kvlab ycsb -P workloada` runs where no YCSB checkout is;
+    None for any other name."""
+    if len(name) != 9 or not name.startswith("workload") or f"ycsb-{name[-1]}" not in YCSB:
+        return None
+    return {**_YCSB_COMMON, **YCSB[f"ycsb-{name[-1]}"][1]}
+
+
 # Seed 003: 1M rows, 16-byte keys, values of 8-100 random bytes, one minute, the server on one core
 _FDB = {"record_count": 1_000_000, "value_size": (8, 100)}
 FDB = {

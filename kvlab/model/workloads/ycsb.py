@@ -142,20 +142,27 @@ def _from_properties(props: dict, name: str, source: str) -> Mix:
 
 def from_ycsb(files=(), overrides=None, name: str | None = None) -> Mix:
     """`kvlab ycsb -P workloada -p recordcount=...`: files read in order, then -p overrides."""
-    props, names = {}, []
+    from .presets import ycsb_core_file   # presets builds on this module
+    props, names, said = {}, [], []
     for f in ([files] if isinstance(files, (str, Path)) else files):
         path = Path(f)
         try:
-            text = path.read_text()
+            props.update(read_properties(path.read_text(), str(path)))
         except OSError as exc:
-            raise errors.SpecError(f"YCSB workload file {str(path)!r} cannot be read: {exc.strerror or exc}") from None
-        props.update(read_properties(text, str(path)))
+            core = ycsb_core_file(str(f)) if isinstance(exc, FileNotFoundError) else None
+            if core is None:
+                raise errors.SpecError(f"YCSB workload file {str(path)!r} cannot be read: {exc.strerror or exc} "
+                                       "(YCSB's core files workloada ... workloadf are also known by name, where "
+                                       "no such file is in the working directory)") from None
+            props.update(core)   # a bare core file name with no such file here: YCSB's own file, built in
+            said.append(f"no file {str(f)!r} here: YCSB 0.17.0's core {f} (kvlab's preset ycsb-{str(f)[-1]})")
         names.append(path.name)
     for item in (overrides or {}).items() if isinstance(overrides, dict) else (overrides or ()):
         key, value = item if isinstance(item, tuple) else _split_override(item)
         props[key] = value
-    return from_properties(props, name or ("ycsb-" + "+".join(names) if names else "ycsb"),
-                           source="ycsb:" + ",".join(names or ["properties"]))
+    mix = from_properties(props, name or ("ycsb-" + "+".join(names) if names else "ycsb"),
+                          source="ycsb:" + ",".join(names or ["properties"]))
+    return Mix(**{**mix.__dict__, "notes": tuple(said) + mix.notes}) if said else mix
 
 
 def _split_override(item: str):
