@@ -42,7 +42,7 @@ def classpath() -> str:
 
 def ycsb_props(workload: str, records: int, operations: int) -> dict:
     _, props = presets.YCSB[workload]
-    return {**presets._YCSB_COMMON, **props, "recordcount": str(records), "operationcount": str(operations)}
+    return {**props, "recordcount": str(records), "operationcount": str(operations)}
 
 
 def run_ycsb(cp, props) -> float:

@@ -6,37 +6,16 @@ from __future__ import annotations
 from ... import errors
 from .mako import from_mako
 from .mix import Mix
-from .ycsb import from_properties
+from .ycsb import CORE_FILES, from_properties
 
-# YCSB 0.17.0's workloads/workload[a-f]: recordcount and operationcount 1000, as the files set them
-_YCSB_COMMON = {"recordcount": "1000", "operationcount": "1000", "requestdistribution": "zipfian",
-                "readallfields": "true"}
 YCSB = {
-    "ycsb-a": ("update heavy: 50% reads, 50% updates, zipfian",
-               {"readproportion": "0.5", "updateproportion": "0.5"}),
-    "ycsb-b": ("read mostly: 95% reads, 5% updates, zipfian",
-               {"readproportion": "0.95", "updateproportion": "0.05"}),
-    "ycsb-c": ("read only: 100% reads, zipfian", {"readproportion": "1", "updateproportion": "0"}),
-    "ycsb-d": ("read latest: 95% reads, 5% inserts, latest",
-               {"readproportion": "0.95", "updateproportion": "0", "insertproportion": "0.05",
-                "requestdistribution": "latest"}),
-    "ycsb-e": ("short ranges: 95% scans (uniform length up to 100), 5% inserts, zipfian",
-               {"readproportion": "0", "updateproportion": "0", "scanproportion": "0.95",
-                "insertproportion": "0.05", "maxscanlength": "100", "scanlengthdistribution": "uniform"}),
-    "ycsb-f": ("read-modify-write: 50% reads, 50% read-modify-writes, zipfian",
-               {"readproportion": "0.5", "updateproportion": "0", "readmodifywriteproportion": "0.5"}),
+    "ycsb-a": ("update heavy: 50% reads, 50% updates, zipfian", CORE_FILES["workloada"]),
+    "ycsb-b": ("read mostly: 95% reads, 5% updates, zipfian", CORE_FILES["workloadb"]),
+    "ycsb-c": ("read only: 100% reads, zipfian", CORE_FILES["workloadc"]),
+    "ycsb-d": ("read latest: 95% reads, 5% inserts, latest", CORE_FILES["workloadd"]),
+    "ycsb-e": ("short ranges: 95% scans (uniform length up to 100), 5% inserts, zipfian", CORE_FILES["workloade"]),
+    "ycsb-f": ("read-modify-write: 50% reads, 50% read-modify-writes, zipfian", CORE_FILES["workloadf"]),
 }
-
-
-
-def ycsb_core_file(name: str) -> dict | None:
-    """The properties of YCSB 0.17.0's workloads/<name> for its six core files (workloada ... workloadf, as
-    the ycsb-a ... ycsb-f presets hold them), so `kvlab ycsb -P workloada` runs where no YCSB checkout is;
-    None for any other name."""
-    if len(name) != 9 or not name.startswith("workload") or f"ycsb-{name[-1]}" not in YCSB:
-        return None
-    return {**_YCSB_COMMON, **YCSB[f"ycsb-{name[-1]}"][1]}
-
 
 # Seed 003: 1M rows, 16-byte keys, values of 8-100 random bytes, one minute, the server on one core
 _FDB = {"record_count": 1_000_000, "value_size": (8, 100)}
@@ -53,7 +32,7 @@ FDB = {
 def _build() -> dict:
     out = {}
     for name, (desc, props) in YCSB.items():
-        mix = from_properties({**_YCSB_COMMON, **props}, name=name, source=f"preset:{name}")
+        mix = from_properties(props, name=name, source=f"preset:{name}")
         out[name] = Mix(**{**mix.__dict__, "description": desc, "notes": ()})
     for name, (desc, spec, clients) in FDB.items():
         mix = from_mako(spec, name=name, description=desc, run_defaults={"clients": clients, "duration": 60},

@@ -140,16 +140,31 @@ def _from_properties(props: dict, name: str, source: str) -> Mix:
                description=f"YCSB CoreWorkload properties ({source})", notes=tuple(notes))
 
 
+# YCSB 0.17.0's workloads/workload[a-f] (recordcount and operationcount 1000, as the files set them): the
+# ycsb-a ... ycsb-f presets, and what `-P workloada` reads where no such file is in the working directory
+_CORE_COMMON = {"recordcount": "1000", "operationcount": "1000", "requestdistribution": "zipfian",
+                "readallfields": "true"}
+CORE_FILES = {name: {**_CORE_COMMON, **props} for name, props in {
+    "workloada": {"readproportion": "0.5", "updateproportion": "0.5"},
+    "workloadb": {"readproportion": "0.95", "updateproportion": "0.05"},
+    "workloadc": {"readproportion": "1", "updateproportion": "0"},
+    "workloadd": {"readproportion": "0.95", "updateproportion": "0", "insertproportion": "0.05",
+                  "requestdistribution": "latest"},
+    "workloade": {"readproportion": "0", "updateproportion": "0", "scanproportion": "0.95",
+                  "insertproportion": "0.05", "maxscanlength": "100", "scanlengthdistribution": "uniform"},
+    "workloadf": {"readproportion": "0.5", "updateproportion": "0", "readmodifywriteproportion": "0.5"},
+}.items()}
+
+
 def from_ycsb(files=(), overrides=None, name: str | None = None) -> Mix:
     """`kvlab ycsb -P workloada -p recordcount=...`: files read in order, then -p overrides."""
-    from .presets import ycsb_core_file   # presets builds on this module
     props, names, said = {}, [], []
     for f in ([files] if isinstance(files, (str, Path)) else files):
         path = Path(f)
         try:
             props.update(read_properties(path.read_text(), str(path)))
         except OSError as exc:
-            core = ycsb_core_file(str(f)) if isinstance(exc, FileNotFoundError) else None
+            core = CORE_FILES.get(str(f)) if isinstance(exc, FileNotFoundError) else None
             if core is None:
                 raise errors.SpecError(f"YCSB workload file {str(path)!r} cannot be read: {exc.strerror or exc} "
                                        "(YCSB's core files workloada ... workloadf are also known by name, where "
