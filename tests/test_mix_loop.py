@@ -212,6 +212,7 @@ def test_distribution_override_and_refusals():
     r = kvlab.run("lmdb", "ycsb-c", num=2000, reads=2000, distribution="sequential", seed=1)
     assert r[1].mix["definition"]["distribution"]["name"] == "zipfian"          # the mix as defined ...
     assert r[1].provenance["spec"]["distribution"] == "sequential"              # ... run with the override
+    assert r[1].mix["distribution"] == {"name": "sequential"}                   # and the record says which
     assert r[1].found == 2000
     with pytest.raises(errors.SpecError, match="applies to mixes only"):
         kvlab.run("lmdb", "readrandom", num=100, distribution="zipfian")
@@ -221,6 +222,26 @@ def test_distribution_override_and_refusals():
         kvlab.run("rocksdb-tuned", "ycsb-e", num=100)
     with pytest.raises(errors.SpecError, match="clients or threads, not both"):
         kvlab.run("lmdb", "ycsb-a", num=100, clients=2, threads=2)
+
+
+def test_cli_workload_distribution_target_rate_and_cpus(tmp_path, capsys):
+    """The issue's flags by their names: the run uses them, and its record says so beside the preset's own
+    definition."""
+    require("lmdb")
+    import json
+    from kvlab import cli
+    js = tmp_path / "r.json"
+    assert cli.main(["run", "--engine", "lmdb", "--workload", "ycsb-a", "--distribution", "uniform",
+                     "--target-rate", "20000", "--cpus", "0", "--clients", "2", "--num", "2000", "--reads", "500",
+                     "--no-store", "--progress", "off", "--json", str(js)]) == 0
+    run = json.loads(js.read_text())[-1]
+    mix = run["mix"]
+    assert run["workload"] == "ycsb-a" and run["threads"] == 2 and mix["transactions"] == 1000
+    assert mix["distribution"] == {"name": "uniform"}                       # as run, beside ...
+    assert mix["definition"]["distribution"]["name"] == "zipfian"            # ... the preset as defined
+    assert mix["pacing"]["mode"] == "open"
+    assert mix["pacing"]["target_rate"] == 20000 and mix["pacing"]["per_client_rate"] == 10000
+    assert run["provenance"]["spec"]["cpus"] == "0" and run["provenance"]["spec"]["distribution"] == "uniform"
 
 
 def test_cli_txn_clients_and_ycsb_file(tmp_path, capsys):

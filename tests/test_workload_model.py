@@ -200,6 +200,43 @@ def test_python_api_and_its_errors():
         Op("range")
 
 
+# YCSB 0.17.0's workloads/workload[b-f]: the proportions and distributions each file sets (besides
+# recordcount=operationcount=1000, readallfields=true and the CoreWorkload class, which all six set)
+YCSB_FILES = {
+    "b": "readproportion=0.95\nupdateproportion=0.05\nscanproportion=0\ninsertproportion=0\nrequestdistribution=zipfian\n",
+    "c": "readproportion=1\nupdateproportion=0\nscanproportion=0\ninsertproportion=0\nrequestdistribution=zipfian\n",
+    "d": "readproportion=0.95\nupdateproportion=0\nscanproportion=0\ninsertproportion=0.05\nrequestdistribution=latest\n",
+    "e": "readproportion=0\nupdateproportion=0\nscanproportion=0.95\ninsertproportion=0.05\nrequestdistribution=zipfian\n"
+         "maxscanlength=100\nscanlengthdistribution=uniform\n",
+    "f": "readproportion=0.5\nupdateproportion=0\nscanproportion=0\ninsertproportion=0\nreadmodifywriteproportion=0.5\n"
+         "requestdistribution=zipfian\n",
+}
+
+
+@pytest.mark.parametrize("letter", "bcdef")
+def test_each_ycsb_preset_is_ycsbs_own_file(tmp_path, letter):
+    """Pinned against the files' own settings, written here independently of kvlab's table (CORE_FILES)."""
+    f = tmp_path / f"workload{letter}"
+    f.write_text("recordcount=1000\noperationcount=1000\nworkload=site.ycsb.workloads.CoreWorkload\n"
+                 "readallfields=true\n" + YCSB_FILES[letter])
+    mine, ours = from_ycsb([f]), preset(f"ycsb-{letter}")
+    assert shape(mine) == shape(ours)
+    assert mine.distribution.name == ours.distribution.name and mine.distribution.params == ours.distribution.params
+    assert (mine.record_count, mine.operation_count, mine.insert_order) == (ours.record_count, ours.operation_count,
+                                                                            ours.insert_order)
+
+
+def test_seed003_presets_are_the_pages_six_tests():
+    """Seed 003's tests: the ops of one transaction and the clients, as its page lists them."""
+    want = {"fdb-write-1": ([("put", 1, None, False)], 1), "fdb-write-10": ([("put", 10, None, False)], 1),
+            "fdb-write-10-c100": ([("put", 10, None, False)], 100),
+            "fdb-read-10-c100": ([("get", 10, None, False)], 100),
+            "fdb-90-10-c100": ([("get", 9, None, False), ("put", 1, None, False)], 100),
+            "fdb-range-1000-c100": ([("range", 1, 1000, False)], 100)}
+    got = {n: (shape(m)[0][1], m.run_defaults["clients"]) for n, m in PRESETS.items() if n.startswith("fdb-")}
+    assert got == want and all(len(PRESETS[n].templates) == 1 for n in want)
+
+
 def test_presets_and_listing(capsys):
     assert {f"ycsb-{c}" for c in "abcdef"} <= set(PRESETS)
     fdb = {n: m for n, m in PRESETS.items() if n.startswith("fdb-")}

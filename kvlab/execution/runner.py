@@ -218,9 +218,8 @@ class _Session:
         engine = self.open(settings)
         plan = None
         if wl.mix is not None:
-            mix = wl.mix if spec.distribution is None else \
-                dataclasses.replace(wl.mix, distribution=make_distribution(spec.distribution))
-            plan = mixplan.compile_mix(mix, spec.value_size, clients=spec.threads, target_rate=spec.target_rate)
+            plan = mixplan.compile_mix(_mix_as_run(wl.mix, spec), spec.value_size, clients=spec.threads,
+                                       target_rate=spec.target_rate)
             params["value_size"] = plan["value_max"]
             params["batch"] = 1
         run = self.native.Run(engine, wl.native, params, mix=plan, graph=graph)
@@ -481,6 +480,22 @@ def _mix_record(threads, plan, seconds, found, isolation, warm=None) -> dict:
     }
 
 
+def _mix_as_run(mix, spec):
+    """The mix a run executes: the workload's own, with the run's distribution (--distribution) and target
+    rate (--target-rate, in total) in place of the mix's.  A result records the mix as defined
+    (mix.definition) and, beside it, the distribution and pacing it ran with (mix.distribution, mix.pacing)."""
+    if spec.distribution is not None:
+        mix = dataclasses.replace(mix, distribution=make_distribution(spec.distribution))
+    if spec.target_rate:
+        mix = dataclasses.replace(mix, pacing=dataclasses.replace(mix.pacing, target_rate=spec.target_rate,
+                                                                  per_client=False))
+    return mix
+
+
+def _as_dict(distribution) -> dict:
+    return {"name": distribution.name, **distribution.params}
+
+
 def _build(session, wl, phase, params, threads, partial, started, ended, before, after, sampler,
            peak_scope, engine_stats, plan=None) -> BenchmarkResult:
     spec = session.spec
@@ -570,7 +585,7 @@ def _build(session, wl, phase, params, threads, partial, started, ended, before,
         accounting=acct, intervals=_intervals(sampler.samples, sampler.samples[0][0] if sampler.samples else t0, plan),
         warmup=warmup, engine_stats=engine_stats, provenance=provenance, trial=session.trial,
         mix=({**_mix_record(threads, plan, (t1 - t0) / 1e9, found, session.engine.isolation, warm_mix),
-              "definition": wl.mix.to_dict()}
+              "distribution": _as_dict(_mix_as_run(wl.mix, spec).distribution), "definition": wl.mix.to_dict()}
              if plan else None),
         graph=_graph_record(threads, workers, session.graph, (t1 - t0) / 1e9)
         if "graph" in threads[0] else None,
