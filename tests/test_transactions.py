@@ -18,6 +18,7 @@ import pytest
 from kvlab import _native, errors
 from kvlab.execution.mixplan import compile_mix, txn_kind
 from kvlab.model.workloads.mako import from_mako
+from kvlab.model.workloads.distributions import distribution as make_distribution
 from kvlab.model.workloads.mix import Mix, Op, Template
 
 from .conftest import CONFORMANCE, require
@@ -321,6 +322,46 @@ def test_native_loop_counts_conflicts_on_a_hot_key(case):
         assert retries == 0, name
     else:
         assert retries > 0, f"{name}: four clients on one key met no conflict in five runs"
+
+
+def test_native_loop_aborts_leave_nothing_and_free_their_new_keys(case):
+    """The generic loop with four clients, each transaction a read-modify-write of one hot key plus an
+    insert, and no retries (max_retries=0), so a conflict aborts it: the database then holds the insert of
+    every committed transaction and of no aborted one, and thread t's new keys are exactly num + t, num + t + T,
+    ... up to its committed count (an aborted transaction's key is made again by the next one, not skipped)."""
+    name, open_db, cfg, path, transactions = case
+    db = open_db()
+    # the read-modify-write on key 0 alone (a plain zipfian at constant 20 draws key 1 about once in a million;
+    # the inserts grow the key space it draws from, and another thread's new key is not this test's to write)
+    hot_only = make_distribution("zipfian-plain", theta=20)
+    mix = Mix("abort", [Template("t", [Op("rmw", distribution=hot_only), Op("insert")])], distribution="uniform",
+              max_retries=0)
+    plan = compile_mix(mix, 32)
+    threads_n, num = 4, 1
+    params = dict(num=num, reads=300, threads=threads_n, duration=0.0, key_size=16, value_size=32, batch=1,
+                  seed=5, compression_ratio=0.5, seek_nexts=0, writes_per_second=0.0)
+    _native.Run(db, "fillseq", dict(params, reads=1, threads=1)).execute()
+    hot = _native.make_key(0, 16)
+    for attempt in range(5):   # overlap depends on the scheduler: a few runs until one aborts
+        for k, _ in db.scan():   # each run starts from the hot key alone, and makes its new keys again
+            if k != hot:
+                db.delete(k)
+        threads = _native.Run(db, "mix", dict(params, seed=5 + attempt), mix=plan).execute()
+        assert sum(t["retries"] for t in threads) == 0
+        expected = {hot}
+        for t in threads:
+            committed = t["ops"]["txn"] - t["aborts"]
+            expected |= {_native.make_key(num + t["index"] + threads_n * k, 16) for k in range(committed)}
+        aborts = sum(t["aborts"] for t in threads)
+        stored = {k for k, _ in db.scan()}
+        if aborts:
+            break
+    assert stored == expected, (f"{name}: {len(stored - expected)} keys of aborted transactions stored, "
+                                f"{len(expected - stored)} of committed ones missing")
+    if name in ("lmdb", "leveldb", "rocksdb-plain", "bdb-notxn"):
+        assert aborts == 0, name
+    else:
+        assert aborts > 0, f"{name}: four clients on one key met no conflict in five runs"
 
 
 def test_templates_run_in_the_transaction_they_need(tmp_path):

@@ -325,6 +325,12 @@ static inline void mix_made_one(const ctx *c, mix_state *s) {
     s->inserted++;
     s->count = c->run->p.num + s->inserted * (uint64_t)c->run->p.threads;
 }
+/* A transaction that did not commit made nothing: its inserts (and new nodes) are not in the key space, and
+   the next one makes the same ids again, so the ids a run makes stay contiguous per thread. */
+static inline void mix_unmake(const ctx *c, mix_state *s, uint64_t inserted) {
+    s->inserted = inserted;
+    s->count = c->run->p.num + inserted * (uint64_t)c->run->p.threads;
+}
 
 /* A LinkBench operation on a node drawn from the op's distribution (shuffled over the loaded ids, as
    LinkBench shuffles its zipfian), or, for add_node, on a new node: thread t of T adds nodes + t,
@@ -513,7 +519,7 @@ KV_ALWAYS_INLINE uint64_t simple_draw(mix_state *s, kv_rng *r, const kv_mix_op *
 KV_ALWAYS_INLINE int one_op_in_txn(ctx *c, mix_state *s, const kv_mix *m, const kv_mix_txn *tx, uint64_t n, int kind) {
     const kv_engine_ops *e = c->run->ops;
     const kv_mix_op *op = &m->ops[tx->first];
-    uint64_t jitter = (uint64_t)(uintptr_t)s ^ n;
+    uint64_t jitter = (uint64_t)(uintptr_t)s ^ n, inserted = s->inserted;
     int rc;
     for (int attempt = 0;; attempt++) {
         rc = txn_begin(e, c->t, tx->txn);
@@ -524,7 +530,9 @@ KV_ALWAYS_INLINE int one_op_in_txn(ctx *c, mix_state *s, const kv_mix *m, const 
         }
         if (rc == KV_OK) rc = txn_commit(e, c->t, tx->txn);
         else txn_abort(e, c->t, tx->txn);
-        if (rc == KV_OK || !retryable(rc) || attempt >= m->max_retries) return rc;
+        if (rc == KV_OK) return rc;
+        mix_unmake(c, s, inserted);
+        if (!retryable(rc) || attempt >= m->max_retries) return rc;
         c->res->retries++;
         kv_backoff(&jitter, attempt + 1);
     }
@@ -746,7 +754,7 @@ static int loop_mix(ctx *c) {
         }
         uint64_t before = t0;
         int attempt = 0, rc;
-        uint64_t jitter = (uint64_t)(uintptr_t)s ^ n;
+        uint64_t jitter = (uint64_t)(uintptr_t)s ^ n, inserted = s->inserted;
         for (;;) {
             rc = tx->txn ? txn_begin(e, c->t, tx->txn) : KV_OK;
             for (int i = tx->first; rc == KV_OK && i < tx->first + tx->nops; i++) {
@@ -764,7 +772,9 @@ static int loop_mix(ctx *c) {
                 else txn_abort(e, c->t, tx->txn);
                 before = clock_read(tsc);
             }
-            if (rc == KV_OK || !retryable(rc) || attempt >= m->max_retries) break;
+            if (rc == KV_OK) break;
+            mix_unmake(c, s, inserted);
+            if (!retryable(rc) || attempt >= m->max_retries) break;
             attempt++;
             c->res->retries++;
             kv_backoff(&jitter, attempt);
