@@ -242,6 +242,12 @@ def test_cli_workload_distribution_target_rate_and_cpus(tmp_path, capsys):
     assert mix["pacing"]["mode"] == "open"
     assert mix["pacing"]["target_rate"] == 20000 and mix["pacing"]["per_client_rate"] == 10000
     assert run["provenance"]["spec"]["cpus"] == "0" and run["provenance"]["spec"]["distribution"] == "uniform"
+    # the result fields: rates, the engine's isolation statement, start lag, per-template quantiles
+    assert mix["keys_per_sec"] == mix["reads_per_sec"] > 0 and mix["writes_per_sec"] > 0
+    assert "LMDB write txn" in mix["isolation"] and mix["retries"] == mix["aborts"] == 0
+    assert mix["pacing"]["start_lag_us"]["count"] == 1000 and mix["pacing"]["achieved_rate"] > 0
+    for t in mix["templates"].values():
+        assert {"p50", "p99", "p999", "p9999", "max", "mean"} <= set(t["latency_us"]) <= set(t["response_latency_us"])
 
 
 def test_cli_txn_clients_and_ycsb_file(tmp_path, capsys):
@@ -268,24 +274,27 @@ def test_cli_txn_clients_and_ycsb_file(tmp_path, capsys):
 def test_open_loop_response_is_never_below_service_and_grows_past_saturation():
     require("lmdb")
     import kvlab
-    r = kvlab.run("lmdb", "ycsb-c", num=5000, reads=2000, threads=2, target_rate=10_000, seed=2)
+    r = kvlab.run("lmdb", "ycsb-a", num=5000, reads=2000, threads=2, target_rate=10_000, seed=2)
     b = r[1]
-    pacing, read = b.mix["pacing"], b.mix["templates"]["read"]
+    pacing, templates = b.mix["pacing"], b.mix["templates"]
     assert pacing["mode"] == "open" and pacing["target_rate"] == 10_000
     # on schedule, not a speed claim (a busy 2-core VM stretches a 0.4 s run): the 1% figure is
     # benchmarks/open_loop.py's
     assert pacing["achieved_ratio"] == pytest.approx(1.0, abs=0.25)
-    svc, resp = read["latency_us"], read["response_latency_us"]
-    assert resp["count"] == svc["count"] == 4000
-    for q in ("min", "p50", "p99", "max"):
-        assert resp[q] >= svc[q] * 0.99, q                               # bucket rounding only
+    assert set(templates) == {"read", "update"} and sum(t["count"] for t in templates.values()) == 4000
+    for name, t in templates.items():   # every template: a read, and an update in its write transaction
+        svc, resp = t["latency_us"], t["response_latency_us"]
+        assert resp["count"] == svc["count"] == t["count"] > 0
+        for q in ("min", "p50", "p99", "max"):
+            assert resp[q] >= svc[q] * 0.99, (name, q)                   # bucket rounding only
     assert "response" in b.latency_by_op and "lag" in b.latency_by_op
     # far past what the engine sustains: the schedule runs ahead, response time grows, service time does not
+    light = kvlab.run("lmdb", "ycsb-c", num=5000, reads=2000, threads=1, target_rate=10_000, seed=2)[1]
     over = kvlab.run("lmdb", "ycsb-c", num=5000, reads=20_000, threads=1, target_rate=50_000_000, seed=2)[1]
-    o = over.mix["templates"]["read"]
+    lo, o = light.mix["templates"]["read"], over.mix["templates"]["read"]
     assert over.mix["pacing"]["achieved_ratio"] < 0.5
-    assert o["response_latency_us"]["p50"] > 50 * o["latency_us"]["p50"]
-    assert o["latency_us"]["p50"] < 20
+    assert o["response_latency_us"]["p50"] > 50 * max(lo["response_latency_us"]["p50"], o["latency_us"]["p50"])
+    assert o["latency_us"]["p50"] <= 2 * lo["latency_us"]["p50"] + 1   # service: as at light load, or less
 
 
 def test_open_loop_is_stopped_while_it_waits():
