@@ -122,6 +122,17 @@ def test_latest_favours_the_newest_keys_and_follows_inserts():
         assert np.mean(keys >= keyspace // 2) > 0.6            # most draws land among the newer half
 
 
+@pytest.mark.parametrize("keyspace", [10_000, 20_000])
+def test_latest_is_ycsbs_skewed_latest(keyspace):
+    """YCSB's SkewedLatestGenerator: the newest key index minus a ZipfianGenerator draw over that many items
+    (Gray et al.'s method, constant 0.99); the distance from the newest key fits its construction's pmf."""
+    last = keyspace - 1
+    keys = kvlab.keys("latest", N, keyspace=keyspace, seed=2)
+    zetan = float(np.sum(np.arange(1, last + 1, dtype=float) ** -0.99))
+    probs = gray_item_probs(0.99, zetan, last, last + 1)
+    assert chi_square_p(counts_of(last - keys), probs, N) > ALPHA
+
+
 def test_hotspot_fractions():
     keys = kvlab.keys("hotspot", N, keyspace=10_000, seed=4, hot_fraction=0.1, hot_ops=0.9)
     in_hot = np.mean(keys < 1000)
