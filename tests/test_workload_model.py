@@ -95,6 +95,8 @@ def test_mako_and_ycsb_compile_to_the_same_model():
     assert shape(from_mako("o")) == shape(from_properties({"readproportion": "0", "updateproportion": "1"}))
     assert shape(from_mako("u")) == shape(from_properties({"readproportion": "0", "updateproportion": "0",
                                                            "readmodifywriteproportion": "1"}))
+    assert shape(from_mako("i")) == shape(from_properties({"readproportion": "0", "updateproportion": "0",
+                                                           "insertproportion": "1"}))
 
 
 def test_ycsb_details():
