@@ -28,6 +28,10 @@ def test_all_notebooks_run_at_smoke_scale(tmp_path):
         assert figures, f"{name} exported no figure"
         for svg in figures:
             assert svg.with_suffix(".png").exists() and svg.with_suffix(".pdf").exists()
+    # the figures the issues name: seed 003's tests and ratios, YCSB A-F and its latency-throughput curve
+    for name, stem in (("04_transactions", "transactions_tests"), ("04_transactions", "transactions_ratios"),
+                       ("05_ycsb", "ycsb_throughput"), ("05_ycsb", "ycsb_latency_throughput")):
+        assert (folder / name / f"{stem}.png").exists(), f"{name} did not draw {stem}"
 
 
 def test_unknown_scale_and_notebook():
