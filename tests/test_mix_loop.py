@@ -297,6 +297,17 @@ def test_open_loop_response_is_never_below_service_and_grows_past_saturation():
     assert o["latency_us"]["p50"] <= 2 * lo["latency_us"]["p50"] + 1   # service: as at light load, or less
 
 
+@pytest.mark.parametrize("engine", ["lmdb", "rocksdb"])
+def test_a_hundred_clients_are_a_hundred_threads(engine):
+    """Seed 003's 100 clients on 2 cores: each client its own native thread, each doing its share."""
+    require(engine)
+    import kvlab
+    b = kvlab.run(engine, "txn:g9u1", clients=100, num=2000, reads=20, seed=6, interval=0)[-1]
+    assert b.threads == 100 and len(b.per_thread_ops) == 100 and min(b.per_thread_ops) >= 200   # retried ops count too
+    assert b.mix["transactions"] == 2000
+    assert len([t for t in b.accounting["threads"] if t["role"] == "worker"]) == 100
+
+
 def test_poisson_arrivals_at_a_rate_per_client():
     """A mix's own pacing, run (not only parsed): a rate per client, Poisson arrivals.  Two clients at
     2,000/s each make 4,000/s in all."""
