@@ -159,6 +159,37 @@ print(Path(m.__file__) == native._IE_MODULE, r[-1].ops)
     assert native.rocksdb_tls_model() in (None, "descriptors")   # this process started without the room
 
 
+def test_the_results_store_maps_the_initial_exec_module_before_duckdb_takes_the_room(tmp_path):
+    """A DuckDB connection takes the static TLS room kvlab/_native_ie needs, so in a process with the room the
+    store maps the module before it connects (a notebook may read its results before its first run).  The
+    stand-in is a copy of this build's module, as above."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+    from kvlab import _native
+    from kvlab.execution import native
+    stand_in = tmp_path / Path(native._IE_MODULE).name
+    shutil.copy(_native.__file__, stand_in)
+    probe = [sys.executable, "-c", f"""
+import sys
+from pathlib import Path
+import kvlab
+from kvlab.execution import native
+from kvlab.results.store import Store
+native._IE_MODULE = Path({str(stand_in)!r})
+assert "kvlab._native" not in sys.modules
+Store({str(tmp_path / "r.duckdb")!r}).check()
+print(Path(sys.modules["kvlab._native"].__file__) == native._IE_MODULE if "kvlab._native" in sys.modules else None)
+"""]
+    env = {k: v for k, v in os.environ.items() if k not in ("GLIBC_TUNABLES", "KVLAB_NO_INITIAL_EXEC")}
+    out = subprocess.run(probe, env=native.with_static_tls_room(env), capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split() == ["True"]
+    out = subprocess.run(probe, env=env, capture_output=True, text=True)   # without the room: nothing mapped
+    assert out.returncode == 0 and out.stdout.split() == ["None"], out.stderr[-2000:]
+
+
 def test_an_initial_exec_module_that_finds_no_static_tls_room_falls_back_to_the_usual_module(tmp_path):
     """A process can start with the room and still find it gone when kvlab maps kvlab/_native_ie (a DuckDB
     connection made first takes it): glibc's dlopen then fails, and kvlab must go on with kvlab/_native.  The

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from .. import errors
 from ..model import engines
+from ..results import store
 from . import buildfacts
 
 _BUILD_CONFIG = Path(__file__).resolve().parent.parent / "_build_config.json"   # written by setup.py
@@ -44,6 +45,9 @@ def load_initial_exec() -> None:
         return            # room (a DuckDB connection does); the descriptor module, kvlab/_native, serves
     sys.modules["kvlab._native"] = module
     setattr(sys.modules["kvlab"], "_native", module)
+
+
+store.BEFORE_CONNECT.append(load_initial_exec)   # a notebook may read its results before its first run
 
 
 def load():

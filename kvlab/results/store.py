@@ -83,7 +83,14 @@ def default_path() -> Path:
     return Path(os.environ.get("KVLAB_RESULTS") or Path("results") / "kvlab.duckdb")
 
 
+# Called before the store connects to DuckDB.  A connection takes glibc's static TLS room that kvlab's
+# initial-exec module needs, so kvlab.execution.native (a layer above) registers its loader here.
+BEFORE_CONNECT: list = []
+
+
 def _duckdb():
+    for hook in BEFORE_CONNECT:
+        hook()
     try:
         import duckdb
     except ImportError as exc:
