@@ -373,7 +373,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--no-store", action="store_true", help="do not append to the results store")
 
     y = sub.add_parser("ycsb", help="run a YCSB workload file as is: kvlab ycsb -P workloada -p recordcount=100000")
-    y.add_argument("-P", action="append", metavar="FILE", help="a YCSB workload (properties) file; repeatable")
+    y.add_argument("-P", action="append", metavar="FILE", help="a YCSB workload (properties) file; repeatable. workloada ... "
+                   "workloadf with no such file here: YCSB 0.17.0's own")
     y.add_argument("-p", action="append", metavar="NAME=VALUE", help="a property, over the files; repeatable")
     y.add_argument("--engine", default="lmdb", help=f"one of: {', '.join(engines.REGISTRY)}")
     y.add_argument("-threads", "--threads", "--clients", dest="threads", type=int, default=1,
