@@ -492,10 +492,6 @@ def _mix_as_run(mix, spec):
     return mix
 
 
-def _as_dict(distribution) -> dict:
-    return {"name": distribution.name, **distribution.params}
-
-
 def _build(session, wl, phase, params, threads, partial, started, ended, before, after, sampler,
            peak_scope, engine_stats, plan=None) -> BenchmarkResult:
     spec = session.spec
@@ -585,7 +581,7 @@ def _build(session, wl, phase, params, threads, partial, started, ended, before,
         accounting=acct, intervals=_intervals(sampler.samples, sampler.samples[0][0] if sampler.samples else t0, plan),
         warmup=warmup, engine_stats=engine_stats, provenance=provenance, trial=session.trial,
         mix=({**_mix_record(threads, plan, (t1 - t0) / 1e9, found, session.engine.isolation, warm_mix),
-              "distribution": _as_dict(_mix_as_run(wl.mix, spec).distribution), "definition": wl.mix.to_dict()}
+              "distribution": _mix_as_run(wl.mix, spec).distribution.to_dict(), "definition": wl.mix.to_dict()}
              if plan else None),
         graph=_graph_record(threads, workers, session.graph, (t1 - t0) / 1e9)
         if "graph" in threads[0] else None,

@@ -90,6 +90,10 @@ class Distribution:
                 "exp_frac": float(p.get("frac", 0.8571428571)),
                 "expected_inserts": int(p.get("expected_inserts", 0))}
 
+    def to_dict(self) -> dict:
+        """As results and workload files record it: {"name": ..., parameter: value, ...}."""
+        return {"name": self.name, **self.params}
+
     def describe(self) -> str:
         extra = ", ".join(f"{k}={v}" for k, v in self.params.items())
         return f"{self.name}({extra})" if extra else self.name

@@ -250,7 +250,7 @@ class Mix:
             if op.length is not None:
                 d.update(length=op.length, min_length=op.min_length, length_distribution=op.length_distribution)
             if op.distribution is not None:
-                d["distribution"] = {"name": op.distribution.name, **op.distribution.params}
+                d["distribution"] = op.distribution.to_dict()
             if op.snapshot:
                 d["snapshot"] = True
             return d
@@ -258,7 +258,7 @@ class Mix:
             "name": self.name, "source": self.source,
             "templates": [{"name": t.name, "weight": t.weight, "ops": [op_dict(o) for o in t.ops]}
                           for t in self.templates],
-            "distribution": {"name": self.distribution.name, **self.distribution.params},
+            "distribution": self.distribution.to_dict(),
             "pacing": {"target_rate": self.pacing.target_rate, "per_client": self.pacing.per_client,
                        "arrivals": self.pacing.arrivals},
             "record_count": self.record_count, "operation_count": self.operation_count,
