@@ -438,8 +438,6 @@ def main(argv=None, reexec: bool = False) -> int:
     try:
         if reexec and argv:
             _reexec_with_static_tls_room(argv[0])
-        if argv[:1] and argv[0] in _RUNS_ENGINES:
-            native.load_initial_exec()   # before the results store's DuckDB connection takes the room
         if argv[:1] == ["dbbench"]:
             args, rest = parser.parse_known_args(argv)
             return cmd_dbbench(args, rest)

@@ -33,7 +33,7 @@ _IE_MODULE = Path(__file__).resolve().parent.parent / ("_native_ie" + importlib.
 def load_initial_exec() -> None:
     """Map kvlab/_native_ie as kvlab._native where it applies (see above), or do nothing.  Call it before
     anything else can take glibc's static TLS room: a DuckDB connection does, so the results store calls it
-    before it connects (BEFORE_CONNECT, below), the `kvlab` command first thing, and load() too."""
+    before it connects (BEFORE_CONNECT, below); load() calls it too."""
     if ("kvlab._native" in sys.modules or not _IE_MODULE.exists() or not started_with_static_tls_room()
             or os.environ.get("KVLAB_NO_INITIAL_EXEC")):   # KVLAB_NO_INITIAL_EXEC=1: the descriptor module (A/B)
         return
