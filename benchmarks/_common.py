@@ -1,6 +1,7 @@
 """Helpers shared by kvlab's own benchmarks: build the bare C loop, run kvlab, medians."""
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -45,6 +46,14 @@ def build_bare(initial_exec: bool = False) -> Path:
     cmd = ["cc", *flags, *map(str, src), "-o", str(out), *libs, "-lpthread", "-lm"]
     subprocess.run(cmd, check=True)
     return out
+
+
+def callgrind_collected(stderr: str) -> int:
+    """The instruction count a callgrind run printed (`Collected : N`)."""
+    m = re.search(r"Collected : (\d+)", stderr)
+    if not m:
+        raise SystemExit(f"callgrind collected nothing:\n{stderr[-2000:]}")
+    return int(m.group(1))
 
 
 def fresh_dir(tag):

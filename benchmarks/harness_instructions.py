@@ -14,21 +14,13 @@ the bare loop, RocksDB within 0.5%.
 """
 import argparse
 import os
-import re
 import shutil
 import subprocess
 import sys
 import tempfile
 
-from _common import build_bare, engines, kvlab
+from _common import build_bare, callgrind_collected as collected, engines, kvlab
 from kvlab.execution import native
-
-
-def collected(out: str) -> int:
-    m = re.search(r"Collected : (\d+)", out)
-    if not m:
-        raise SystemExit(f"callgrind collected nothing:\n{out[-2000:]}")
-    return int(m.group(1))
 
 
 def main():

@@ -31,7 +31,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from _common import median
+from _common import callgrind_collected, median
 
 LINE = re.compile(r"^(\w+)\s+:\s+([\d.]+) micros/op (\d+) ops/sec", re.M)
 
@@ -55,10 +55,9 @@ def callgrind_per_get(cmd, toggle, reads, env, cwd):
         out = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", "--collect-atstart=no",
                               f"--toggle-collect={toggle}", *cmd, f"--reads={n}"],
                              capture_output=True, text=True, env=env, cwd=cwd)
-        m = re.search(r"Collected : (\d+)", out.stderr)
-        if out.returncode or not m or m.group(1) == "0":
+        counts.append(callgrind_collected(out.stderr))
+        if out.returncode or not counts[-1]:
             raise SystemExit(f"callgrind collected nothing in {toggle}:\n{out.stderr[-2000:]}")
-        counts.append(int(m.group(1)))
     return (counts[1] - counts[0]) / reads
 
 
