@@ -86,7 +86,7 @@ rocksdb_release() {
 #   rocksdb-ie  -ftls-model=initial-exec: a load of the offset from the GOT, as an executable's; but its
 #               module loads only where glibc has ~1.2 KB of static TLS left, which after numpy, pandas
 #               and duckdb it has not unless the process started with glibc.rtld.optional_static_tls
-#               (the kvlab command and kvlab's kernel do; kvlab/native_module.py picks the module).
+#               (the kvlab command and kvlab's kernel do; kvlab/execution/native.py picks the module).
 build_rocksdb() {
     rocksdb_release "$PREFIX/rocksdb" build-kvlab "-mtls-dialect=gnu2" "TLS descriptors"
 }
