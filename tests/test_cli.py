@@ -128,13 +128,18 @@ def test_the_kvlab_command_starts_with_room_for_rocksdbs_thread_locals(tmp_path)
     assert subprocess.run(probe, env=second, capture_output=True, text=True).stdout.strip() == "True"
 
 
+def _env_started_without_the_room() -> dict:
+    """This environment without the static TLS room and without the opt-out, for the module-choice probes."""
+    import os
+    return {k: v for k, v in os.environ.items() if k not in ("GLIBC_TUNABLES", "KVLAB_NO_INITIAL_EXEC")}
+
+
 def test_a_process_with_static_tls_room_loads_the_initial_exec_module_where_there_is_one(tmp_path):
     """Where the build has kvlab/_native_ie (the module linked against a RocksDB built with the initial-exec
     TLS model), a process that started with room in glibc's static TLS loads it as kvlab._native; one
     without the room, or with KVLAB_NO_INITIAL_EXEC, loads kvlab/_native.  The selection is checked here on
     a copy of this build's own module standing in for kvlab/_native_ie (a real module, loaded from another
     file under kvlab._native's name, running a real run)."""
-    import os
     import shutil
     import subprocess
     import sys
@@ -151,7 +156,7 @@ r = kvlab.run('null', 'readrandom', num=100, reads=100, interval=0)
 import kvlab._native as m
 print(Path(m.__file__) == native._IE_MODULE, r[-1].ops)
 """]
-    env = {k: v for k, v in os.environ.items() if k not in ("GLIBC_TUNABLES", "KVLAB_NO_INITIAL_EXEC")}
+    env = _env_started_without_the_room()
     run = lambda e: subprocess.run(probe, env=e, capture_output=True, text=True, check=True).stdout.split()  # noqa: E731
     assert run(native.with_static_tls_room(env)) == ["True", "100"]
     assert run(env) == ["False", "100"]
@@ -163,7 +168,6 @@ def test_the_results_store_maps_the_initial_exec_module_before_duckdb_takes_the_
     """A DuckDB connection takes the static TLS room kvlab/_native_ie needs, so in a process with the room the
     store maps the module before it connects (a notebook may read its results before its first run).  The
     stand-in is a copy of this build's module, as above."""
-    import os
     import shutil
     import subprocess
     import sys
@@ -182,7 +186,7 @@ assert "kvlab._native" not in sys.modules
 Store({str(tmp_path / "r.duckdb")!r}).check()
 print(Path(sys.modules["kvlab._native"].__file__) == native._IE_MODULE if "kvlab._native" in sys.modules else None)
 """]
-    env = {k: v for k, v in os.environ.items() if k not in ("GLIBC_TUNABLES", "KVLAB_NO_INITIAL_EXEC")}
+    env = _env_started_without_the_room()
     out = subprocess.run(probe, env=native.with_static_tls_room(env), capture_output=True, text=True)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.split() == ["True"]
@@ -194,7 +198,6 @@ def test_an_initial_exec_module_that_finds_no_static_tls_room_falls_back_to_the_
     """A process can start with the room and still find it gone when kvlab maps kvlab/_native_ie (a DuckDB
     connection made first takes it): glibc's dlopen then fails, and kvlab must go on with kvlab/_native.  The
     stand-in here is a real shared object whose initial-exec thread-locals (1 MiB) can never fit the room."""
-    import os
     import subprocess
     import sys
     from kvlab.execution import native
@@ -217,7 +220,7 @@ r = kvlab.run('null', 'readrandom', num=100, reads=100, interval=0)
 import kvlab._native as m
 print(Path(m.__file__) == native._IE_MODULE, r[-1].ops)
 """]
-    env = {k: v for k, v in os.environ.items() if k not in ("GLIBC_TUNABLES", "KVLAB_NO_INITIAL_EXEC")}
+    env = _env_started_without_the_room()
     out = subprocess.run(probe, env=native.with_static_tls_room(env), capture_output=True, text=True)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.split() == ["True", "False", "100"]   # the map fails for want of room; the run goes on
