@@ -3,38 +3,59 @@ check that every acknowledged transaction is there (sync on) and none is half th
 engine configuration."""
 from __future__ import annotations
 
-import json
-
 from .. import errors
 from ..execution.crashtest import crashtest, format_table
+from ..results.result import write_json_atomic
 from ..model import engines
+from .common import check_output_file
+from .parsing import amount, count
 
 
-def add_parser(sub):
-    c = sub.add_parser("crashtest", help="SIGKILL a writing process N times; check durability and atomicity")
-    c.add_argument("--engine", default="lmdb",
+NAME = "crashtest"
+HELP = "SIGKILL a writing process N times; check durability and atomicity after each reopen"
+
+
+def add_parser(sub, make):
+    c = make(sub, NAME, help=HELP, description=__doc__)
+    c.add_argument("--engine", default="lmdb", metavar="NAMES",
                    help=f"one or a comma list of: {', '.join(n for n, e in engines.REGISTRY.items() if e.stores_data)}")
-    c.add_argument("--kills", type=int, default=10, help="how many times to kill the writer (default 10)")
+    c.add_argument("--kills", type=count(1, 100_000), default=10, metavar="N",
+                   help="how many times to kill the writer (default 10)")
     c.add_argument("--sync", action="store_true",
                    help="fsync every commit: then no acknowledged write may be lost (without it, the loss is "
                         "measured and reported)")
-    c.add_argument("--db", default=None, metavar="DIR",
-                   help="a new or empty directory to write in, left for inspection (default: a temporary one)")
-    c.add_argument("--seed", type=int, default=None, help="kill times and keys (default: random, printed)")
-    c.add_argument("--batch", type=int, default=10, help="puts and deletes per transaction (1: single writes)")
-    c.add_argument("--num", type=int, default=10_000, help="key space")
-    c.add_argument("--value-size", type=int, default=100)
-    c.add_argument("--max-delay", type=float, default=0.8, metavar="S",
+    c.add_argument("--batch", type=count(1, 100_000), default=10, metavar="K",
+                   help="puts and deletes per transaction (default 10; 1: single writes)")
+    c.add_argument("--num", type=count(1, 10**9), default=10_000, metavar="N", help="key space (default 10,000)")
+    c.add_argument("--value-size", type=count(1, 1 << 20), default=100, metavar="BYTES",
+                   help="value size (default 100)")
+    c.add_argument("--max-delay", type=amount(0.01, 3600), default=0.8, metavar="S",
                    help="kill at a random moment up to S seconds into each round (default 0.8)")
-    c.add_argument("--json", default=None, metavar="FILE", help="write every kill's record here")
     c.add_argument("--verbose", action="store_true", help="a line per kill")
+    g = c.add_argument_group("common to every running command")
+    g.add_argument("--db", default=None, metavar="DIR",
+                   help="a new or empty directory to write in, left for inspection (default: a temporary one)")
+    g.add_argument("--seed", type=count(0, 2**63 - 1), default=None, metavar="N",
+                   help="kill times and keys (default: random, printed)")
+    g.add_argument("--json", default=None, metavar="FILE", help="write every kill's record here")
     return c
+
+
+def handle(args) -> int:
+    return cmd_crashtest(args)
 
 
 def cmd_crashtest(args) -> int:
     names = [n.strip() for n in args.engine.split(",") if n.strip()]
     if args.db and len(names) > 1:
         raise errors.SpecError("crashtest: --db takes one engine (each needs its own directory)")
+    for name in names:
+        engines.get(name)
+    if args.db:
+        from ..execution import dbdir
+        dbdir.check(args.db)
+    if args.json:
+        check_output_file(args.json, "--json")
     reports = []
     for name in names:
         def show(i, k, name=name):
@@ -49,8 +70,7 @@ def cmd_crashtest(args) -> int:
         reports.append(r)
     print(format_table(reports))
     if args.json:
-        with open(args.json, "w") as f:
-            json.dump([r.to_dict() for r in reports], f, indent=1)
+        write_json_atomic(args.json, [r.to_dict() for r in reports])
     bad = [r.summary for r in reports
            if r.summary["reopen_failures"] or r.summary["torn_txns"] or (r.sync and r.summary["acked_writes_lost"])]
     for s in bad:

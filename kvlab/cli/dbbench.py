@@ -10,11 +10,75 @@ engine are named in one warning line, never dropped silently.
 from __future__ import annotations
 
 import shlex
+import sys
 from dataclasses import dataclass
 
+from .. import errors
 from ..model import engines, workloads
 from ..model.dbbench_flags import FLAGS, _rocksdb_options, parse_argv, translate_rocksdb_flags  # noqa: F401
 from ..model.spec import RunSpec
+from . import common
+from .output import format_histogram, format_line  # noqa: F401  (db_bench's lines)
+from .parsing import add_running_options
+
+NAME = "dbbench"
+HELP = "run a db_bench command line (the binary replaced by kvlab)"
+DESCRIPTION = """Run a db_bench command line with db_bench's flags and meanings, on any kvlab engine:
+`kvlab dbbench --engine rocksdb --benchmarks=fillseq,readrandom --num=1000000 --db=DIR`.
+Every flag after kvlab's own is db_bench's (--name=value); `kvlab dbbench --help-flags` lists the
+ones kvlab knows and what it does with each."""
+TAKES_EXTRA = True   # the db_bench flags after kvlab's own
+
+KINDS = {
+    "spec": "what to run (benchmarks, num, reads, threads, sizes, seed, ...): honoured on every engine",
+    "setting": "an engine setting (cache, sync, compression, ...): honoured where the engine has it",
+    "rocksdb": "a RocksDB option: honoured on RocksDB, named in a warning elsewhere",
+    "special": "handled by its own rule (use_lsm picks WiredTiger's LSM or B-tree, ...)",
+    "ignored": "accepted so a seed's line runs, but it changes nothing here (named in a warning)",
+    "gone": "removed from RocksDB before 7.8: accepted, named in a warning",
+}
+
+
+def add_parser(sub, make):
+    d = make(sub, NAME, help=HELP, description=DESCRIPTION)
+    d.add_argument("--engine", default="lmdb", metavar="NAME",
+                   help=f"engine configuration (default lmdb; db_bench_wiredtiger's --use_lsm picks the WiredTiger "
+                        f"one); one of: {', '.join(engines.REGISTRY)}")
+    d.add_argument("--help-flags", action="store_true",
+                   help="list every db_bench flag kvlab accepts, by kind, and what it does with it")
+    add_running_options(d, db=False, seed=False)   # --db and --seed are db_bench's own: --db=DIR, --seed=N
+    d.epilog = "db_bench's flags follow kvlab's own, e.g. --benchmarks=fillseq --num=100000 --db=DIR"
+    return d
+
+
+def handle(args, rest) -> int:
+    if args.help_flags:
+        print(help_flags())
+        return 0
+    p = plan(args.engine, rest)
+    if p.spec.use_existing_db and p.spec.db is None:
+        raise errors.SpecError("--use_existing_db=1 needs --db=DIR, the database to reopen (without --db kvlab "
+                               "makes a new temporary database)")
+    for w in p.warnings:
+        print(w, file=sys.stderr, flush=True)
+    common.preflight(args, p.spec.db, p.spec.use_existing_db)
+    from ..execution import native
+    from ..execution.runner import run_spec
+    cfg = native.require_built(p.spec.engine)
+    lib = native.load()
+    if not args.quiet:
+        print(header(p, lib.adapters()[cfg.adapter], lib.KEY_ENCODING), flush=True)
+
+    def show(b):
+        common.print_result(b, args)
+        if p.histogram:
+            print(format_histogram(b), flush=True)
+
+    result = run_spec(p.spec, on_result=show, control=common.progress_control(args))
+    for b in result:
+        b.params["command_line"] = command_line(args.engine, rest)
+    common.output.warnings_once(result)
+    return common.finish(result, args)
 
 
 @dataclass
@@ -80,29 +144,6 @@ def plan(engine: str, argv) -> DbBenchPlan:
     return DbBenchPlan(spec, flags.get("histogram", False), warnings, seed_was_time=not seed)
 
 
-def format_line(b) -> str:
-    """db_bench's result line: `name : X micros/op Y ops/sec; Z MB/s (F of N found)`."""
-    line = (f"{b.workload:<12} : {b.micros_per_op:11.3f} micros/op {b.ops_per_sec:.0f} ops/sec;"
-            f" {b.mb_per_sec:6.1f} MB/s")
-    if b.found is not None and b.workload != "deleterandom" and not getattr(b, "mix", None):
-        line += f" ({b.found} of {b.ops} found)"
-    if b.phase == "load":
-        line += " [load phase]"
-    if b.partial:
-        line += " [stopped early: partial]"
-    return line
-
-
-def format_histogram(b) -> str:
-    lat = b.latency_us
-    unit = "batch" if b.latency_unit == "batch" else "op"
-    return (f"Microseconds per {unit}:\n"
-            f"Count: {lat['count']} Average: {lat['mean']:.4f}  StdDev: {lat['stddev']:.2f}\n"
-            f"Min: {lat['min']:.4f}  Median: {lat['p50']:.4f}  Max: {lat['max']:.4f}\n"
-            f"Percentiles: P50: {lat['p50']:.2f} P75: {lat['p75']:.2f} P99: {lat['p99']:.2f} "
-            f"P99.9: {lat['p999']:.2f} P99.99: {lat['p9999']:.2f}\n")
-
-
 def header(p: DbBenchPlan, version: str, key_encoding: str) -> str:
     s = p.spec
     comp = s.engine_settings.get("compression", "none")
@@ -120,8 +161,16 @@ def header(p: DbBenchPlan, version: str, key_encoding: str) -> str:
 
 
 def help_flags() -> str:
-    rows = [f"--{n:<40} {f.kind:<8} {f.note}" for n, f in sorted(FLAGS.items())]
-    return "\n".join(rows)
+    """Every db_bench flag kvlab accepts, grouped by what kvlab does with it, each kind explained."""
+    out = []
+    for kind, meaning in KINDS.items():
+        names = sorted(n for n, f in FLAGS.items() if f.kind == kind)
+        if names:
+            out += [f"{kind}: {meaning}"] + [f"  --{n:<40} {FLAGS[n].note}".rstrip() for n in names] + [""]
+    other = sorted(n for n, f in FLAGS.items() if f.kind not in KINDS)
+    if other:
+        out += ["other:"] + [f"  --{n:<40} {FLAGS[n].kind}: {FLAGS[n].note}".rstrip() for n in other]
+    return "\n".join(out).rstrip()
 
 
 def command_line(engine: str, argv) -> str:

@@ -12,33 +12,50 @@ from .. import errors
 from ..execution.linkbench import as_loaded, run_linkbench
 from ..model import engines
 from ..model.workloads.linkbench import from_properties, read_properties
+from . import common
+from .parsing import add_running_options
 
 FLAGS = ("maxid1", "startid1", "requesters", "loaders", "requests", "maxtime", "warmup_time", "intervals",
          "interval_seconds", "link_type_count", "seed")
 
 
-def add_parser(sub):
-    p = sub.add_parser("linkbench", help="LinkBench: load a social graph, then run its request mix",
-                       description=__doc__)
+NAME = "linkbench"
+HELP = "LinkBench: load a social graph, then run its request mix"
+# LinkBench's own property names; the value types are checked by the LinkBench model
+_HELP = {"maxid1": "node ids run from startid1 to maxid1 (LinkBench's maxid1)", "startid1": "the first node id",
+         "requesters": "request threads", "loaders": "load threads", "requests": "requests per requester "
+         "(0: run by time)", "maxtime": "request phase length in s", "warmup_time": "seconds before measuring",
+         "intervals": "the request phase as INTERVALS x interval_seconds (the seed: 12 x 1 hour)",
+         "interval_seconds": "length of one interval in s", "link_type_count": "link types",
+         "seed": "random seed (default: from the clock, printed and recorded)"}
+
+
+def add_parser(sub, make):
+    p = make(sub, NAME, help=HELP, description=__doc__)
     p.add_argument("phase", choices=("load", "request", "run"),
                    help="load: nodes, links, counts; request: the mix on a loaded --db; run: both")
-    p.add_argument("--engine", default="lmdb", help=f"one of: {', '.join(engines.REGISTRY)}")
+    p.add_argument("--engine", default="lmdb", metavar="NAME",
+                   help=f"engine configuration (default lmdb); one of: {', '.join(engines.REGISTRY)}")
     p.add_argument("-c", dest="config", default=None, metavar="FILE", help="a LinkBench .properties file")
     p.add_argument("-D", dest="props", action="append", default=[], metavar="NAME=VALUE",
                    help="a LinkBench property (addlink=10, read_shape=0.8, ...); repeatable")
     for name in FLAGS:
-        p.add_argument(f"--{name.replace('_', '-')}", dest=name, default=None,
-                       help=f"LinkBench's {name}" if name not in ("intervals", "interval_seconds") else
-                       "the request phase as intervals x interval_seconds (the seed: 12 x 1 hour)")
-    p.add_argument("--db", default=None, help="database directory (kept); request needs the one load made")
+        p.add_argument(f"--{name.replace('_', '-')}", dest=name, default=None, metavar="N", help=_HELP[name])
     p.add_argument("--memory-limit", default=None, metavar="SIZE",
                    help="run the phase in a memory cgroup of SIZE (512M, 2G): page cache and engine cache inside it")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                   help=f"any engine setting: {', '.join(engines.ENGINE_SETTINGS)}")
-    p.add_argument("--json", default=None, metavar="FILE")
-    p.add_argument("--store", default=None, metavar="PATH")
-    p.add_argument("--no-store", action="store_true")
+                   help=f"any engine setting (repeatable): {', '.join(engines.ENGINE_SETTINGS)}")
+    add_running_options(p, db_help="database directory, kept (request needs the one load made)", seed=False,
+                        progress=False)
     return p
+
+
+def handle(args) -> int:
+    if args.phase == "request" and not args.db:
+        raise errors.SpecError("kvlab linkbench request runs on a loaded graph: give --db DIR, the directory "
+                               "`kvlab linkbench load --db DIR` loaded")
+    common.preflight(args, args.db, args.phase == "request")
+    return cmd_linkbench(args, lambda result, a: (common.output.warnings_once(result), common.finish(result, a))[1])
 
 
 def cmd_linkbench(args, execute_result) -> int:
@@ -76,15 +93,19 @@ def print_tables(result):
                   f"DB {(a.get('db_size_bytes') or 0) / 1048576:.1f} MiB")
             continue
         m = b.mix or {}
-        print(f"request: {m.get('txn_per_sec', 0):,.0f} QPS over {b.seconds:.1f} s; per interval: "
-              + ", ".join(f"{iv['workers']['ops_per_sec'].get('txn', 0):,.0f}" for iv in b.intervals if 'workers' in iv))
-        print(f"{'operation':<16} {'count':>10} {'mean ms':>9} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8} "
-              f"{'p99.9 ms':>9} {'max ms':>8}")
-        for op, t in m.get("templates", {}).items():
-            lat = t["latency_us"]
-            ms = lambda v: f"{v / 1000:.3f}" if v is not None else "-"  # noqa: E731
-            print(f"{op:<16} {t['count']:>10,} {ms(lat['mean']):>9} {ms(lat['p50']):>8} {ms(lat['p95']):>8} "
-                  f"{ms(lat['p99']):>8} {ms(lat['p999']):>9} {ms(lat['max']):>8}")
+        ivs = [iv for iv in b.intervals if "workers" in iv]
+        nominal = max((iv["seconds"] for iv in ivs), default=0)
+        full = [iv for iv in ivs if iv["seconds"] >= 0.5 * nominal]   # the sampler's last one may be a sliver
+        rest = f" (and a last {ivs[-1]['seconds']:.2f} s remainder)" if len(full) < len(ivs) else ""
+        print(f"request: {common.num(m.get('txn_per_sec', 0))} QPS over {b.seconds:.1f} s; per "
+              f"{nominal:.3g} s interval: " + ", ".join(common.num(iv["workers"]["ops_per_sec"].get("txn", 0))
+                                                     for iv in full) + rest)
+        rows = [{"op": op, "count": t["count"], **{k: t["latency_us"].get(k) for k in
+                                                     ("mean", "p50", "p95", "p99", "p999", "max")}}
+                for op, t in m.get("templates", {}).items()]
+        common.output.table(rows, [("op", "operation", "<"), ("count", "count", ">"), ("mean", "mean us", ">"),
+                                   ("p50", "p50 us", ">"), ("p95", "p95 us", ">"), ("p99", "p99 us", ">"),
+                                   ("p999", "p99.9 us", ">"), ("max", "max us", ">")])
         per = lambda k: a.get(k)  # noqa: E731
         fmt = lambda v: "-" if v is None else f"{v:.3f}"  # noqa: E731
         print(f"I/O per query: disk reads {fmt(per('disk_reads_per_op'))}, KB read {fmt(per('disk_kb_read_per_op'))}, "

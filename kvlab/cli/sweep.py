@@ -9,6 +9,7 @@ from ..lab.sweeps import Sweep
 from ..model.sweep import load_toml
 from ..results import sweeps as stored
 from ..results.store import Store
+from .parsing import add_store_option
 
 EXAMPLE = '''name = "engines-threads-values"    # the sweep's id in the results store
 repeats = 2
@@ -23,36 +24,48 @@ threads = [1, 2]
 value_size = [100, 1000]'''
 
 
-def add_parser(sub):
-    s = sub.add_parser("sweep", help="a parameter grid from a TOML file: show its points, run them (resumable)",
-                       description="A sweep file:\n\n" + EXAMPLE, formatter_class=_raw())
-    s.add_argument("action", choices=("show", "run", "list"))
-    s.add_argument("file", nargs="?", help="the sweep's TOML file (show, run)")
-    s.add_argument("--store", default=None, metavar="PATH", help="results store (default results/kvlab.duckdb)")
-    s.add_argument("--scheduler", default=None, metavar="ADDRESS",
-                   help="run the points on this Dask scheduler's workers (tcp://host:8786); default: here, one "
-                        "after another")
-    s.add_argument("--progress", choices=("auto", "on", "off"), default="auto",
-                   help="live progress on stderr (auto: when stderr is a terminal)")
+NAME = "sweep"
+HELP = "a parameter grid from a TOML file: show its points, run them (resumable), list the stored sweeps"
+
+
+def add_parser(sub, make):
+    import argparse
+    s = make(sub, NAME, help=HELP, description="A sweep file:\n\n" + EXAMPLE,
+             formatter_class=argparse.RawDescriptionHelpFormatter)
+    actions = s.add_subparsers(dest="action", required=True, metavar="ACTION")
+    show = make(actions, "show", help="the sweep's points and which are already stored",
+                description="the sweep's points and which are already stored")
+    run = make(actions, "run", help="run the points not yet stored (here, or on a Dask scheduler)",
+               description="run the points not yet stored (here, or on a Dask scheduler); a stopped sweep "
+                           "resumes where it stopped")
+    for p in (show, run):
+        p.add_argument("file", metavar="FILE", help="the sweep's TOML file")
+        add_store_option(p)
+    run.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                     help="run the points on this Dask scheduler's workers (tcp://host:8786); default: here, one "
+                          "after another")
+    run.add_argument("--progress", choices=("auto", "on", "off"), default="auto",
+                     help="live progress on stderr (auto: when stderr is a terminal)")
+    ls = make(actions, "list", help="the stored sweeps (same as kvlab results sweeps)",
+              description="the stored sweeps (same as kvlab results sweeps)")
+    add_store_option(ls)
     return s
 
 
-def _raw():
-    import argparse
-    return argparse.RawDescriptionHelpFormatter
+def handle(args) -> int:
+    return cmd_sweep(args)
 
 
 def cmd_sweep(args) -> int:
-    from .. import errors
     store = Store(args.store)
     if args.action == "list":
         if not store.path.exists():
             print(f"no results store at {store.path}")
             return 0
-        print(stored.list_sweeps(store).to_string(index=False))
+        from .results import _frame_text
+        frame = stored.list_sweeps(store)
+        print("no sweeps stored" if frame.empty else _frame_text(frame))
         return 0
-    if not args.file:
-        raise errors.SpecError(f"kvlab sweep {args.action} needs the sweep's TOML file")
     sweep = Sweep(load_toml(args.file), store)
     print(f"kvlab {sweep.describe()}", flush=True)
     if args.action == "show":

@@ -148,8 +148,52 @@ def _clear_contents(path: Path):
             child.unlink()
 
 
+def check(db: str | None, use_existing: bool = False) -> None:
+    """Before anything is written anywhere: --db names a directory kvlab can use (an existing
+    directory it may write in, or a new one under a writable parent), and use_existing_db has one."""
+    if db is None:
+        if use_existing:
+            raise errors.NoDatabase("use_existing_db needs --db DIR, the database to reopen (without --db kvlab "
+                                    "makes a new temporary database, so there would be nothing to reuse)")
+        return
+    path = Path(db).expanduser().absolute()
+    if path.exists() and not path.is_dir():
+        raise errors.UnsafeDirectory(f"--db {db}: {path} exists and is not a directory; allowed: a new or empty "
+                                     "directory, or one a kvlab run made")
+    if use_existing and not path.exists():
+        raise errors.NoDatabase(f"use_existing_db: --db {db} does not exist, so there is no database to reuse; "
+                                "allowed: a directory holding a kvlab database, or run without use_existing_db")
+    probe = path
+    while not probe.exists():
+        probe = probe.parent
+    if not probe.is_dir():
+        raise errors.UnsafeDirectory(f"--db {db}: {probe} is a file, so no directory can be made below it")
+    if not os.access(probe, os.W_OK | os.X_OK):
+        where = "it" if probe == path else f"its parent {probe}"
+        raise errors.UnsafeDirectory(f"--db {db}: {where} is not writable ({_why_not_writable(probe)}); "
+                                     "allowed: a directory you can write in")
+
+
+def _why_not_writable(path: Path) -> str:
+    try:
+        st = os.statvfs(path)
+        if st.f_flag & os.ST_RDONLY:
+            return "on a read-only file system"
+    except OSError:
+        pass
+    return "permission denied"
+
+
 def prepare(db: str | None, engine: str, key_encoding: str, use_existing: bool) -> DbDir:
     """Return the directory to open the engine in, creating or clearing it as allowed."""
+    try:
+        return _prepare(db, engine, key_encoding, use_existing)
+    except OSError as exc:
+        raise errors.UnsafeDirectory(f"--db {db or exc.filename}: cannot prepare the database directory "
+                                     f"({exc.strerror or exc}); allowed: a directory you can write in") from None
+
+
+def _prepare(db: str | None, engine: str, key_encoding: str, use_existing: bool) -> DbDir:
     if db is None:
         base = os.environ.get("KVLAB_TMPDIR") or None
         path = Path(tempfile.mkdtemp(prefix=f"kvlab-{engine}-", dir=base))

@@ -40,10 +40,13 @@ def run(engine: str = "lmdb", workload="fillseq,readrandom", *, control: RunCont
 
 
 def run_spec(spec: RunSpec, on_result: Callable[[BenchmarkResult], None] | None = None,
-             control: RunControl | None = None) -> RunResult:
+             control: RunControl | None = None, load_only: bool = False) -> RunResult:
+    """Run a spec: its trials, each phase reported to on_result as it ends.  `load_only` runs just
+    the load phase of the first workload that needs data (YCSB's -load), into spec.db."""
+    dbdir.check(spec.db, spec.use_existing_db)
     trials = []
     for trial in range(spec.repeat):
-        trials.append(_run_trial(spec, trial, on_result, control))
+        trials.append(_run_trial(spec, trial, on_result, control, load_only))
         if any(b.partial for b in trials[-1]):
             break
     results = [b for t in trials for b in t]
@@ -93,16 +96,16 @@ def _unpin(saved):
             pass
 
 
-def _run_trial(spec, trial, on_result, control=None):
+def _run_trial(spec, trial, on_result, control=None, load_only=False):
     saved = _pin(spec.cpus)
     try:
-        return _run_trial_pinned(spec, trial, on_result, control)
+        return _run_trial_pinned(spec, trial, on_result, control, load_only)
     finally:
         if saved is not None:
             _unpin(saved)
 
 
-def _run_trial_pinned(spec, trial, on_result, control=None):
+def _run_trial_pinned(spec, trial, on_result, control=None, load_only=False):
     cfg = native.require_built(spec.engine)
     lib = native.load()
     warnings = [f"{spec.engine} ignores {k} (it has no such setting)" for k in cfg.ignored(spec.engine_settings)]
@@ -111,12 +114,14 @@ def _run_trial_pinned(spec, trial, on_result, control=None):
     try:
         for name in spec.workloads:
             wl = workloads.get(name, spec.mixes)
-            if wl.needs_data and not session.loaded and spec.auto_load:
+            if wl.needs_data and not session.loaded and (spec.auto_load or load_only):
                 # a LinkBench mix loads its graph; everything else a key space (fillseq)
                 load = workloads.get("linkbench-load" if session.graph else "fillseq")
                 session.add(session.run_one(load, phase="load", value_size=_mix_value_size(wl, spec)), on_result)
                 if session.results[-1].partial:
                     break
+            if load_only:
+                break
             session.add(session.run_one(wl, phase="run"), on_result)
             if session.results[-1].partial:
                 break

@@ -14,6 +14,8 @@ command line).  The kinds of flag:
 """
 from __future__ import annotations
 
+import difflib
+
 from dataclasses import dataclass
 
 from .. import errors
@@ -145,8 +147,10 @@ def parse_argv(argv) -> dict:
             else:
                 value = "1"
         if name not in FLAGS:
+            close = difflib.get_close_matches(name.replace("-", "_"), list(FLAGS), n=3, cutoff=0.7)
+            hint = f" (did you mean {' or '.join('--' + c for c in close)}?)" if close else ""
             raise errors.SpecError(
-                f"--{name} is not a db_bench flag kvlab knows; see `kvlab dbbench --help-flags` for the "
+                f"--{name} is not a db_bench flag kvlab knows{hint}; see `kvlab dbbench --help-flags` for the "
                 "accepted ones")
         try:
             out[name] = FLAGS[name].parse(value)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from .. import errors
 
-SCHEMA = "kvlab.result/4"
+SCHEMA = "kvlab.result/5"
 # Older schemas this version reads, each with the step that brings a record one version on.
 UPGRADES = {
     # /1 (foundation) had no accounting, time series, warm-up, provenance or trials
@@ -26,6 +26,8 @@ UPGRADES = {
     "kvlab.result/2": lambda d: {**d, "schema": "kvlab.result/3", "mix": None},
     # /3 had no LinkBench graph record
     "kvlab.result/3": lambda d: {**d, "schema": "kvlab.result/4", "graph": None},
+    # /4 had no tags
+    "kvlab.result/4": lambda d: {**d, "schema": "kvlab.result/5", "tags": []},
 }
 
 
@@ -67,15 +69,16 @@ class BenchmarkResult:
     started_at: str = ""
     ended_at: str = ""
     per_thread_ops: list = field(default_factory=list)
-    accounting: dict | None = None      # CPU, context switches, I/O, sizes, memory (kvlab/accounting.py)
+    accounting: dict | None = None      # CPU, context switches, I/O, sizes, memory (execution/accounting.py)
     intervals: list = field(default_factory=list)   # the time series, one record per interval
     warmup: dict | None = None          # what the warm-up excluded
     engine_stats: dict | None = None    # the engine's own statistics after the phase
     provenance: dict | None = None      # spec, configs, versions, machine, storage, times
     trial: int = 0
-    repetitions: dict | None = None     # across trials: median and 95% CI (kvlab/stats.py)
+    repetitions: dict | None = None     # across trials: median and 95% CI (results/stats.py)
     mix: dict | None = None             # a workload mix: transactions, rates, per-template latency, retries
     graph: dict | None = None           # LinkBench: nodes and links loaded, links listed, the graph's settings
+    tags: list = field(default_factory=list)   # the user's labels (`--tag`), to find runs again
 
     @property
     def ops_per_sec(self) -> float:
@@ -103,7 +106,7 @@ class BenchmarkResult:
             "started_at": self.started_at, "ended_at": self.ended_at, "per_thread_ops": self.per_thread_ops,
             "accounting": self.accounting, "intervals": self.intervals, "warmup": self.warmup,
             "engine_stats": self.engine_stats, "provenance": self.provenance, "trial": self.trial,
-            "repetitions": self.repetitions, "mix": self.mix, "graph": self.graph,
+            "repetitions": self.repetitions, "mix": self.mix, "graph": self.graph, "tags": list(self.tags),
         }
 
     @classmethod

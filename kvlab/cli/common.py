@@ -1,0 +1,151 @@
+"""What every running command does around its run: check the command line's paths before anything is
+written, show progress, print each result as it comes, save (--json, the store, tags), pick the exit code."""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from .. import errors
+from ..execution import dbdir
+from ..execution.progress import RunControl
+from ..lab.display import TextBar
+from ..results.store import Store, rescue_json
+from . import output
+from .parsing import tag_value
+
+
+def preflight(args, db=None, use_existing=False) -> None:
+    """Before anything is loaded or measured: --db is usable, --json's folder takes files, the results
+    store opens for writing, the tags are well formed.  Nothing is written if any of them is wrong."""
+    for t in getattr(args, "tag", None) or ():
+        tag_value(t)
+    dbdir.check(db, use_existing)
+    if getattr(args, "json", None):
+        check_output_file(args.json, "--json")
+    if not getattr(args, "no_store", False):
+        Store(args.store).check()
+
+
+def check_output_file(path, flag: str) -> Path:
+    """An output file the command can write: not a directory, its folder writable (made if missing)."""
+    target = Path(path).expanduser()
+    if target.is_dir():
+        raise errors.ResultsError(f"{flag} {path} is a directory; allowed: a file name")
+    folder = target.absolute().parent
+    probe = folder
+    while not probe.exists():
+        probe = probe.parent
+    if not probe.is_dir() or not os.access(probe, os.W_OK | os.X_OK):
+        raise errors.ResultsError(f"{flag} {path}: {probe} is not a writable directory")
+    if target.exists() and not os.access(target, os.W_OK):
+        raise errors.ResultsError(f"{flag} {path} exists and is not writable")
+    return target
+
+
+def progress_control(args):
+    """A RunControl with a progress bar on stderr, or None (auto: only on a terminal)."""
+    mode = getattr(args, "progress", "off")
+    if mode == "off" or (mode == "auto" and not sys.stderr.isatty()):
+        return None
+    return RunControl([TextBar(sys.stderr)], every=0.5)
+
+
+def say(args, *lines) -> None:
+    """A line that --quiet leaves out."""
+    if not getattr(args, "quiet", False):
+        for line in lines:
+            print(line, flush=True)
+
+
+def print_result(b, args=None) -> None:
+    """One result as it ends: db_bench's line, then latency percentiles and what the line leaves out."""
+    print(output.format_line(b), flush=True)
+    unit = "us per batch" if b.latency_unit == "batch" else "us"
+    if b.mix:
+        m = b.mix
+        print(f"  {num(m['transactions'])} transactions, {num(m['txn_per_sec'])} txn/s; reads "
+              f"{num(m['reads_per_sec'])}/s, writes {num(m['writes_per_sec'])}/s, keys read "
+              f"{num(m['keys_per_sec'])}/s; retries {m['retries']}, aborts {m['aborts']}", flush=True)
+        pacing = m.get("pacing") or {}
+        if pacing.get("mode") == "open":
+            lag = (pacing.get("start_lag_us") or {})
+            ratio = pacing.get("achieved_ratio")
+            print(f"  open loop: target {num(pacing.get('target_rate'))} txn/s, achieved "
+                  f"{num(pacing.get('achieved_rate'))} txn/s ({num(100 * ratio) if ratio is not None else '-'}%), "
+                  f"start lag p50 {num(lag.get('p50'))} us, p99 {num(lag.get('p99'))} us", flush=True)
+        width = max((len(n) for n in m["templates"]), default=8)
+        for name, t in m["templates"].items():
+            line = f"    {name:<{width}} {t['share']:6.1%}  service {output.percentiles(t['latency_us'])}"
+            if t.get("response_latency_us"):
+                line += f"; response {output.percentiles(t['response_latency_us'])}"
+            print(line, flush=True)
+        if any(kind != "none" for kind in m.get("template_txn", {}).values()):
+            print(f"  isolation: {m['isolation']}", flush=True)
+    elif b.ops:
+        print(f"  latency: {output.percentiles(b.latency_us, unit)}", flush=True)
+    if b.partial:
+        print(f"  PARTIAL: stopped after {num(b.ops)} ops in {b.seconds:.2f} s; the figures above cover only that",
+              flush=True)
+    if b.writer:
+        w = b.writer
+        print(f"  writer: {num(w['ops_per_sec'])} writes/s, {num(w['ops'])} writes, latency "
+              f"{output.percentiles(w['latency_us'])} (not counted in the line above)", flush=True)
+
+
+num = output.num
+
+
+def report(result, args) -> None:
+    """After the run: each warning once, then the accounting table (unless --quiet)."""
+    output.warnings_once(result)
+    if getattr(args, "quiet", False):
+        return
+    print()
+    output.table(output.accounting_rows(result), output.ACCOUNTING_COLUMNS, output.ACCOUNTING_LEGEND)
+    for b in result:
+        r = (b.repetitions or {}).get("ops_per_sec")
+        if r and r.get("ci95") and r["ci95"][0] is not None:
+            lo, hi = r["ci95"]
+            print(f"  {b.workload}: {r['n']} trials, median {num(r['median'])} ops/s; 95% CI of the mean "
+                  f"[{num(lo)}, {num(hi)}]")
+
+
+def finish(result, args) -> int:
+    """Tags, --json and the store, then the exit code (130 for a run stopped part-way)."""
+    for b in result:
+        b.tags = list(dict.fromkeys([*b.tags, *(getattr(args, "tag", None) or ())]))
+    save(result, args)
+    return 130 if any(b.partial for b in result) else 0
+
+
+def save(result, args) -> None:
+    """--json, then the store; a failure of either leaves the run saved somewhere the error names."""
+    failed = []
+    if getattr(args, "json", None):
+        try:
+            result.write_json(args.json)
+            say(args, f"results written to {args.json}")
+        except OSError as exc:
+            saved = rescue_json(result.to_list(), Path(args.json).name)
+            failed.append(f"--json {args.json} could not be written ({exc.strerror or exc}); the run is saved in "
+                          f"{saved}")
+    if not getattr(args, "no_store", False):
+        try:
+            store = Store(args.store)
+            run_id = store.append(result)
+            say(args, f"stored as run {run_id} in {store.path}")
+        except errors.ResultsError as exc:
+            failed.append(str(exc))
+    if failed:
+        raise errors.ResultsError("; ".join(failed))
+
+
+def execute(spec, args, load_only: bool = False) -> int:
+    """Run a spec from the command line: lines as results come, warnings, accounting, --json, the store."""
+    from ..execution.runner import run_spec
+    preflight(args, spec.db, spec.use_existing_db)
+    result = run_spec(spec, on_result=lambda b: print_result(b, args), control=progress_control(args),
+                      load_only=load_only)
+    report(result, args)
+    return finish(result, args)

@@ -1,0 +1,31 @@
+"""`kvlab notebooks list|run`: the shipped notebooks, executed with papermill into a dated folder."""
+from __future__ import annotations
+
+from ..lab import notebooks
+
+NAME = "notebooks"
+HELP = "list the notebooks, or run them with papermill into a dated folder (figures as SVG, PNG, PDF)"
+
+
+def add_parser(sub, make):
+    n = make(sub, NAME, help=HELP, description=HELP)
+    actions = n.add_subparsers(dest="action", required=True, metavar="ACTION")
+    make(actions, "list", help="the notebooks kvlab ships", description="the notebooks kvlab ships")
+    r = make(actions, "run", help="execute notebooks with papermill", description="execute notebooks with papermill")
+    r.add_argument("--scale", default="default", choices=notebooks.SCALES,
+                   help="smoke: seconds each; default: minutes; full: the seeds' published scale (hours)")
+    r.add_argument("--only", default=None, metavar="NAMES", help="comma list of notebook names (default: all)")
+    r.add_argument("--out", default=None, metavar="DIR",
+                   help="folder for the executed notebooks and figures (default results/notebooks-<time>-<scale>)")
+    return n
+
+
+def handle(args) -> int:
+    if args.action == "list":
+        names = notebooks.available()
+        print("\n".join(names))
+        return 0
+    folder = notebooks.run(args.scale, args.only, args.out)
+    figures = sorted(p.name for p in folder.rglob("*.svg"))
+    print(f"executed notebooks and {len(figures)} figures (SVG, PNG, PDF) in {folder}")
+    return 0

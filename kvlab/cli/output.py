@@ -1,0 +1,123 @@
+"""What the `kvlab` command prints: numbers formatted by magnitude (never scientific notation in a
+table), latency percentiles on every result, the accounting table with a legend, one line per warning."""
+from __future__ import annotations
+
+import math
+import numbers
+import sys
+
+
+def num(v, unit: str = "") -> str:
+    """A number a reader takes in at a glance: 1,234,567 / 12,345 / 123.4 / 1.23 / 0.0123; '-' for none."""
+    if v is None or (isinstance(v, numbers.Real) and math.isnan(v)):
+        return "-"
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if not isinstance(v, numbers.Real):
+        return str(v)
+    a = abs(v)
+    if isinstance(v, numbers.Integral) or a >= 1000:
+        text = f"{v:,.0f}"
+    elif a >= 100:
+        text = f"{v:.1f}"
+    elif a >= 1:
+        text = f"{v:.2f}"
+    elif a >= 0.001:
+        text = f"{v:.4f}"
+    else:
+        text = f"{v:.6f}".rstrip("0").rstrip(".") if a >= 1e-6 else ("0" if a == 0 else f"{v:.1e}")
+    return f"{text} {unit}".rstrip() if unit else text
+
+
+def mib(v) -> str:
+    return "-" if v is None else num(v / 1048576)
+
+
+def percentiles(lat: dict | None, unit: str = "us") -> str:
+    """p50, p99, p99.9 and max of a latency summary (microseconds)."""
+    lat = lat or {}
+    parts = [f"{name} {num(lat.get(key))}" for key, name in
+             (("p50", "p50"), ("p99", "p99"), ("p999", "p99.9"), ("max", "max"))]
+    return ", ".join(parts) + f" {unit}"
+
+
+def table(rows: list, columns: list, legend: str | None = None, out=None) -> None:
+    """Rows of dicts printed under `columns` [(key, header, align)], each column as wide as its widest cell."""
+    out = out or sys.stdout
+    if not rows:
+        return
+    cells = [[_cell(r.get(k)) for k, _, _ in columns] for r in rows]
+    widths = [max(len(h), *(len(c[i]) for c in cells)) for i, (_, h, _) in enumerate(columns)]
+
+    def line(values):
+        return "  ".join(v.ljust(w) if a == "<" else v.rjust(w)
+                         for v, w, (_, _, a) in zip(values, widths, columns)).rstrip()
+    print(line([h for _, h, _ in columns]), file=out)
+    for c in cells:
+        print(line(c), file=out)
+    if legend:
+        print(legend, file=out)
+
+
+def _cell(v) -> str:
+    return v if isinstance(v, str) else num(v)
+
+
+ACCOUNTING_COLUMNS = [
+    ("workload", "workload", "<"), ("phase", "phase", "<"), ("wall_s", "wall s", ">"),
+    ("cpu_user_s", "user CPU s", ">"), ("cpu_sys_s", "system CPU s", ">"), ("cpu_pct", "CPU %", ">"),
+    ("db_mib", "DB size MiB", ">"), ("rss_mib", "peak RSS MiB", ">"),
+    ("ctx_voluntary", "waits", ">"), ("ctx_involuntary", "preempted", ">"),
+    ("kb_written_per_op", "KB written/op", ">"),
+]
+ACCOUNTING_LEGEND = ("  CPU % of one core; waits/preempted: voluntary/involuntary context switches; KB written/op: "
+                     "the process's storage writes per operation ('-': not measurable here)")
+
+
+def accounting_rows(result) -> list:
+    rows = []
+    for b in result:
+        a = b.accounting or {}
+        rows.append({"workload": b.workload, "phase": b.phase, "wall_s": a.get("wall_s"),
+                     "cpu_user_s": a.get("cpu_user_s"), "cpu_sys_s": a.get("cpu_sys_s"),
+                     "cpu_pct": a.get("cpu_pct"), "db_mib": mib(a.get("db_size_bytes")),
+                     "rss_mib": mib(a.get("process_peak_rss_bytes")), "ctx_voluntary": a.get("ctx_voluntary"),
+                     "ctx_involuntary": a.get("ctx_involuntary"),
+                     "kb_written_per_op": a.get("io_kb_written_per_op")})
+    return rows
+
+
+def warnings_once(result, out=None) -> None:
+    """Each warning of a run once, however many of its benchmarks carry it."""
+    out = out or sys.stderr
+    seen = []
+    for b in result:
+        for w in b.warnings:
+            if w not in seen:
+                seen.append(w)
+    for w in seen:
+        print(f"warning: {w}", file=out)
+
+
+# db_bench's own lines, as its users read them
+def format_line(b) -> str:
+    """db_bench's result line: `name : X micros/op Y ops/sec; Z MB/s (F of N found)`."""
+    line = (f"{b.workload:<12} : {b.micros_per_op:11.3f} micros/op {b.ops_per_sec:.0f} ops/sec;"
+            f" {b.mb_per_sec:6.1f} MB/s")
+    if b.found is not None and b.workload != "deleterandom" and not getattr(b, "mix", None):
+        line += f" ({b.found} of {b.ops} found)"
+    if b.phase == "load":
+        line += " [load phase]"
+    if b.partial:
+        line += " [stopped early: partial]"
+    return line
+
+
+def format_histogram(b) -> str:
+    lat = b.latency_us
+    unit = "batch" if b.latency_unit == "batch" else "op"
+    return (f"Microseconds per {unit}:\n"
+            f"Count: {lat['count']} Average: {lat['mean']:.4f}  StdDev: {lat['stddev']:.2f}\n"
+            f"Min: {lat['min']:.4f}  Median: {lat['p50']:.4f}  Max: {lat['max']:.4f}\n"
+            f"Percentiles: P50: {lat['p50']:.2f} P75: {lat['p75']:.2f} P99: {lat['p99']:.2f} "
+            f"P99.9: {lat['p999']:.2f} P99.99: {lat['p9999']:.2f}\n")
