@@ -166,7 +166,7 @@ def test_toml_workload_file(tmp_path):
     buy = mix.templates[1]
     assert [o.kind for o in buy.ops] == ["get", "rmw", "scan"] and buy.ops[1].distribution.name == "uniform"
     assert mix.pacing == Pacing(5000, False, "poisson") and mix.pacing.open_loop
-    assert mix.value_size == (8, 100) and mix.run_defaults == {"clients": 100}
+    assert mix.value_size == (8, 100) and mix.threads == 100 and mix.run_defaults == {}   # [run] clients: applied
     assert mix.distribution.params == {"hot_fraction": 0.1, "hot_ops": 0.9}
     assert mix.to_dict()["templates"][1]["ops"][2]["length_distribution"] == "zipfian"
 

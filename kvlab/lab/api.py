@@ -14,12 +14,15 @@ from .display import attach_progress
 
 def run(engine: str = "lmdb", workload="fillseq,readrandom", *, progress=False,
         control: RunControl | None = None, **params) -> RunResult:
-    """Run `workload` (a name or comma list, in order) on `engine`.
+    """Run `workload` on `engine`: a name or comma list (in order), txn:/mako:<mako spec>, a TOML
+    mix file (*.toml), a YCSB properties file (or YCSB's core workloada ... workloadf), or a Mix.
 
     Parameters are RunSpec fields (num, reads, threads, duration, value_size,
     key_size, batch, seed, db, interval, warmup, repeat, ...) and engine settings
-    (cache_size, sync, compression, options, ...).  Unknown names raise SpecError
-    listing the allowed ones.  `progress=True` shows live progress (a widget in
+    (cache_size, sync, compression, options, ...).  A mix's own record_count,
+    operation_count, threads, duration and target rate are used for what is not
+    given (YCSB's ycsb-a loads its 1,000 records).  Unknown names raise SpecError
+    listing the allowed ones; every workload is checked before anything runs.  `progress=True` shows live progress (a widget in
     Jupyter, a bar on a terminal); Ctrl-C or the kernel's interrupt stops the run
     within a second and returns what was measured, marked partial.  For a run in
     the background use `kvlab.start`.

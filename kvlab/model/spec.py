@@ -15,6 +15,7 @@ from .. import errors
 from . import engines, workloads
 from .workloads.distributions import distribution as make_distribution
 from .workloads.mix import Mix
+from .workloads.resolve import resolve
 
 MAX_KEY_SIZE = 1024
 MAX_VALUE_SIZE = 64 << 20
@@ -85,6 +86,7 @@ class RunSpec:
             wl = workloads.get(w, self.mixes)
             if wl.mix is not None:
                 mix_names.append(w)
+                wl.mix.check_runnable()
                 if not cfg.ordered_scan and any(op.info.ranged for t in wl.mix.templates for op in t.ops):
                     raise errors.SpecError(f"workload {w!r} reads ranges, which {self.engine} cannot do in key "
                                            f"order ({cfg.notes})")
@@ -233,17 +235,46 @@ def _number_range(name, value, lo, hi):
         raise errors.SpecError(f"{name}={value} is out of range; allowed: {lo} to {hi}")
 
 
+# run fields a mix may say for itself, (field, the mix's field), in the order they are decided (reads per
+# thread needs threads); target_rate is the mix's pacing, which the runner uses unless the run gives one.
+# None or absent in make_spec means not given.
+MIX_RUN_FIELDS = (("num", "record_count"), ("threads", "threads"), ("duration", "duration"),
+                  ("reads", "operation_count"))
+FROM_THE_WORKLOAD = ("num", "reads", "threads", "duration", "target_rate")
+
+
 def make_spec(engine: str = "lmdb", workload="fillseq,readrandom", **params) -> RunSpec:
     """Build a RunSpec from keyword arguments: run fields plus engine settings
-    (cache_size, sync, compression, options, ...)."""
+    (cache_size, sync, compression, options, ...).
+
+    `workload` is resolved by `workloads.resolve.resolve`: a name or comma list, txn:/mako:<spec>, a TOML
+    mix file, a YCSB properties file (or YCSB's core workloada..f), or a Mix; `mixes` names more mixes.
+    Each is parsed and checked here, before anything runs.  num, reads, threads, duration and target_rate
+    left out (or None) are the workload's own where its mixes say them (`mix_run_values`), else RunSpec's
+    defaults; given ones always win."""
     fields = {f.name for f in dataclasses.fields(RunSpec)}
     params = dict(params)
-    if "clients" in params:   # a mix's clients are threads on an embedded engine
-        if "threads" in params:
+    if params.get("clients") is not None:   # a mix's clients are threads on an embedded engine
+        if params.get("threads") is not None:
             raise errors.SpecError("give clients or threads, not both (a client is a thread here)")
         params["threads"] = params.pop("clients")
+    params.pop("clients", None)
     if "txn" in params:       # a mako transaction spec, run as a one-template mix
-        workload = f"txn:{params.pop('txn')}"
+        txn = params.pop("txn")
+        if txn is not None:
+            workload = f"txn:{txn}"
+    mixes = params.pop("mixes", None)
+    if mixes is None:
+        mixes = {}
+    if not isinstance(mixes, Mapping):
+        raise errors.SpecError(f"mixes must be a mapping (a dict of name: Mix), got {mixes!r}")
+    for name, mix in mixes.items():
+        if not isinstance(mix, Mix):
+            raise errors.SpecError(f"mixes[{name!r}] must be a kvlab Mix, got {type(mix).__name__}")
+    names, mixes = resolve(workload, mixes)
+    for key in FROM_THE_WORKLOAD:
+        if key in params and params[key] is None:
+            del params[key]
     run_args = {k: v for k, v in params.items() if k in fields}
     settings = run_args.pop("engine_settings", {}) or {}
     if not isinstance(settings, Mapping):
@@ -257,4 +288,52 @@ def make_spec(engine: str = "lmdb", workload="fillseq,readrandom", **params) -> 
         else:
             allowed = sorted((fields - {"engine", "workloads", "engine_settings"}) | set(engines.ENGINE_SETTINGS))
             raise errors.SpecError(f"parameter {k!r} is unknown; allowed: {', '.join(allowed)}")
-    return RunSpec(engine=engine, workloads=workload, engine_settings=settings, **run_args)
+    taken, mixes = mix_run_values(names, mixes, run_args)
+    try:
+        return RunSpec(engine=engine, workloads=names, mixes=mixes, engine_settings=settings, **run_args, **taken)
+    except errors.SpecError as exc:
+        if not taken:
+            raise
+        said = ", ".join(f"{k}={v!r}" for k, v in taken.items())
+        raise errors.SpecError(f"{exc} ({said} from the workload's own settings; give them to the run to "
+                               "override)") from None
+
+
+def mix_run_values(names, mixes: dict, given: Mapping) -> tuple[dict, dict]:
+    """(run fields, mixes): what the run's mixes say of num (record_count), threads, duration and reads
+    (operation_count in total -> per thread, ceil(ops / threads)) where `given` lacks them, and the mixes
+    with a note of each value taken.  A target rate stays in the mix's pacing, which the runner uses unless
+    the run gives target_rate.  Mixes that say different values for one field are refused."""
+    own = {}
+    for n in dict.fromkeys(names):
+        mix = workloads.get(n, mixes).mix
+        if mix is not None:
+            own[n] = mix
+    taken, notes = {}, {n: [] for n in own}
+    for key, attr in MIX_RUN_FIELDS:
+        # a run bounded by the caller (reads or duration) is not re-bounded by the mix, nor by count when timed
+        if key in given or (key == "duration" and "reads" in given) or \
+                (key == "reads" and ("duration" in given or "duration" in taken)):
+            continue
+        said = {n: getattr(m, attr) for n, m in own.items() if getattr(m, attr) is not None}
+        if not said:
+            continue
+        if len(set(said.values())) > 1:
+            each = ", ".join(f"{n}: {v}" for n, v in said.items())
+            raise errors.SpecError(f"the workloads say different {attr} ({each}); give {key}= to the run")
+        value = next(iter(said.values()))
+        if key == "reads":
+            threads = given.get("threads", taken.get("threads", RunSpec.threads))
+            per_thread = -(-value // threads) if isinstance(threads, int) and threads > 0 else value
+            taken[key] = per_thread
+            text = f"reads={per_thread} per thread from the mix's operation_count={value} over {threads} thread(s)"
+        else:
+            taken[key] = value
+            text = f"{key}={value} from the mix's {attr}"
+        for n in said:
+            notes[n].append(text + " (a run's own value wins)")
+    out = dict(mixes)
+    for n, added in notes.items():
+        if added:
+            out[n] = dataclasses.replace(own[n], notes=own[n].notes + tuple(added))
+    return taken, out

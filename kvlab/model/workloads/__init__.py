@@ -54,19 +54,54 @@ _add("linkbench-load", "graphload", "LinkBench's load: nodes, their links and li
      "the load phase of a LinkBench mix, which gives the graph", writes=True)
 
 
+MAKO_PREFIXES = ("txn:", "mako:")   # a mako transaction spec follows either
+
+
 def get(name: str, mixes: Mapping[str, object] | None = None) -> Workload:
-    """The workload `name`: a db_bench loop, a preset mix, `txn:<mako spec>`, or one of `mixes`."""
+    """The workload `name`: a db_bench loop, a preset mix, `txn:<mako spec>` (or `mako:`), or one of `mixes`.
+    Files (TOML, YCSB) become mixes in `resolve.resolve`, which make_spec calls."""
     from .mako import from_mako
     from .presets import PRESETS
     if name in REGISTRY:
         return REGISTRY[name]
     mix = (mixes or {}).get(name) or PRESETS.get(name)
-    if mix is None and name.startswith("txn:"):
-        mix = from_mako(name[4:])
+    if mix is None and isinstance(name, str) and name.startswith(MAKO_PREFIXES):
+        mix = from_mako(name.partition(":")[2])
     if mix is None:
-        raise errors.SpecError(f"workload {name!r} is unknown; allowed: {', '.join(REGISTRY)}, "
-                               f"{', '.join(PRESETS)}, txn:<mako spec> (e.g. txn:g9u1)")
+        raise unknown(name, mixes)
     return Workload(name, "mix", mix.description or mix.describe(), needs_data=True, writes=mix.writes, mix=mix)
+
+
+def unknown(name, mixes: Mapping[str, object] | None = None) -> errors.SpecError:
+    """The error for a workload that is none of the forms a run takes: what is allowed, and the closest
+    name when there is one."""
+    import difflib
+    from pathlib import Path
+
+    from .presets import PRESETS
+    from .ycsb import CORE_FILES
+    text = str(name)
+    names = [*REGISTRY, *PRESETS, *(mixes or {}), *CORE_FILES]
+    close = difflib.get_close_matches(text, names, n=1)
+    prefix, colon, rest = text.partition(":")
+    if colon and not close and not text.startswith(MAKO_PREFIXES):   # tx:g9u1, mak:g9u1
+        near = difflib.get_close_matches(prefix + ":", MAKO_PREFIXES, n=1, cutoff=0.6)
+        close = [near[0] + rest] if near else close
+    why = ""
+    try:
+        p = Path(text)
+        if p.is_dir():
+            why = ": a directory, not a workload file"
+        elif ("/" in text or text.endswith((".properties", ".toml", ".txt"))) and not p.exists():
+            why = ": no such file"
+    except (OSError, ValueError):   # a name no file system takes (NUL, too long)
+        pass
+    mine = f" mixes given: {', '.join(map(str, mixes))};" if mixes else ""
+    return errors.SpecError(
+        f"workload {text!r} is unknown{why}{f' (did you mean {close[0]}?)' if close else ''}; allowed: a name "
+        f"(db_bench's {', '.join(REGISTRY)}; the mixes {', '.join(PRESETS)};{mine} see `kvlab workloads`), "
+        "txn:<mako spec> or mako:<mako spec> (e.g. txn:g9u1), a TOML mix file (*.toml), or a YCSB properties file "
+        "(a path, or YCSB's core workloada ... workloadf), several joined by commas")
 
 
 def catalog() -> list:

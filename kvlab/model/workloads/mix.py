@@ -184,8 +184,10 @@ class Mix:
     templates: tuple
     distribution: Distribution = field(default_factory=Distribution)
     pacing: Pacing = field(default_factory=Pacing)
-    record_count: int | None = None        # keys loaded before the run
-    operation_count: int | None = None     # transactions in the run (None: by time or the RunSpec)
+    record_count: int | None = None        # keys loaded before the run (a run's num unless given)
+    operation_count: int | None = None     # transactions in the run, all clients together (None: the RunSpec's)
+    threads: int | None = None             # clients the source runs (YCSB's threadcount; None: the RunSpec's)
+    duration: float | None = None          # seconds the run lasts (YCSB's maxexecutiontime; None: by count)
     value_size: tuple | None = None        # (min, max) bytes, drawn uniformly; None: the RunSpec's
     insert_order: str = "ordered"          # ordered: new keys follow the last; hashed: YCSB's scattered keys
     commit_reads: bool = False             # commit read-only transactions too (mako's --commitget)
@@ -193,7 +195,7 @@ class Mix:
     run_defaults: Mapping[str, object] = field(default_factory=dict)   # clients, duration, cpus a preset implies
     source: str = "python"                 # how it was written: mako:..., ycsb:..., toml:..., preset
     description: str = ""
-    notes: tuple = ()                      # what the source said that kvlab does not use
+    notes: tuple = ()                      # what kvlab did with what the source said (unused, applied)
     graph: Mapping | None = None           # LinkBench's graph (linkbench.LinkBench.graph_plan) for its ops
 
     def __post_init__(self):
@@ -209,10 +211,14 @@ class Mix:
             raise errors.SpecError(f"workload {self.name!r}: template names repeat: {', '.join(names)}")
         if not isinstance(self.distribution, Distribution):
             object.__setattr__(self, "distribution", make_distribution(self.distribution))
-        for key, lo, hi in (("record_count", 1, 10**15), ("operation_count", 1, 10**15)):
+        for key, lo, hi in (("record_count", 1, 10**15), ("operation_count", 1, 10**15), ("threads", 1, 1024)):
             v = getattr(self, key)
             if v is not None:
                 _int(key, v, lo, hi, f"workload {self.name!r}")
+        d = self.duration
+        if d is not None and (isinstance(d, bool) or not isinstance(d, (int, float)) or not 0 < d <= 7 * 24 * 3600):
+            raise errors.SpecError(f"workload {self.name!r}: duration={d!r} is out of range; allowed: seconds, "
+                                   "more than 0 and up to 604,800 (a week), or none (the run goes by count)")
         if self.value_size is not None:
             vs = self.value_size
             if isinstance(vs, int) and not isinstance(vs, bool):
@@ -225,6 +231,16 @@ class Mix:
         if self.insert_order not in ("ordered", "hashed"):
             raise errors.SpecError(f"insert_order {self.insert_order!r} is unknown; allowed: ordered, hashed")
         _int("max_retries", self.max_retries, 0, 1_000_000, f"workload {self.name!r}")
+
+    def check_runnable(self):
+        """Raise SpecError for what the model holds but the native loop (execution/mixplan.py) cannot run yet,
+        so a run is refused when its spec is made, before any database is touched."""
+        for t in self.templates:
+            for op in t.ops:
+                if op.length is not None and op.length < 0:
+                    raise errors.SpecError(f"workload {self.name!r}, template {t.name!r}: a backwards range "
+                                           f"({op.describe()}) is not supported by the native loop yet; allowed: "
+                                           "a positive length (e.g. gr1:50)")
 
     @property
     def weights(self) -> list:
@@ -262,6 +278,7 @@ class Mix:
             "pacing": {"target_rate": self.pacing.target_rate, "per_client": self.pacing.per_client,
                        "arrivals": self.pacing.arrivals},
             "record_count": self.record_count, "operation_count": self.operation_count,
+            "threads": self.threads, "duration": self.duration,
             "value_size": list(self.value_size) if self.value_size else None, "insert_order": self.insert_order,
             "commit_reads": self.commit_reads, "max_retries": self.max_retries,
             "run_defaults": dict(self.run_defaults), "notes": list(self.notes),

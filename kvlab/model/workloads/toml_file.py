@@ -7,8 +7,14 @@
     [pacing]                                 # optional: open loop
     target_rate = 5000                       # transactions/s (per_client = true: per client)
     arrivals = "poisson"
+    operation_count = 50000                  # transactions in total (reads per client = this / threads)
     [run]                                    # optional: what the workload implies for the run
-    clients = 100
+    threads = 100                            # clients (clients = 100 says the same)
+    duration = 60                            # seconds: the run goes by time, not operation_count
+    cpus = "0-1"                             # recorded, not applied (give cpus= to the run)
+
+A run (kvlab.run, make_spec) takes num from record_count, reads from operation_count, threads and
+duration from [run], the target rate from [pacing], unless it is given them itself.
     [[template]]
     name = "browse"
     weight = 9
@@ -30,7 +36,7 @@ from .mix import Mix, Op, Pacing, Template
 
 TOP = ("name", "description", "distribution", "record_count", "operation_count", "value_size", "insert_order",
        "commit_reads", "max_retries", "pacing", "run", "template")
-RUN_KEYS = ("clients", "duration", "cpus", "num")
+RUN_KEYS = ("threads", "clients", "duration", "cpus")
 OP_KEYS = ("kind", "count", "length", "min_length", "length_distribution", "distribution", "snapshot")
 
 
@@ -85,15 +91,29 @@ def from_toml_text(text: str, where: str = "workload file") -> Mix:
         raise errors.SpecError(f"{where}: [pacing] must be a table")
     _only(pacing, ("target_rate", "per_client", "arrivals"), f"{where}, [pacing]")
     run = doc.get("run") or {}
+    if not isinstance(run, dict):
+        raise errors.SpecError(f"{where}: [run] must be a table")
+    if "num" in run:   # said before [run] was applied; the data set's size has one name in a mix
+        raise errors.SpecError(f"{where}, [run]: num is record_count (at the top of the file); allowed in [run]: "
+                               f"{', '.join(RUN_KEYS)}")
     _only(run, RUN_KEYS, f"{where}, [run]")
+    if "threads" in run and "clients" in run:
+        raise errors.SpecError(f"{where}, [run]: give threads or clients, not both (a client is a thread here)")
+    run = dict(run)
     fields = {k: doc[k] for k in ("record_count", "operation_count", "insert_order", "commit_reads", "max_retries",
                                   "description") if k in doc}
+    for key in ("threads", "clients"):
+        if key in run:
+            fields["threads"] = run.pop(key)
+    if "duration" in run:
+        fields["duration"] = run.pop("duration")
     if "value_size" in doc:
         vs = doc["value_size"]
         fields["value_size"] = tuple(vs) if isinstance(vs, list) else vs
+    notes = [f"[run] cpus={run['cpus']!r} is recorded, not applied (give cpus= to the run)"] if "cpus" in run else []
     return Mix(doc.get("name", Path(where).stem), templates,
                distribution=_dist(doc.get("distribution", "uniform"), where), pacing=Pacing(**pacing),
-               run_defaults=run, source=f"toml:{where}", **fields)
+               run_defaults=run, source=f"toml:{where}", notes=tuple(notes), **fields)
 
 
 def from_toml(path) -> Mix:
@@ -101,5 +121,6 @@ def from_toml(path) -> Mix:
     try:
         text = p.read_text()
     except OSError as exc:
-        raise errors.SpecError(f"workload file {str(p)!r} cannot be read: {exc.strerror or exc}") from None
+        raise errors.SpecError(f"workload file {str(p)!r} cannot be read: {exc.strerror or exc}; expected: a "
+                               "readable TOML mix file (its format: kvlab.model.workloads.toml_file)") from None
     return from_toml_text(text, str(p))

@@ -1,7 +1,8 @@
 """YCSB's CoreWorkload properties (a workload file such as `workloads/workloada`, and `-p`
 overrides) as a Mix: each operation type a one-op template weighted by its proportion, the
-request distribution with its parameters, scan lengths, record and operation counts.
-Defaults are CoreWorkload's (0.17.0)."""
+request distribution with its parameters, scan lengths, record and operation counts; and what YCSB's
+client reads (threadcount, target, maxexecutiontime) as the mix's threads, pacing and duration, which a
+run uses unless it is given its own.  Defaults are CoreWorkload's and the client's (0.17.0)."""
 from __future__ import annotations
 
 import difflib
@@ -10,7 +11,7 @@ from pathlib import Path
 
 from ... import errors
 from .distributions import distribution as make_distribution
-from .mix import Mix, Op, Template
+from .mix import Mix, Op, Pacing, Template
 
 # property -> default, as CoreWorkload reads them
 DEFAULTS = {
@@ -27,10 +28,13 @@ DEFAULTS = {
 OPERATIONS = (("readproportion", "read", "get"), ("updateproportion", "update", "put"),
               ("insertproportion", "insert", "insert"), ("scanproportion", "scan", "scan"),
               ("readmodifywriteproportion", "readmodifywrite", "rmw"))
+# read by YCSB's Client, not by CoreWorkload: the Mix carries them and a run uses them unless given
+# (threads, target_rate, duration); 0 is YCSB's "unthrottled" and "no time limit"
+CLIENT = {"threadcount": "1", "target": "0", "maxexecutiontime": "0"}
 # read by YCSB's client or by DB bindings, not by CoreWorkload's mix: kept in the notes
-NOT_USED = ("workload", "db", "threadcount", "target", "measurementtype", "readallfields", "writeallfields",
+NOT_USED = ("workload", "db", "measurementtype", "readallfields", "writeallfields",
             "fieldlengthdistribution", "table", "exporter", "status.interval", "dataintegrity",
-            "insertstart", "insertcount", "zeropadding", "maxexecutiontime", "hdrhistogram.percentiles")
+            "insertstart", "insertcount", "zeropadding", "hdrhistogram.percentiles")
 
 
 def read_properties(text: str, where: str = "properties") -> dict:
@@ -51,7 +55,7 @@ def read_properties(text: str, where: str = "properties") -> dict:
 
 
 def _number(props, key, kind=float):
-    raw = props.get(key, DEFAULTS.get(key))
+    raw = props.get(key, DEFAULTS.get(key, CLIENT.get(key)))
     try:
         return kind(raw) if kind is float else int(float(raw))
     except (TypeError, ValueError, OverflowError):
@@ -63,7 +67,8 @@ def _number(props, key, kind=float):
 _YCSB_NAMES = {"record_count": "recordcount", "operation_count": "operationcount",
                "value_size": "fieldcount x fieldlength", "weight": "<operation>proportion",
                "theta": "zipfianconstant", "hot_fraction": "hotspotdatafraction", "hot_ops": "hotspotopnfraction",
-               "percentile": "exponential.percentile", "frac": "exponential.frac", "length": "maxscanlength"}
+               "percentile": "exponential.percentile", "frac": "exponential.frac", "length": "maxscanlength",
+               "threads": "threadcount", "target_rate": "target", "duration": "maxexecutiontime"}
 
 
 def from_properties(props: dict, name: str = "ycsb", source: str = "ycsb") -> Mix:
@@ -81,14 +86,15 @@ def from_properties(props: dict, name: str = "ycsb", source: str = "ycsb") -> Mi
 
 def _from_properties(props: dict, name: str, source: str) -> Mix:
     props = {k.strip(): str(v).strip() for k, v in props.items()}
-    unknown = sorted(k for k in props if k not in DEFAULTS and k not in NOT_USED)
-    # a name close to one CoreWorkload reads is a typo that would silently change the mix
-    typos = {k: difflib.get_close_matches(k, DEFAULTS, n=1, cutoff=0.85) for k in unknown}
+    unknown = sorted(k for k in props if k not in DEFAULTS and k not in CLIENT and k not in NOT_USED)
+    # a name close to one CoreWorkload (or the client) reads is a typo that would silently change the run
+    known = [*DEFAULTS, *CLIENT]
+    typos = {k: difflib.get_close_matches(k, known, n=1, cutoff=0.85) for k in unknown}
     typos = [f"{k} (did you mean {m[0]}?)" if m else k for k, m in typos.items()
              if m or k.endswith(("proportion", "distribution"))]
     if typos:
         raise errors.SpecError(f"YCSB propert{'y' if len(typos) == 1 else 'ies'} {', '.join(typos)} unknown; "
-                               f"allowed: {', '.join(DEFAULTS)}")
+                               f"allowed: {', '.join(known)}")
     templates = []
     for prop, tname, kind in OPERATIONS:
         share = _number(props, prop)
@@ -134,9 +140,21 @@ def _from_properties(props: dict, name: str, source: str) -> Mix:
     if order not in ("hashed", "ordered"):
         raise errors.SpecError(f"YCSB insertorder={order!r}; allowed: hashed, ordered")
     value = _number(props, "fieldcount", int) * _number(props, "fieldlength", int)
+    threads, target, limit = (_number(props, "threadcount", int), _number(props, "target"),
+                              _number(props, "maxexecutiontime", int))
+    for key, v, what in (("target", target, "operations/s in total, 0: unthrottled"),
+                         ("maxexecutiontime", limit, "seconds, 0: no time limit")):
+        if not math.isfinite(v) or v < 0:
+            raise errors.SpecError(f"YCSB property {key}={props.get(key)!r} is out of range; allowed: a number "
+                                   f">= 0 ({what})")
     notes = [f"{k}={props[k]} (not used by kvlab's mix)" for k in sorted(props) if k in NOT_USED or k in unknown]
+    if limit and op_count:
+        notes.append(f"maxexecutiontime={limit} and operationcount={op_count}: kvlab runs by time alone (YCSB "
+                     "stops at whichever comes first)")
     return Mix(name, templates, distribution=make_distribution(dist_name, **params), record_count=record_count,
                operation_count=op_count, value_size=(value, value), insert_order=order, source=source,
+               threads=threads if "threadcount" in props else None, duration=limit or None,
+               pacing=Pacing(target_rate=target),
                description=f"YCSB CoreWorkload properties ({source})", notes=tuple(notes))
 
 
