@@ -1,5 +1,5 @@
 # kvlab: the two commands in the README are `make compare` and `make test`.
-.PHONY: setup compare test bench engines clean
+.PHONY: setup compare test bench engines docs clean
 
 setup:
 	bash scripts/setup.sh
@@ -14,6 +14,11 @@ test: setup
 # kvlab is rebuilt against them, and `make setup` keeps using them once they exist.
 engines: setup
 	bash scripts/build_engines.sh
+
+# The docs site (mkdocs.yml) into site/, warnings as errors; the reference pages are generated from the code
+# as it builds (scripts/gen_docs.py).
+docs: setup
+	.venv/bin/mkdocs build --strict
 
 bench: setup
 	.venv/bin/python benchmarks/run_all.py
