@@ -147,7 +147,7 @@ def parse_argv(argv) -> dict:
             else:
                 value = "1"
         if name not in FLAGS:
-            close = difflib.get_close_matches(name.replace("-", "_"), list(FLAGS), n=3, cutoff=0.7)
+            close = difflib.get_close_matches(name.replace("-", "_"), list(FLAGS), n=3, cutoff=0.6)
             hint = f" (did you mean {' or '.join('--' + c for c in close)}?)" if close else ""
             raise errors.SpecError(
                 f"--{name} is not a db_bench flag kvlab knows{hint}; see `kvlab dbbench --help-flags` for the "
