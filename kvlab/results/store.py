@@ -16,6 +16,7 @@ else ~/.kvlab-unsaved) and raises a ResultsError naming that file; `append_json`
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import tempfile
@@ -284,27 +285,99 @@ class Store:
         return RunResult([BenchmarkResult.from_dict(json.loads(r[0])) for r in rows])
 
     def export(self, out, fmt="csv", table="benchmarks", **filters) -> Path:
-        if fmt not in ("csv", "parquet"):
-            raise errors.SpecError(f"export format {fmt!r} is unknown; allowed: csv, parquet")
+        """Write stored rows (table "benchmarks" without the full records, or "intervals") to `out` as CSV
+        or Parquet, through DuckDB (read it back with read_frame); a suffix that says the other format
+        is an error, never a mislabelled file."""
+        check_format(out, fmt)
         if table not in ("benchmarks", "intervals"):
             raise errors.SpecError(f"table {table!r} is unknown; allowed: benchmarks, intervals")
-        out = Path(out)
-        out.parent.mkdir(parents=True, exist_ok=True)
         where, args = self._where(**filters, table="" if table == "benchmarks" else "b.")
+        if table == "benchmarks":
+            query = f"SELECT * EXCLUDE (record) FROM benchmarks{where} ORDER BY id"
+        else:
+            query = (f"SELECT i.* FROM intervals i JOIN benchmarks b ON b.id = i.benchmark_id{where} "
+                     "ORDER BY i.benchmark_id, i.interval")
         con = self._connect(write=False)
         try:
-            if table == "benchmarks":
-                query = f"SELECT * EXCLUDE (record) FROM benchmarks{where} ORDER BY id"
-            else:
-                query = (f"SELECT i.* FROM intervals i JOIN benchmarks b ON b.id = i.benchmark_id{where} "
-                         "ORDER BY i.benchmark_id, i.interval")
-            opts = "(FORMAT CSV, HEADER)" if fmt == "csv" else "(FORMAT PARQUET)"
-            tmp = out.with_name(out.name + ".tmp")
-            con.execute(f"COPY ({query}) TO '{tmp}' {opts}", args)
-            os.replace(tmp, out)
+            return _copy_to(_duckdb(), con, f"({query})", Path(out), fmt, args)
         finally:
             con.close()
-        return out
+
+
+# Tables leave kvlab as CSV or Parquet, written and read by DuckDB: Parquet needs no pyarrow.
+FORMATS = {"csv": "(FORMAT CSV, HEADER)", "parquet": "(FORMAT PARQUET)"}
+_SUFFIXES = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet"}
+
+
+def format_of(path) -> str | None:
+    """The format a file name says ("csv" for .csv, "parquet" for .parquet or .pq), else None."""
+    return _SUFFIXES.get(Path(path).suffix.lower())
+
+
+def check_format(path, fmt: str) -> str:
+    """`fmt` itself, once it is known and agrees with `path`'s suffix (where the suffix names a format)."""
+    if fmt not in FORMATS:
+        raise errors.SpecError(f"format {fmt!r} is unknown; allowed: {', '.join(FORMATS)}")
+    said = format_of(path)
+    if said is not None and said != fmt:
+        raise errors.SpecError(f"{path} is named as {said} but the format asked is {fmt}: give a path ending in "
+                               f".{fmt}, or the format {said}")
+    return fmt
+
+
+def _format_for(path, fmt) -> str:
+    if fmt is None and format_of(path) is None:
+        raise errors.SpecError(f"{path}: the name says no format; give one of {', '.join(FORMATS)}")
+    return check_format(path, fmt or format_of(path))
+
+
+def write_frame(df, path, fmt: str | None = None) -> Path:
+    """Write a pandas frame to `path` as CSV or Parquet through DuckDB; `fmt` defaults to the one the
+    suffix names.  The file appears whole or not at all (written beside it, then renamed)."""
+    fmt = _format_for(path, fmt)
+    duckdb = _duckdb()
+    con = duckdb.connect()
+    try:
+        con.register("frame", df)
+        return _copy_to(duckdb, con, "frame", Path(path), fmt)
+    finally:
+        con.close()
+
+
+def read_frame(path, fmt: str | None = None):
+    """A CSV or Parquet file (write_frame's, Store.export's, or anyone's) as a pandas frame, read by DuckDB."""
+    path = Path(path)
+    fmt = _format_for(path, fmt)
+    if not path.is_file():
+        raise errors.ResultsError(f"{path}: no such file")
+    duckdb = _duckdb()
+    con = duckdb.connect()
+    reader = "read_parquet(?)" if fmt == "parquet" else "read_csv(?, header = true)"
+    try:
+        return con.execute(f"SELECT * FROM {reader}", [str(path)]).df()
+    except duckdb.Error as exc:
+        raise errors.ResultsError(f"{path}: cannot be read as {fmt} ({_first_line(exc)})") from None
+    finally:
+        con.close()
+
+
+def _first_line(exc) -> str:
+    return (str(exc) or type(exc).__name__).splitlines()[0]
+
+
+def _copy_to(duckdb, con, source: str, out: Path, fmt: str, args=()) -> Path:
+    """COPY `source` (a table name or a parenthesised query) to `out`, through a temporary file beside it."""
+    tmp = out.with_name(out.name + ".tmp")
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        quoted = str(tmp).replace("'", "''")
+        con.execute(f"COPY {source} TO '{quoted}' {FORMATS[fmt]}", list(args))
+        os.replace(tmp, out)
+    except (OSError, duckdb.Error) as exc:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise errors.ResultsError(f"{out}: cannot write the {fmt} file ({_first_line(exc)})") from None
+    return out
 
 
 def rescue_json(data, name: str, near: Path | None = None) -> Path:
