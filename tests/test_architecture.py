@@ -14,7 +14,8 @@ PACKAGE = Path(__file__).resolve().parent.parent / "kvlab"
 
 # bottom to top; a prefix names a module or everything below a subpackage
 LAYERS = (
-    ("base", ("kvlab.errors", "kvlab._version")),
+    # _optional: importing what only an extra brings; _resources: the files shipped as package data
+    ("base", ("kvlab.errors", "kvlab._version", "kvlab._optional", "kvlab._resources")),
     ("model", ("kvlab.model",)),
     ("results", ("kvlab.results",)),
     ("execution", ("kvlab.execution", "kvlab._native")),

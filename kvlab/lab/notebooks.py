@@ -1,19 +1,22 @@
 """`kvlab notebooks run`: execute every notebook with papermill into a dated folder
-holding the executed notebooks, their figures and results."""
+holding the executed notebooks, their figures and results.  The notebooks are the package's
+own copy (kvlab._resources), so an installed kvlab runs them as a checkout does."""
 from __future__ import annotations
 
 import time
 from pathlib import Path
 
-from .. import errors
+from .. import _optional, _resources, errors
 
-ROOT = Path(__file__).resolve().parents[2]  # the checkout: kvlab/lab/<this file>
-NOTEBOOKS = ROOT / "notebooks"
 SCALES = ("smoke", "default", "full")
 
 
+def folder() -> Path:
+    return _resources.folder("notebooks")
+
+
 def available() -> list:
-    return sorted(p.stem for p in NOTEBOOKS.glob("*.ipynb"))
+    return sorted(p.stem for p in folder().glob("*.ipynb"))
 
 
 def run(scale: str = "default", only=None, out=None, kernel: str = "python3") -> Path:
@@ -26,17 +29,19 @@ def run(scale: str = "default", only=None, out=None, kernel: str = "python3") ->
         if unknown:
             raise errors.SpecError(f"notebook(s) {', '.join(unknown)} unknown; allowed: {', '.join(names)}")
         names = [n for n in names if n in wanted or n.split("_", 1)[-1] in wanted]
-    try:
-        import papermill
-    except ImportError as exc:
-        raise errors.KvlabError("running notebooks needs papermill (make setup installs it)") from exc
-    folder = Path(out or ROOT / "results" / f"notebooks-{time.strftime('%Y%m%d-%H%M%S')}-{scale}")
-    folder.mkdir(parents=True, exist_ok=True)
+    # what every notebook needs, checked before the first one starts
+    for module in ("papermill", "ipykernel", "nbformat", "matplotlib", "seaborn", "ipywidgets"):
+        _optional.require(module, "running the notebooks", extra="notebooks")
+    papermill = _optional.require("papermill", "running the notebooks", extra="notebooks")
+    # the same place the results store defaults to: ./results, under the working directory
+    dest = Path(out or Path("results") / f"notebooks-{time.strftime('%Y%m%d-%H%M%S')}-{scale}").resolve()
+    dest.mkdir(parents=True, exist_ok=True)
+    source = folder()
     for name in names:
-        target = folder / name
+        target = dest / name
         target.mkdir(exist_ok=True)
         print(f"== {name} ({scale}) -> {target}", flush=True)
-        papermill.execute_notebook(str(NOTEBOOKS / f"{name}.ipynb"), str(target / f"{name}.ipynb"),
+        papermill.execute_notebook(str(source / f"{name}.ipynb"), str(target / f"{name}.ipynb"),
                                    parameters={"scale": scale, "output_dir": str(target)}, kernel_name=kernel,
-                                   cwd=str(ROOT), progress_bar=False)
-    return folder
+                                   progress_bar=False)
+    return dest

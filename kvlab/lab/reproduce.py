@@ -3,21 +3,18 @@
 Each function runs one seed's experiment at a given scale on the engines asked
 for and returns tidy pandas frames in the seed's own columns, so a notebook
 stays a parameters cell plus calls.  `published(name)` loads the seed's table
-from data/reference/ to show beside the measurement.
+from data/reference/ (shipped in the package: kvlab._resources) to show beside the measurement.
 """
 from __future__ import annotations
 
 import os
 import shutil
 import tempfile
-from pathlib import Path
 
+from .. import _resources
 from ..execution import native
 from ..model import engines as engine_registry
 from .api import run
-
-ROOT = Path(__file__).resolve().parents[2]  # the checkout: kvlab/lab/<this file>
-REFERENCE = ROOT / "data" / "reference"
 
 # Per notebook: the scale presets.  "full" is the seed's own scale.
 SCALES = {
@@ -83,7 +80,7 @@ def built(names) -> list:
 
 def published(name: str):
     import pandas as pd
-    path = REFERENCE / f"{name}.csv"
+    path = _resources.folder("reference") / f"{name}.csv"
     return pd.read_csv(path) if path.exists() else None
 
 
