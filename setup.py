@@ -11,7 +11,13 @@ limits the build to those engines.  KVLAB_ROCKSDB_IE_PREFIX: a second static Roc
 source built with the initial-exec TLS model (`make engines`); the same module is then linked a
 second time against it, as kvlab/_native_ie (kvlab.execution.native loads it where it can).  An engine whose header or library is missing is
 left out; `kvlab engines` then names the Debian package that provides it.
+
+The build also writes the package's own files: kvlab/_build_config.json (what was linked, for
+`kvlab engines` and every result) into the build, and the checkout's folders that commands read
+(notebooks/, data/reference/: kvlab._resources.SHIPPED) into the build as kvlab/_data/<name>.
+Neither touches the checkout, except an in-place or editable build's _build_config.json.
 """
+import ast
 import json
 import os
 import re
@@ -19,6 +25,8 @@ import sys
 from pathlib import Path
 
 from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
+from setuptools.command.build_py import build_py
 
 ROOT = Path(__file__).resolve().parent
 
@@ -93,9 +101,8 @@ def configure():
         if name == "wiredtiger":
             macros.append(("KV_WT_EXTDIR", f'"{where["libdir"]}"'))
     ie = initial_exec_rocksdb(found.get("rocksdb"))
-    # Build facts the package reports in `kvlab engines` and in every result.
-    (ROOT / "kvlab/_build_config.json").write_text(json.dumps({"engines": found, "rocksdb_initial_exec": ie},
-                                                              indent=1) + "\n")
+    # Build facts the package reports in `kvlab engines` and in every result (written by BuildExt).
+    BUILD_FACTS.update(engines=found, rocksdb_initial_exec=ie)
     module = dict(include_dirs=include_dirs, runtime_library_dirs=runtime_dirs, libraries=libraries,
                   define_macros=macros,
                   depends=sorted(str(p.relative_to(ROOT)) for p in (ROOT / "cython_ext/include").glob("*.h")),  # a header edit rebuilds
@@ -128,6 +135,57 @@ def initial_exec_rocksdb(rocksdb):
     return {"prefix": str(Path(prefix)), "libdir": str(libdir), "tls_model": "initial-exec"}
 
 
+BUILD_FACTS: dict = {}
+
+
+class BuildExt(build_ext):
+    """The extension, then kvlab/_build_config.json beside it: in the build, and in the source
+    where the extension goes there too (an editable install, `build_ext --inplace`)."""
+
+    def run(self):
+        super().run()
+        text = json.dumps(BUILD_FACTS, indent=1) + "\n"
+        for folder in [Path(self.build_lib, "kvlab")] + ([ROOT / "kvlab"] if self.inplace else []):
+            folder.mkdir(parents=True, exist_ok=True)
+            (folder / "_build_config.json").write_text(text)
+
+    def get_outputs(self):
+        return super().get_outputs() + [str(Path(self.build_lib, "kvlab", "_build_config.json"))]
+
+
+def shipped_folders() -> dict:
+    """kvlab._resources.SHIPPED (package-data name -> checkout folder), read without importing kvlab."""
+    for node in ast.parse((ROOT / "kvlab/_resources.py").read_text()).body:
+        if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == ["SHIPPED"]:
+            return ast.literal_eval(node.value)
+    raise RuntimeError("kvlab/_resources.py defines no SHIPPED")
+
+
+class BuildPy(build_py):
+    """The Python package, plus the checkout's folders that commands read, copied in as
+    kvlab/_data/<name>.  An editable install builds nothing here: kvlab._resources reads the
+    checkout's folders themselves."""
+
+    def run(self):
+        super().run()
+        self.shipped = []
+        if self.editable_mode:
+            return
+        for name, source in shipped_folders().items():
+            files = [f for f in sorted((ROOT / source).rglob("*")) if f.is_file()
+                     and not any(part.startswith(".") or part == "__pycache__" for part in f.relative_to(ROOT).parts)]
+            if not files:
+                raise RuntimeError(f"{ROOT / source} is missing or empty: kvlab's {name} cannot be packaged")
+            for f in files:
+                target = Path(self.build_lib, "kvlab", "_data", name, f.relative_to(ROOT / source))
+                self.mkpath(str(target.parent))
+                self.copy_file(str(f), str(target))
+                self.shipped.append(str(target))
+
+    def get_outputs(self, include_bytecode=True):
+        return super().get_outputs(include_bytecode) + getattr(self, "shipped", [])
+
+
 def extensions():
     from Cython.Build import cythonize
     main, second = configure()
@@ -135,4 +193,4 @@ def extensions():
     return built + ([second] if second else [])
 
 
-setup(ext_modules=extensions())
+setup(ext_modules=extensions(), cmdclass={"build_ext": BuildExt, "build_py": BuildPy})
