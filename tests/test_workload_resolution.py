@@ -179,6 +179,10 @@ def test_ycsb_threadcount_target_and_maxexecutiontime(tmp_path):
     assert (spec.num, spec.threads, spec.duration, spec.reads) == (1500, 2, 1, None)   # by time, not by count
     given = make_spec("lmdb", str(f), threads=1, duration=0.5, target_rate=500)
     assert (given.threads, given.duration, given.target_rate) == (1, 0.5, 500)
+    by_count = make_spec("lmdb", str(f), duration=0)                         # explicit 0: by count, from the mix
+    assert (by_count.duration, by_count.reads) == (0, 400)
+    closed = make_spec("lmdb", str(f), target_rate=0)                        # explicit 0: closed loop
+    assert not closed.mixes[closed.workloads[0]].pacing.open_loop
     load, b = kvlab.run("lmdb", str(f), seed=3, interval=0)
     assert load.ops == 1500 and b.threads == 2
     assert b.mix["pacing"]["mode"] == "open" and b.mix["pacing"]["target_rate"] == 2000

@@ -303,7 +303,8 @@ def mix_run_values(names, mixes: dict, given: Mapping) -> tuple[dict, dict]:
     """(run fields, mixes): what the run's mixes say of num (record_count), threads, duration and reads
     (operation_count in total -> per thread, ceil(ops / threads)) where `given` lacks them, and the mixes
     with a note of each value taken.  A target rate stays in the mix's pacing, which the runner uses unless
-    the run gives target_rate.  Mixes that say different values for one field are refused."""
+    the run gives target_rate (target_rate=0 given: closed loop).  Mixes that say different values for one
+    field are refused."""
     own = {}
     for n in dict.fromkeys(names):
         mix = workloads.get(n, mixes).mix
@@ -313,7 +314,7 @@ def mix_run_values(names, mixes: dict, given: Mapping) -> tuple[dict, dict]:
     for key, attr in MIX_RUN_FIELDS:
         # a run bounded by the caller (reads or duration) is not re-bounded by the mix, nor by count when timed
         if key in given or (key == "duration" and "reads" in given) or \
-                (key == "reads" and ("duration" in given or "duration" in taken)):
+                (key == "reads" and (given.get("duration") or "duration" in taken)):
             continue
         said = {n: getattr(m, attr) for n, m in own.items() if getattr(m, attr) is not None}
         if not said:
@@ -334,6 +335,10 @@ def mix_run_values(names, mixes: dict, given: Mapping) -> tuple[dict, dict]:
             notes[n].append(text + " (a run's own value wins)")
     out = dict(mixes)
     for n, added in notes.items():
+        mix = own[n]
+        if given.get("target_rate", None) == 0 and mix.pacing.open_loop:   # the runner takes only a rate > 0
+            added.append(f"target_rate=0 given: closed loop, not the mix's {mix.pacing.target_rate:g} txn/s")
+            mix = dataclasses.replace(mix, pacing=dataclasses.replace(mix.pacing, target_rate=0.0))
         if added:
-            out[n] = dataclasses.replace(own[n], notes=own[n].notes + tuple(added))
+            out[n] = dataclasses.replace(mix, notes=mix.notes + tuple(added))
     return taken, out
