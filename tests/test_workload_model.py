@@ -251,7 +251,9 @@ def test_presets_and_listing(capsys):
         preset("ycsb-z")
     assert cli.main(["workloads"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert len([line for line in lines if not line.startswith("(")]) == len(catalog()) == len(REGISTRY) + len(PRESETS)
+    assert lines[0].split()[:3] == ["name", "kind", "description"]   # the table's header, then a row each
+    assert len([line for line in lines[1:] if not line.startswith("(")]) == len(catalog()) == \
+        len(REGISTRY) + len(PRESETS)
 
 
 def test_unknown_workload_lists_every_kind():
