@@ -229,3 +229,12 @@ def test_cli_show_run_and_results(tmp_path):
     assert rc == 0 and "cli" in text
     rc, text = run("sweep", "run", str(tmp_path / "missing.toml"))
     assert rc == 2 and "cannot read sweep file" in text
+
+
+def test_a_mix_axis_sets_the_points_record_count():
+    """An axis over mix.record_count decides each point's key space (the mix's own count applies, as in
+    kvlab.run), not the default num."""
+    from kvlab.model.sweep import from_toml
+    s = from_toml('name = "rc"\n[base]\nworkload = "ycsb-a"\n[axes]\n"mix.record_count" = [500, 2000]\n')
+    assert [p.spec.num for p in s.points()] == [500, 2000]
+    assert [p.spec.mixes["ycsb-a"].record_count for p in s.points()] == [500, 2000]

@@ -30,6 +30,7 @@ from . import engines, workloads
 from .spec import RunSpec, make_spec
 from .workloads.distributions import distribution as make_distribution
 from .workloads.mix import Mix, Pacing
+from .workloads.resolve import resolve
 
 DEFAULT_SEED = 1
 MAX_POINTS = 100_000
@@ -199,9 +200,10 @@ class SweepSpec:
         workload = params.pop("workloads", "fillseq,readrandom")
         where = f"sweep {self.name!r}, point {', '.join(f'{k}={_short(v)}' for k, v in values.items()) or 'base'}"
         try:
-            spec = make_spec(engine, workload, mixes=self.mixes, **params)
-            if mix_values:
-                spec = spec.replace(mixes=_apply_mix_values(spec, mix_values))
+            names, mixes = resolve(workload, self.mixes)
+            if mix_values:   # before the spec is made, so the changed mixes' own counts (record_count, ...) apply
+                mixes = _apply_mix_values(names, mixes, mix_values)
+            spec = make_spec(engine, names, mixes=mixes, **params)
         except errors.SpecError as exc:
             raise errors.SpecError(f"{where}: {exc}") from None
         ident = {"engine": spec.engine, "workloads": list(spec.workloads), "run": spec.changed_fields(),
@@ -223,14 +225,14 @@ class SweepSpec:
                 f"{f' x {self.repeats} repeats' if self.repeats > 1 else ''}")
 
 
-def _apply_mix_values(spec: RunSpec, mix_values: dict) -> dict:
-    mixes = dict(spec.mixes)
-    names = [w for w in spec.workloads if workloads.get(w, spec.mixes).mix is not None]
+def _apply_mix_values(workload_names, given: dict, mix_values: dict) -> dict:
+    mixes = dict(given)
+    names = [w for w in workload_names if workloads.get(w, given).mix is not None]
     if not names:
         raise errors.SpecError(f"{', '.join(mix_values)} apply to workload mixes only (ycsb-a, fdb-*, txn:..., "
-                               f"a custom mix); this point runs {', '.join(spec.workloads)}")
+                               f"a custom mix); this point runs {', '.join(workload_names)}")
     for name in names:
-        mix = workloads.get(name, spec.mixes).mix
+        mix = workloads.get(name, given).mix
         for axis, value in mix_values.items():
             mix = MIX_AXES[axis](mix, value)
         mixes[name] = mix
