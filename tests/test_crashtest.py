@@ -62,12 +62,18 @@ def test_bad_input_and_directories(tmp_path):
     assert r.summary["torn_txns"] == 0 and (tmp_path / "new").is_dir()   # left for inspection
 
 
-def test_cli_prints_the_table_and_fails_on_loss():
+def test_cli_prints_the_table_stores_the_report_and_fails_on_loss(tmp_path):
     require("lmdb")
+    store = tmp_path / "s.duckdb"
     out = subprocess.run([sys.executable, "-m", "kvlab.cli", "crashtest", "--engine", "lmdb", "--kills", "1", "--sync",
-                          "--seed", "4", "--max-delay", "0.2"], capture_output=True, text=True, timeout=120)
+                          "--seed", "4", "--max-delay", "0.2", "--store", str(store), "--tag", "ct"],
+                         capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
-    assert "acked writes lost" in out.stdout and "lmdb" in out.stdout
+    assert "acked writes lost" in out.stdout and "lmdb" in out.stdout and "table crashtests" in out.stdout
+    from kvlab.results.store import Store
+    rows = Store(store).query("SELECT engine, sync, kills, tags FROM crashtests")
+    assert rows.to_dict("records")[0] | {"tags": list(rows["tags"][0])} == \
+        {"engine": "lmdb", "sync": True, "kills": 1, "tags": ["ct"]}
     bad = subprocess.run([sys.executable, "-m", "kvlab.cli", "crashtest", "--engine", "null", "--kills", "1"],
                          capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "stores nothing" in bad.stderr

@@ -163,6 +163,19 @@ def test_store_migrates_version_1(tmp_path):
     loaded = store.load()
     assert loaded[0].found == 10 and loaded[0].intervals == [] and loaded[0].trial == 0
     assert store.frame()["p99_us"].tolist() == [2.0]
+    old["params"] = {"num": 5000, "value_size": 400, "key_size": 16}
+    con = duckdb.connect(str(path))   # a record from before version 5: its num and sizes become columns
+    con.execute("DELETE FROM kvlab_meta WHERE key = 'version'")
+    con.execute("INSERT INTO kvlab_meta VALUES ('version', '4')")
+    con.execute("ALTER TABLE benchmarks DROP COLUMN num; ALTER TABLE benchmarks DROP COLUMN value_size; "
+                "ALTER TABLE benchmarks DROP COLUMN key_size; ALTER TABLE benchmarks DROP COLUMN latency_unit; "
+                "ALTER TABLE benchmarks DROP COLUMN engine_settings; ALTER TABLE benchmarks DROP COLUMN tags; "
+                "DROP TABLE crashtests")
+    con.execute("UPDATE benchmarks SET record = ?", [json.dumps(old)])
+    con.close()
+    row = Store(path).frame().to_dict("records")[0]
+    assert (row["num"], row["value_size"], row["key_size"], row["latency_unit"], list(row["tags"])) == \
+        (5000, 400, 16, "op", [])
 
 
 def test_killed_writer_leaves_earlier_rows(tmp_path):

@@ -8,7 +8,8 @@ from ..execution.crashtest import crashtest, format_table
 from ..results.result import write_json_atomic
 from ..model import engines
 from .common import check_output_file
-from .parsing import amount, count
+from ..results.store import Store
+from .parsing import add_store_option, amount, count, tag_value
 
 
 NAME = "crashtest"
@@ -38,6 +39,10 @@ def add_parser(sub, make):
     g.add_argument("--seed", type=count(0, 2**63 - 1), default=None, metavar="N",
                    help="kill times and keys (default: random, printed)")
     g.add_argument("--json", default=None, metavar="FILE", help="write every kill's record here")
+    add_store_option(g)
+    g.add_argument("--no-store", action="store_true", help="do not append the report to the results store")
+    g.add_argument("--tag", action="append", default=[], metavar="TAG",
+                   help="label the stored report (repeatable)")
     return c
 
 
@@ -56,6 +61,10 @@ def cmd_crashtest(args) -> int:
         dbdir.check(args.db)
     if args.json:
         check_output_file(args.json, "--json")
+    for t in args.tag:
+        tag_value(t)
+    if not args.no_store:
+        Store(args.store).check()
     reports = []
     for name in names:
         def show(i, k, name=name):
@@ -71,6 +80,10 @@ def cmd_crashtest(args) -> int:
     print(format_table(reports))
     if args.json:
         write_json_atomic(args.json, [r.to_dict() for r in reports])
+    if not args.no_store:
+        store = Store(args.store)
+        ids = [store.append_crashtest(r.to_dict(), args.tag) for r in reports]
+        print(f"stored as {', '.join(ids)} in {store.path} (table crashtests)")
     bad = [r.summary for r in reports
            if r.summary["reopen_failures"] or r.summary["torn_txns"] or (r.sync and r.summary["acked_writes_lost"])]
     for s in bad:

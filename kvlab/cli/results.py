@@ -55,17 +55,21 @@ def handle(args) -> int:
     if args.sweep:
         return _sweep(store, args)
     filters = {k: getattr(args, k) for k in ("engine", "workload", "run_id") if getattr(args, k)}
+    if not store.path.exists():
+        raise errors.ResultsError(f"no results store at {store.path}")
     if args.action == "export":
         fmt = args.format or stored.format_of(args.out)
         if fmt is None:
             raise errors.SpecError(f"--out {args.out}: the name says no format; give --format csv or --format "
                                    "parquet, or a name ending in .csv or .parquet")
-        path = store.export(args.out, fmt, args.table, **filters, **({'tag': args.tag} if args.tag else {}))
+        path = store.export(args.out, fmt, args.table, **filters, tag=args.tag)
         print(f"exported to {path} ({fmt})")
         return 0
-    rows = [r for r in _listing(store, filters) if args.tag is None or args.tag in r["tags"].split(",")]
+    if args.tag:
+        filters["tag"] = args.tag
+    rows = _listing(store, filters)
     if not rows:
-        print("no stored results" + (" match" if filters or args.tag else "") + f" in {store.path}")
+        print("no stored results" + (" match" if filters else "") + f" in {store.path}")
         return 0
     output.table(rows, LIST_COLUMNS, legend=LIST_LEGEND)
     return 0
@@ -83,23 +87,12 @@ LIST_LEGEND = "  p50 ... p99.9 in microseconds per op (or per batch, where laten
 
 def _listing(store, filters) -> list:
     """One row per stored benchmark, with what tells runs apart (num, value size, settings, tags)."""
-    import json
-    from ..results.result import BenchmarkResult
-    where = " AND ".join(f"{k} = ?" for k in filters)
-    df = store.query("SELECT run_id, stored_at, record FROM benchmarks" + (f" WHERE {where}" if where else "")
-                     + " ORDER BY id", list(filters.values()))
     rows = []
-    for run_id, stored_at, record in df.itertuples(index=False):
-        b = BenchmarkResult.from_dict(json.loads(record))
-        p, lat = b.params or {}, b.latency_us or {}
-        settings = ((b.provenance or {}).get("spec") or {}).get("engine_settings") or {}
-        rows.append({
-            "run_id": run_id, "stored": str(stored_at)[:16], "engine": b.engine, "workload": b.workload,
-            "phase": b.phase, "num": p.get("num"), "value_size": p.get("value_size"), "threads": b.threads,
-            "trial": b.trial, "ops_per_sec": b.ops_per_sec, "p50": lat.get("p50"), "p99": lat.get("p99"),
-            "p999": lat.get("p999"), "unit": f"us/{b.latency_unit}",
-            "settings": ",".join(f"{k}={v}" for k, v in settings.items()) or "-",
-            "partial": "PARTIAL" if b.partial else "", "tags": ",".join(b.tags)})
+    for r in store.frame(**filters).to_dict("records"):
+        rows.append({**r, "stored": str(r["stored_at"])[:16], "p50": r["p50_us"], "p99": r["p99_us"],
+                     "p999": r["p999_us"], "unit": f"us/{r['latency_unit'] or 'op'}",
+                     "settings": r["engine_settings"] or "-", "partial": "PARTIAL" if r["partial"] else "",
+                     "tags": ",".join(r["tags"] if r["tags"] is not None else ())})
     return rows
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .._optional import require
 from ..execution import accounting
 
 
@@ -20,7 +21,7 @@ _SAME_ENGINE = {"wiredtiger": "wiredtiger-btree", "foundationdb": "fdb", "founda
 def engine_palette(names) -> dict:
     """One colour per engine, the same in every figure: kvlab's configurations in registry order take the
     house palette's colours; published names take their kvlab twin's; anything else a colour of its own."""
-    import seaborn as sns
+    sns = require("seaborn", "kvlab's plots")
     from ..model import engines
     base, extra = sns.color_palette("colorblind", 10), sns.color_palette("dark", 10)
     fixed = {name: base[i % len(base)] for i, name in enumerate(engines.REGISTRY)}
@@ -39,9 +40,9 @@ def _palette_for(frame, hue):
 
 
 def house_style():
-    import matplotlib
+    matplotlib = require("matplotlib", "kvlab's plots")
     matplotlib.use("Agg", force=False)
-    import seaborn as sns
+    sns = require("seaborn", "kvlab's plots")
     sns.set_theme(context="notebook", style="whitegrid", palette="colorblind",
                   rc={"figure.figsize": (7.5, 4.2), "axes.titleweight": "bold", "savefig.bbox": "tight"})
 
@@ -89,7 +90,7 @@ def _counts_on_x(ax, values):
 def _rate_from_zero(ax):
     """A rate drawn from 0, without an offset: a paced 1000/s with noise of 0.1% is a flat line at
     1000, not a trend across a 1000.0-1002.0 axis."""
-    from matplotlib.ticker import ScalarFormatter
+    ScalarFormatter = require("matplotlib.ticker", "kvlab's plots").ScalarFormatter
     ax.set_ylim(bottom=0, top=max(ax.get_ylim()[1], 1) * 1.05)
     fmt = ax.yaxis.get_major_formatter()
     if isinstance(fmt, ScalarFormatter):
@@ -97,8 +98,8 @@ def _rate_from_zero(ax):
 
 
 def read_scalability(measured, published=None, metric="ops_per_sec"):
-    import matplotlib.pyplot as plt
-    import seaborn as sns
+    plt = require("matplotlib.pyplot", "kvlab's plots")
+    sns = require("seaborn", "kvlab's plots")
     house_style()
     fig, axes = plt.subplots(1, 2 if published is not None else 1, figsize=(11, 4.2), squeeze=False)
     sns.lineplot(data=measured, x="threads", y=metric, hue="engine", marker="o", ax=axes[0][0],
@@ -117,8 +118,8 @@ def read_scalability(measured, published=None, metric="ops_per_sec"):
 
 
 def speedup(frame):
-    import matplotlib.pyplot as plt
-    import seaborn as sns
+    plt = require("matplotlib.pyplot", "kvlab's plots")
+    sns = require("seaborn", "kvlab's plots")
     house_style()
     fig, ax = plt.subplots()
     sns.lineplot(data=frame, x="threads", y="speedup", hue="engine", style="source", marker="o", ax=ax)
@@ -131,7 +132,7 @@ def speedup(frame):
 
 def latency_cdf(results, op="read"):
     """CDF of per-op latency from each result's histogram percentiles."""
-    import matplotlib.pyplot as plt
+    plt = require("matplotlib.pyplot", "kvlab's plots")
     house_style()
     fig, ax = plt.subplots()
     qs = [1, 5, 10, 25, 50, 75, 90, 95, 99, 99.9, 99.99]
@@ -163,8 +164,8 @@ def axis_label(column: str) -> str:
 
 
 def bars(frame, x, y, hue="engine", title="", log=False):
-    import matplotlib.pyplot as plt
-    import seaborn as sns
+    plt = require("matplotlib.pyplot", "kvlab's plots")
+    sns = require("seaborn", "kvlab's plots")
     house_style()
     fig, ax = plt.subplots()
     sns.barplot(data=frame, x=x, y=y, hue=hue, ax=ax, palette=_palette_for(frame, hue))
@@ -183,8 +184,8 @@ def bars(frame, x, y, hue="engine", title="", log=False):
 
 def rww(frame):
     """Seed 001's readwhilewriting: read and write rates, and CPU against the ideal line."""
-    import matplotlib.pyplot as plt
-    import seaborn as sns
+    plt = require("matplotlib.pyplot", "kvlab's plots")
+    sns = require("seaborn", "kvlab's plots")
     house_style()
     fig, axes = plt.subplots(1, 3, figsize=(14, 4.2))
     sns.lineplot(data=frame, x="readers", y="reads_per_sec", hue="engine", marker="o", ax=axes[0])
@@ -206,7 +207,7 @@ def rww(frame):
 def latency_throughput(frame, title="latency against throughput (open loop)"):
     """Service and response latency (p50, p99) against the achieved rate, on the same axes: past
     saturation the response time climbs while the service time does not."""
-    import matplotlib.pyplot as plt
+    plt = require("matplotlib.pyplot", "kvlab's plots")
     house_style()
     fig, ax = plt.subplots()
     for col, style, label in (("service_p50_us", "o-", "service p50"), ("service_p99_us", "o--", "service p99"),
@@ -226,7 +227,7 @@ def sweep(frame, metric: str = "ops_per_sec", x: str = "threads", axes=None, hue
     """A sweep's tidy frame (kvlab.results.sweeps.tidy): `metric` (the median across repeats, with its
     95% CI as a band) against axis `x`; the other axes that vary go to hue, then columns, then rows
     (or as named).  Several workloads or phases in the frame get columns of their own."""
-    import matplotlib.pyplot as plt
+    plt = require("matplotlib.pyplot", "kvlab's plots")
     import numpy as np
     from .. import errors
     if metric not in frame.columns:
@@ -312,8 +313,8 @@ def linkbench_qps(measured, published=None):
     """Seed 004's figure: QPS per interval, cached and larger than RAM, measured here above the seed's own
     (its hours, through MongoDB); legends beside the axes, rates from 0 (or a log scale where engines are
     more than 30x apart, as larger than RAM they are), whole-number intervals."""
-    import matplotlib.pyplot as plt
-    import seaborn as sns
+    plt = require("matplotlib.pyplot", "kvlab's plots")
+    sns = require("seaborn", "kvlab's plots")
     house_style()
     settings = [s for s in ("cached", "larger_than_ram") if (measured.setting == s).any()]
     rows = 2 if published is not None else 1

@@ -203,8 +203,9 @@ def _ops_figure(results):
     """ops/sec per workload and engine, p99 latency beside it.  Built on a bare Figure (no
     pyplot), so drawing it on the run's thread leaves the notebook's backend alone."""
     import pandas as pd
-    import seaborn as sns
-    from matplotlib.figure import Figure
+    from .._optional import require
+    sns = require("seaborn", "the run builder's figure", extra="jupyterlab")
+    Figure = require("matplotlib.figure", "the run builder's figure", extra="jupyterlab").Figure
     from .plots import house_style
     house_style()
     frame = pd.DataFrame([{"engine": b.engine, "workload": b.workload + (" (partial)" if b.partial else ""),

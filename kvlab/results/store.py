@@ -27,7 +27,7 @@ from pathlib import Path
 from .. import errors
 from .result import BenchmarkResult, RunResult, _jsonable, load_json, write_json_atomic
 
-STORE_VERSION = 4
+STORE_VERSION = 5
 
 _V1 = """
 CREATE TABLE benchmarks (
@@ -39,6 +39,27 @@ CREATE SEQUENCE benchmark_ids START 1;
 
 # step n upgrades a store at version n to n+1
 _MIGRATIONS = {
+    # rows that tell runs apart at a glance (num, sizes, settings, latency unit, the user's tags), taken from
+    # each stored record; crash tests' reports beside the benchmarks
+    4: """
+ALTER TABLE benchmarks ADD COLUMN num BIGINT;
+ALTER TABLE benchmarks ADD COLUMN value_size BIGINT;
+ALTER TABLE benchmarks ADD COLUMN key_size INTEGER;
+ALTER TABLE benchmarks ADD COLUMN latency_unit VARCHAR;
+ALTER TABLE benchmarks ADD COLUMN engine_settings VARCHAR;
+ALTER TABLE benchmarks ADD COLUMN tags VARCHAR[];
+UPDATE benchmarks SET
+    num = TRY_CAST(json_extract(record, '$.params.num') AS BIGINT),
+    value_size = TRY_CAST(json_extract(record, '$.params.value_size') AS BIGINT),
+    key_size = TRY_CAST(json_extract(record, '$.params.key_size') AS INTEGER),
+    latency_unit = json_extract_string(record, '$.latency_unit'),
+    tags = [];
+CREATE TABLE crashtests (
+    run_id VARCHAR, stored_at TIMESTAMP DEFAULT current_timestamp, engine VARCHAR, sync BOOLEAN, kills INTEGER,
+    batch INTEGER, num BIGINT, seed UBIGINT, reopen_failures INTEGER, acked_txns BIGINT, acked_writes_lost BIGINT,
+    kills_with_loss INTEGER, torn_txns INTEGER, recovery_ms_p50 DOUBLE, recovery_ms_max DOUBLE, tags VARCHAR[],
+    record JSON);
+""",
     # sweeps: each benchmark says which sweep point it measured; sweep_points holds one row per attempt
     # that ended (done or failed), written in the same transaction as the point's benchmarks
     3: """
@@ -198,14 +219,18 @@ class Store:
                 con.execute(
                     "INSERT INTO benchmarks (id, run_id, engine, workload, phase, threads, ops, seconds, ops_per_sec, "
                     "micros_per_op, found, seed, record, trial, partial, p50_us, p99_us, p999_us, p9999_us, max_us, "
-                    "cpu_pct, db_size_bytes, engine_library, git_commit, transactions, txn_per_sec, sweep_id, point_id) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "cpu_pct, db_size_bytes, engine_library, git_commit, transactions, txn_per_sec, sweep_id, point_id, "
+                    "num, value_size, key_size, latency_unit, engine_settings, tags) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+                    "?, ?, ?, ?, ?, ?)",
                     [bid, run_id, b.engine, b.workload, b.phase, b.threads, b.ops, b.seconds, b.ops_per_sec,
                      b.micros_per_op, b.found, b.seed, json.dumps(d, default=_jsonable), b.trial, b.partial,
                      lat.get("p50"), lat.get("p99"), lat.get("p999"), lat.get("p9999"), lat.get("max"),
                      acct.get("cpu_pct"), acct.get("db_size_bytes"), b.versions.get("engine_library"),
                      b.versions.get("git_commit"), (b.mix or {}).get("transactions"), (b.mix or {}).get("txn_per_sec"),
-                     (point or {}).get("sweep_id"), (point or {}).get("point_id")])
+                     (point or {}).get("sweep_id"), (point or {}).get("point_id"), b.params.get("num"),
+                     b.params.get("value_size"), b.params.get("key_size"), b.latency_unit, settings_text(b),
+                     list(b.tags)])
                 for i, iv in enumerate(b.intervals):
                     for side in ("workers", "writer"):
                         for op, n in iv.get(side, {}).get("ops", {}).items():
@@ -254,13 +279,36 @@ class Store:
         finally:
             con.close()
 
-    def _where(self, engine=None, workload=None, run_id=None, phase=None, table=""):
+    def _where(self, engine=None, workload=None, run_id=None, phase=None, tag=None, table=""):
         clauses, args = [], []
         for col, val in (("engine", engine), ("workload", workload), ("run_id", run_id), ("phase", phase)):
             if val is not None:
                 clauses.append(f"{table}{col} = ?")
                 args.append(val)
+        if tag is not None:
+            clauses.append(f"list_contains({table}tags, ?)")
+            args.append(tag)
         return (" WHERE " + " AND ".join(clauses) if clauses else ""), args
+
+    def append_crashtest(self, report: dict, tags=(), run_id: str | None = None) -> str:
+        """Store a crash test's report (CrashReport.to_dict: its summary and every kill) in one statement."""
+        run_id = run_id or uuid.uuid4().hex[:12]
+        s = report["summary"]
+        con = self._connect()
+        try:
+            con.execute(
+                "INSERT INTO crashtests (run_id, engine, sync, kills, batch, num, seed, reopen_failures, acked_txns, "
+                "acked_writes_lost, kills_with_loss, torn_txns, recovery_ms_p50, recovery_ms_max, tags, record) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [run_id, s["engine"], s["sync"], s["kills"], report.get("batch"), report.get("num"),
+                 report.get("seed"), s["reopen_failures"], s["acked_txns"], s["acked_writes_lost"],
+                 s["kills_with_loss"], s["torn_txns"], s["recovery_ms_p50"], s["recovery_ms_max"], list(tags),
+                 json.dumps(report, default=_jsonable)])
+        except _duckdb().Error as exc:
+            raise errors.ResultsError(f"{self.path}: the crash test could not be stored ({exc})") from None
+        finally:
+            con.close()
+        return run_id
 
     def frame(self, **filters):
         """The queryable columns of stored benchmarks, as a pandas frame."""
@@ -270,7 +318,8 @@ class Store:
             return con.execute(
                 "SELECT id, run_id, stored_at, engine, workload, phase, threads, trial, ops, seconds, ops_per_sec, "
                 "micros_per_op, found, p50_us, p99_us, p999_us, p9999_us, max_us, cpu_pct, db_size_bytes, seed, "
-                f"engine_library, git_commit, partial FROM benchmarks{where} ORDER BY id", args).df()
+                "engine_library, git_commit, partial, num, value_size, key_size, latency_unit, engine_settings, tags "
+                f"FROM benchmarks{where} ORDER BY id", args).df()
         finally:
             con.close()
 
@@ -402,3 +451,9 @@ def _insert_point(con, point: dict, status: str, run_id):
         [point["sweep_id"], point["point_id"], run_id, status, point.get("repeat"),
          json.dumps(point.get("values") or {}, default=_jsonable), point.get("host"), point.get("worker"),
          point.get("started_at"), point.get("ended_at"), point.get("error")])
+
+
+def settings_text(b) -> str:
+    """A benchmark's engine settings as given (k=v,k=v), for a column a reader can scan."""
+    spec = (b.provenance or {}).get("spec") or {}
+    return ",".join(f"{k}={v}" for k, v in (spec.get("engine_settings") or {}).items())
