@@ -250,15 +250,15 @@ def schema_page() -> str:
              "record (one object of a `--json` file, the `record` column of the store) has these keys, in this "
              "order, read from `BenchmarkResult.to_dict()`; the type and the note are the dataclass field's own. "
              "[Results](../results.md) says what the nested records (`accounting`, `mix`, `intervals`, ...) hold.",
-             "", "| key | type | note |", "|---|---|---|"]
+             "", "A key with a default may be missing from a record written by an older kvlab; reading it back gives "
+             "the default.", "", "| key | type | default | note |", "|---|---|---|---|"]
     for key, attr, name in _record_keys(cls):
+        default = ""
         if attr in docs:
             typ, note = docs[attr]
             if fields[attr].default is not dataclasses.MISSING or fields[attr].default_factory is not dataclasses.MISSING:
                 f = fields[attr]
-                missing = json.dumps(f.default) if f.default is not dataclasses.MISSING else \
-                    json.dumps(f.default_factory())
-                note = (note + "; " if note else "") + f"when absent from a record read back: `{missing}`"
+                default = code(json.dumps(f.default if f.default is not dataclasses.MISSING else f.default_factory()))
         elif attr is not None and isinstance(getattr(cls, attr, None), property):
             prop = getattr(cls, attr)
             typ = str(prop.fget.__annotations__.get("return", ""))
@@ -268,7 +268,7 @@ def schema_page() -> str:
             typ, note = "str", f"always {code(getattr(result, name))} (`{name}`)"
         else:
             typ, note = "", ""
-        lines.append(f"| `{key}` | {cell(typ)} | {cell(note)} |")
+        lines.append(f"| `{key}` | {cell(typ)} | {default} | {cell(note)} |")
     lines += ["", "## Older schemas", "",
               "`kvlab.load_json()` and the store read records of these schemas and bring each one step on "
               "(`UPGRADES`); anything else is refused with an error.", "",
