@@ -211,7 +211,9 @@ def _record_keys(cls) -> list:
     """(key, attribute) in the order to_dict() writes them, read from to_dict's dict literal."""
     source = textwrap.dedent(inspect.getsource(cls.to_dict))
     fn = ast.parse(source).body[0]
-    ret = next(n for n in ast.walk(fn) if isinstance(n, ast.Return))
+    ret = next((n for n in ast.walk(fn) if isinstance(n, ast.Return) and isinstance(n.value, ast.Dict)), None)
+    if ret is None:   # to_dict builds its dict some other way: the dataclass's fields, in order
+        return [(f.name, f.name, None) for f in dataclasses.fields(cls)]
     keys = []
     for k, v in zip(ret.value.keys, ret.value.values):
         attr = next((n.attr for n in ast.walk(v) if isinstance(n, ast.Attribute)
@@ -286,9 +288,9 @@ def store_page() -> str:
              "is kept in `kvlab_meta`, and an older store is migrated when it is opened). These are its tables and "
              "columns, read from a store made and migrated by this kvlab when the site was built.", ""]
     with tempfile.TemporaryDirectory() as tmp:
-        s = store.Store(Path(tmp) / "kvlab.duckdb")
-        s.check()
-        con = s._connect(write=False)
+        path = store.Store(Path(tmp) / "kvlab.duckdb").check()    # made and migrated as a run would
+        import duckdb
+        con = duckdb.connect(str(path), read_only=True)
         try:
             tables = [r[0] for r in con.execute(
                 "SELECT table_name FROM information_schema.tables ORDER BY table_name").fetchall()]
