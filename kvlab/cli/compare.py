@@ -7,6 +7,7 @@ import time
 from ..execution import native
 from ..execution.runner import run_spec
 from ..model.spec import RunSpec
+from ..results import sanity
 from ..results.result import RunResult
 from . import common, output
 from .parsing import add_running_options, count
@@ -50,6 +51,8 @@ def handle(args) -> int:
                              "us_per_op": b.micros_per_op, "p50": lat["p50"], "p99": lat["p99"],
                              "p999": lat["p999"], "max": lat["max"],
                              "found": "" if b.found is None else f"{b.found:,}"})
+    # a thread-scaling step needs both points: checked across the runs, the warning stored with the higher one
+    sanity.annotate_scaling(benchmarks)
     print()
     output.table(rows, [("engine", "engine", "<"), ("workload", "workload", "<"), ("threads", "threads", ">"),
                         ("ops_per_sec", "ops/s", ">"), ("us_per_op", "us/op", ">"), ("p50", "p50 us", ">"),

@@ -20,7 +20,7 @@ from ..model import workloads
 from ..model.workloads.distributions import distribution as make_distribution
 from .. import errors
 from ..model.spec import RunSpec, cpu_set, make_spec
-from ..results import stats
+from ..results import sanity, stats
 from ..results.histogram import Histogram, merge_all
 from ..results.result import BenchmarkResult, RunResult
 from . import accounting, buildfacts, dbdir, mixplan, native
@@ -52,6 +52,7 @@ def run_spec(spec: RunSpec, on_result: Callable[[BenchmarkResult], None] | None 
     results = [b for t in trials for b in t]
     if len(trials) > 1:
         stats.attach_repetitions(trials)
+    sanity.annotate_scaling(results)
     return RunResult(results, spec)
 
 
@@ -189,6 +190,7 @@ class _Session:
             self.where.release()   # closed cleanly: the next open need not wonder
 
     def add(self, result, on_result):
+        sanity.annotate(result, earlier=self.results)
         self.results.append(result)
         if on_result:
             on_result(result)
