@@ -83,13 +83,22 @@ def test_warmup_excluded_and_reported():
     assert b.latency_us["count"] == pytest.approx(b.ops, rel=1e-3)
 
 
-def test_repetitions_match_numpy():
+def test_repetitions_median_and_its_interval():
+    """The interval is the median's (exact order statistics), never the mean's t interval beside a median."""
     v = [101.0, 97.0, 110.0, 95.0, 103.0]
     s = stats.summarize(v)
     a = np.array(v)
-    half = 2.776 * a.std(ddof=1) / np.sqrt(len(a))
-    assert s["median"] == np.median(a)
-    assert s["ci95"] == pytest.approx([a.mean() - half, a.mean() + half])
+    assert s["median"] == np.median(a) and s["n"] == 5
+    # 5 samples cannot give 95%: the min-max range, at its own confidence 1 - 2 / 2^5
+    assert s["median_ci"] == [a.min(), a.max()] and s["median_ci_level"] == pytest.approx(0.9375)
+    v9 = [12.0, 3.0, 7.0, 1.0, 9.0, 4.0, 15.0, 8.0, 6.0]
+    s9 = stats.summarize(v9)
+    assert s9["median"] == np.median(v9)
+    # 9 samples: the 2nd smallest and 2nd largest, 1 - 2 * (1 + 9) / 2^9 = 96.1%
+    assert s9["median_ci"] == [3.0, 12.0] and s9["median_ci_level"] == pytest.approx(1 - 20 / 512)
+    two = stats.summarize([101.0, 97.0])
+    assert two["median"] == 99.0 and two["median_ci"] is None and two["median_ci_level"] is None
+    assert stats.interval_text(two) == "n=2: no interval"
 
 
 def test_repeat_attaches_statistics():

@@ -103,12 +103,11 @@ def report(result, args) -> None:
         return
     print()
     output.table(output.accounting_rows(result), output.ACCOUNTING_COLUMNS, output.ACCOUNTING_LEGEND)
+    from ..results.stats import interval_phrase
     for b in result:
         r = (b.repetitions or {}).get("ops_per_sec")
-        if r and r.get("ci95") and r["ci95"][0] is not None:
-            lo, hi = r["ci95"]
-            print(f"  {b.workload}: {r['n']} trials, median {num(r['median'])} ops/s; 95% CI of the mean "
-                  f"[{num(lo)}, {num(hi)}]")
+        if r and r.get("n", 0) > 1 and "median_ci" in r:
+            print(f"  {b.workload}: {r['n']} trials, median {num(r['median'])} ops/s; {interval_phrase(r, num)}")
 
 
 def finish(result, args) -> int:

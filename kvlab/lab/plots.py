@@ -225,7 +225,7 @@ def latency_throughput(frame, title="latency against throughput (open loop)"):
 def sweep(frame, metric: str = "ops_per_sec", x: str = "threads", axes=None, hue: str | None = None,
           col: str | None = None, row: str | None = None, log: bool = False, title: str | None = None):
     """A sweep's tidy frame (kvlab.results.sweeps.tidy): `metric` (the median across repeats, with its
-    95% CI as a band) against axis `x`; the other axes that vary go to hue, then columns, then rows
+    median's interval as a band) against axis `x`; the other axes that vary go to hue, then columns, then rows
     (or as named).  Several workloads or phases in the frame get columns of their own."""
     plt = require("matplotlib.pyplot", "kvlab's plots")
     import numpy as np
@@ -234,7 +234,8 @@ def sweep(frame, metric: str = "ops_per_sec", x: str = "threads", axes=None, hue
         allowed = [c for c in frame.columns if f"{c}_ci95_lo" in frame.columns]
         raise errors.SpecError(f"metric {metric!r} is not in the sweep's frame; allowed: {', '.join(allowed)}")
     axes = [a for a in (axes or [c for c in frame.columns if c not in ("workload", "phase", "repeats", "hosts")
-                                 and not c.endswith(("_ci95_lo", "_ci95_hi")) and c != metric]) if a in frame.columns]
+                                 and not c.endswith(("_ci95_lo", "_ci95_hi", "_ci_level")) and c != metric])
+            if a in frame.columns]
     if x not in frame.columns:
         raise errors.SpecError(f"x={x!r} is not an axis of the sweep; allowed: {', '.join(axes)}")
     varying = [a for a in axes if a != x and frame[a].astype(str).nunique() > 1]
@@ -255,7 +256,13 @@ def sweep(frame, metric: str = "ops_per_sec", x: str = "threads", axes=None, hue
     cols = list(dict.fromkeys(frame[col])) if col else [None]
     fig, grid = plt.subplots(len(rows), len(cols), figsize=(min(16, 4.6 * len(cols) + 1.6), 3.6 * len(rows)),
                              squeeze=False, sharex=True, sharey=True)
-    band = "repeats" in frame.columns and frame["repeats"].min() >= 3
+    # the median's interval exists from 3 repeats (results.stats); below 95% with 3-5 (the min-max range)
+    band = "repeats" in frame.columns and frame["repeats"].min() >= 3 and f"{metric}_ci95_lo" in frame.columns
+    band_level = float(frame[f"{metric}_ci_level"].astype(float).min()) \
+        if band and f"{metric}_ci_level" in frame.columns else 0.95
+    band_words = (" (an interval band needs 3 or more)" if not band else
+                  f", band: min-max, a {band_level:.0%} interval of the median (95% needs 6 repeats)"
+                  if band_level < 0.95 else ", band: 95% interval of the median")
     hues = list(dict.fromkeys(frame[hue])) if hue else [None]
     colors = engine_palette(hues) if hue in _ENGINE_HUES else \
         dict(zip(hues, plt.rcParams["axes.prop_cycle"].by_key()["color"] * 10))
@@ -276,10 +283,8 @@ def sweep(frame, metric: str = "ops_per_sec", x: str = "threads", axes=None, hue
                 xs = d[x] if numeric_x else d[x].astype(str)
                 ax.plot(xs, d[metric], marker="o", color=colors[hv], label=str(hv) if hue else metric)
                 lo, hi = d.get(f"{metric}_ci95_lo"), d.get(f"{metric}_ci95_hi")
-                # Student's t with 2 repeats is +-12.7 half-ranges: a band that says nothing but hides the lines
-                if lo is not None and band and lo.notna().any():   # metrics are >= 0: below 0 says only "wide"
-                    ax.fill_between(xs, lo.astype(float).clip(lower=0), hi.astype(float), color=colors[hv],
-                                    alpha=0.18, linewidth=0)
+                if lo is not None and band and lo.notna().any():
+                    ax.fill_between(xs, lo.astype(float), hi.astype(float), color=colors[hv], alpha=0.18, linewidth=0)
             if log:
                 ax.set_yscale("log")
             else:
@@ -304,7 +309,7 @@ def sweep(frame, metric: str = "ops_per_sec", x: str = "threads", axes=None, hue
     n = sorted(set(frame["repeats"])) if "repeats" in frame.columns else []
     reps = f"{n[0]} repeats" if len(n) == 1 else "repeats"
     fig.suptitle(title or f"{metric.replace('_', ' ')} by {x}: median of {reps}"
-                 f"{', band: 95% CI of the mean' if band else ' (a 95% CI band needs 3 or more)'}", fontweight="bold")
+                 f"{band_words}", fontweight="bold")
     fig.tight_layout()
     return fig
 

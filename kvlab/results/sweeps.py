@@ -3,8 +3,8 @@
 A finished point is a `done` row in `sweep_points`, written in the same transaction as its
 benchmarks (Store.append(..., point=...)), so a point is either wholly stored or not at all.
 The tidy frame has one row per setting (the axis values without the repeat), workload and phase:
-the axes as columns, then for each metric the median across repeats and Student's t 95% interval
-(results.stats.summarize), the number of repeats and the hosts that ran them.
+the axes as columns, then for each metric the median across repeats and the interval of that median
+(results.stats: exact order statistics; none below 3 repeats), the number of repeats and the hosts that ran them.
 """
 from __future__ import annotations
 
@@ -74,7 +74,10 @@ def _axes_order(defined: dict, rows) -> list:
 
 def tidy(store: Store, sweep_id: str, phases=("run",), metrics=METRICS, point_ids=None):
     """One row per setting, workload and phase: the axes as columns, then per metric its median across
-    repeats (`<metric>`) and the 95% CI of the mean (`<metric>_ci95_lo`, `_hi`; empty with one repeat).
+    repeats (`<metric>`), the interval of that median (`<metric>_ci95_lo`, `_hi`: the order-statistic
+    interval, 95% or more from 6 repeats; with 3 to 5 the min-max range, whose confidence is lower) and that
+    interval's confidence (`<metric>_ci_level`: 0.75 with 3 repeats, 0.969 with 6); all three empty with fewer
+    than 3 repeats, where no interval can be given.
     `point_ids` keeps only those points (a sweep's current expansion: a name reused with another base
     run would otherwise pool unlike points); None takes every point stored under the name."""
     import pandas as pd
@@ -94,7 +97,9 @@ def tidy(store: Store, sweep_id: str, phases=("run",), metrics=METRICS, point_id
         rec["repeats"] = int(part.point_id.nunique())
         for m in metrics:
             s = summarize(part[m].dropna().tolist())
-            rec[m], (rec[f"{m}_ci95_lo"], rec[f"{m}_ci95_hi"]) = s["median"], s["ci95"]
+            lo, hi = s["median_ci"] or (None, None)
+            rec[m], rec[f"{m}_ci95_lo"], rec[f"{m}_ci95_hi"], rec[f"{m}_ci_level"] = \
+                s["median"], lo, hi, s["median_ci_level"]
         rec["hosts"] = ",".join(sorted(set(part.host.dropna())))
         out.append(rec)
     frame = pd.DataFrame(out)
@@ -107,7 +112,12 @@ def tidy(store: Store, sweep_id: str, phases=("run",), metrics=METRICS, point_id
         if len(keys.columns) else frame
     # a metric no benchmark of the sweep has (txn/s of db_bench loops) is left out
     empty = [m for m in metrics if frame[m].isna().all()]
-    return frame.drop(columns=[c for m in empty for c in (m, f"{m}_ci95_lo", f"{m}_ci95_hi")])
+    return frame.drop(columns=[c for m in empty for c in (m, *interval_columns(m))])
+
+
+def interval_columns(metric: str) -> tuple:
+    """The tidy frame's columns that hold `metric`'s median interval: low, high, confidence."""
+    return f"{metric}_ci95_lo", f"{metric}_ci95_hi", f"{metric}_ci_level"
 
 
 def points_frame(store: Store, sweep_id: str):
