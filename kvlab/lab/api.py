@@ -12,10 +12,11 @@ from ..results.result import RunResult
 from .display import attach_progress
 
 
-def run(engine: str = "lmdb", workload="fillseq,readrandom", *, progress=False,
+def run(engine: str = "lmdb", workload=None, *, progress=False,
         control: RunControl | None = None, **params) -> RunResult:
     """Run `workload` on `engine`: a name or comma list (in order), txn:/mako:<mako spec>, a TOML
-    mix file (*.toml), a YCSB properties file (or YCSB's core workloada ... workloadf), or a Mix.
+    mix file (*.toml), a YCSB properties file (or YCSB's core workloada ... workloadf), or a Mix; by default
+    fillseq,readrandom.  A stored run's spec runs again as it is: `kvlab.run(**r[0].provenance["spec"])`.
 
     Parameters are RunSpec fields (num, reads, threads, duration, value_size,
     key_size, batch, seed, db, interval, warmup, repeat, ...) and engine settings
@@ -33,7 +34,7 @@ def run(engine: str = "lmdb", workload="fillseq,readrandom", *, progress=False,
     return runner.run_spec(spec, control=control)
 
 
-def start(engine: str = "lmdb", workload="fillseq,readrandom", *, progress=False,
+def start(engine: str = "lmdb", workload=None, *, progress=False,
           control: RunControl | None = None, **params) -> RunHandle:
     """Start a run in the background and return its RunHandle at once.
 

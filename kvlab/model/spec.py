@@ -14,7 +14,7 @@ from typing import Mapping
 from .. import errors
 from . import engines, workloads
 from .workloads.distributions import distribution as make_distribution
-from .workloads.mix import Mix
+from .workloads.mix import Mix, Op, Pacing, Template
 from .workloads.resolve import resolve
 
 MAX_KEY_SIZE = 1024
@@ -204,6 +204,84 @@ class RunSpec:
         d["mixes"] = {name: mix.to_dict() for name, mix in self.mixes.items()}
         return d
 
+    @classmethod
+    def from_dict(cls, d: Mapping) -> "RunSpec":
+        """The RunSpec `to_dict` wrote (a result's provenance["spec"]), exactly: every field as recorded, the
+        mixes rebuilt from their dicts; validated as any spec.  A key that is no field is refused."""
+        if not isinstance(d, Mapping):
+            raise errors.SpecError(f"a stored spec is a mapping of RunSpec fields, got {type(d).__name__}")
+        names = [f.name for f in dataclasses.fields(cls)]
+        unknown = sorted(set(d) - set(names))
+        if unknown:
+            raise errors.SpecError(f"spec field(s) {', '.join(map(str, unknown))} unknown; allowed: {', '.join(names)}")
+        args = dict(d)
+        if "workloads" in args and isinstance(args["workloads"], list):
+            args["workloads"] = tuple(args["workloads"])
+        if "mixes" in args:
+            args["mixes"] = mixes_from_dicts(args["mixes"])
+        return cls(**args)
+
+
+def mixes_from_dicts(mixes) -> dict:
+    """{name: Mix} from a stored spec's mixes, each a Mix already or the dict Mix.to_dict wrote."""
+    if mixes is None:
+        return {}
+    if not isinstance(mixes, Mapping):
+        raise errors.SpecError(f"mixes must be a mapping (a dict of name: Mix), got {mixes!r}")
+    return {name: m if isinstance(m, Mix) else mix_from_dict(m, name) for name, m in mixes.items()}
+
+
+_MIX_KEYS = ("name", "source", "templates", "distribution", "pacing", "record_count", "operation_count", "threads",
+             "duration", "value_size", "insert_order", "commit_reads", "max_retries", "run_defaults", "notes", "graph")
+_OP_KEYS = ("kind", "count", "length", "min_length", "length_distribution", "distribution", "snapshot")
+
+
+def mix_from_dict(d, name: str = "mix") -> Mix:
+    """The Mix whose `Mix.to_dict()` is `d` (a stored spec's or result's mix definition), checked as any Mix."""
+    where = f"mixes[{name!r}]"
+    if not isinstance(d, Mapping):
+        raise errors.SpecError(f"{where} must be a kvlab Mix or its dict (Mix.to_dict), got {type(d).__name__}")
+    _known(d, _MIX_KEYS, where)
+    try:
+        templates = []
+        for t in d["templates"]:
+            _known(t, ("name", "weight", "ops"), f"{where} template")
+            ops = []
+            for o in t["ops"]:
+                _known(o, _OP_KEYS, f"{where} template {t.get('name')!r} op")
+                o = dict(o)
+                if o.get("distribution") is not None:
+                    o["distribution"] = _distribution_from_dict(o["distribution"])
+                ops.append(Op(**o))
+            templates.append(Template(t["name"], tuple(ops), t.get("weight", 1.0)))
+        args = {k: v for k, v in d.items() if k not in ("templates", "distribution", "pacing")}
+        if d.get("distribution") is not None:
+            args["distribution"] = _distribution_from_dict(d["distribution"])
+        if d.get("pacing") is not None:
+            _known(d["pacing"], ("target_rate", "per_client", "arrivals"), f"{where} pacing")
+            args["pacing"] = Pacing(**d["pacing"])
+        args["notes"] = tuple(d.get("notes") or ())
+        args["run_defaults"] = dict(d.get("run_defaults") or {})
+        return Mix(templates=tuple(templates), **args)
+    except (KeyError, TypeError) as exc:
+        raise errors.SpecError(f"{where} is not a mix's dict (Mix.to_dict): {exc}") from None
+
+
+def _distribution_from_dict(d):
+    if isinstance(d, str):
+        return make_distribution(d)
+    if not isinstance(d, Mapping) or "name" not in d:
+        raise errors.SpecError(f"a distribution's dict is {{'name': ..., parameter: value}}, got {d!r}")
+    return make_distribution(d["name"], **{k: v for k, v in d.items() if k != "name"})
+
+
+def _known(d, keys, where):
+    if not isinstance(d, Mapping):
+        raise errors.SpecError(f"{where} must be a dict, got {d!r}")
+    unknown = sorted(set(d) - set(keys))
+    if unknown:
+        raise errors.SpecError(f"{where}: key(s) {', '.join(map(str, unknown))} unknown; allowed: {', '.join(keys)}")
+
 
 def cpu_set(text) -> frozenset:
     """CPU numbers from "0", "0-3", "0,2,4-5"; a SpecError says what is wrong."""
@@ -243,9 +321,14 @@ MIX_RUN_FIELDS = (("num", "record_count"), ("threads", "threads"), ("duration", 
 FROM_THE_WORKLOAD = ("num", "reads", "threads", "duration", "target_rate")
 
 
-def make_spec(engine: str = "lmdb", workload="fillseq,readrandom", **params) -> RunSpec:
+def make_spec(engine: str = "lmdb", workload=None, **params) -> RunSpec:
     """Build a RunSpec from keyword arguments: run fields plus engine settings
-    (cache_size, sync, compression, options, ...).
+    (cache_size, sync, compression, options, ...).  `workload` None is fillseq,readrandom.
+
+    A stored spec's dict (RunSpec.to_dict, a result's provenance["spec"]) is taken as it is:
+    `make_spec(**d)` (and `kvlab.run(**d)`) gives the spec back, with `workloads` (its list of names) in place
+    of `workload`, `engine_settings` as a dict and its `mixes` as dicts.  With `workloads`, target_rate=0 means
+    what it means in a RunSpec, each mix's own pacing.
 
     `workload` is resolved by `workloads.resolve.resolve`: a name or comma list, txn:/mako:<spec>, a TOML
     mix file, a YCSB properties file (or YCSB's core workloada..f), or a Mix; `mixes` names more mixes.
@@ -254,6 +337,14 @@ def make_spec(engine: str = "lmdb", workload="fillseq,readrandom", **params) -> 
     defaults; given ones always win."""
     fields = {f.name for f in dataclasses.fields(RunSpec)}
     params = dict(params)
+    if "workloads" in params:   # a stored spec's spelling: the names it ran, its mixes beside them
+        if workload is not None:
+            raise errors.SpecError("give workload or workloads (a stored spec's list of names), not both")
+        workload = list(params.pop("workloads"))
+        if params.get("target_rate") == 0:   # in a stored spec: not given, the mixes' own pacing
+            del params["target_rate"]
+    if workload is None:
+        workload = "fillseq,readrandom"
     if params.get("clients") is not None:   # a mix's clients are threads on an embedded engine
         if params.get("threads") is not None:
             raise errors.SpecError("give clients or threads, not both (a client is a thread here)")
@@ -263,14 +354,7 @@ def make_spec(engine: str = "lmdb", workload="fillseq,readrandom", **params) -> 
         txn = params.pop("txn")
         if txn is not None:
             workload = f"txn:{txn}"
-    mixes = params.pop("mixes", None)
-    if mixes is None:
-        mixes = {}
-    if not isinstance(mixes, Mapping):
-        raise errors.SpecError(f"mixes must be a mapping (a dict of name: Mix), got {mixes!r}")
-    for name, mix in mixes.items():
-        if not isinstance(mix, Mix):
-            raise errors.SpecError(f"mixes[{name!r}] must be a kvlab Mix, got {type(mix).__name__}")
+    mixes = mixes_from_dicts(params.pop("mixes", None))
     names, mixes = resolve(workload, mixes)
     for key in FROM_THE_WORKLOAD:
         if key in params and params[key] is None:

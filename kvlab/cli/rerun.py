@@ -1,0 +1,240 @@
+"""`kvlab rerun RUN_ID [--set KEY=VALUE ...]`: a stored run again, exactly, then beside the original.
+
+The spec comes from the records' provenance (RunSpec.from_dict: every field, the seed, the engine settings
+asked for, each mix's definition as data), so the rerun draws the same key stream; the key encoding is
+checked against this build's.  `--set` changes run fields or engine settings (validated as any spec).
+The rerun is stored with the tag rerun-of:RUN_ID; the comparison pairs each benchmark with the original's.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+
+from .. import errors
+from ..execution import native
+from ..execution.runner import run_spec
+from ..model import engines
+from ..model.spec import RunSpec
+from ..results.result import RunResult
+from ..results.store import Store
+from . import common, output
+from .parsing import UsageError, _did_you_mean, add_running_options
+
+NAME = "rerun"
+HELP = "run a stored run again, exactly (its spec, seed, settings and workload definitions), and compare"
+DESCRIPTION = """Run a stored run again, exactly: its spec, seed, engine settings and workload definitions as
+recorded, so the same keys are drawn in the same order; then print it beside the original (ops/s, p99,
+found).  --set changes a run field or an engine setting.  The rerun is stored with the tag rerun-of:RUN_ID.
+A run that reused a database (--use-existing-db) reruns on that database as it is now; any other runs in a
+temporary directory unless --db is given."""
+
+# run fields --set does not take: each has its own option, or no scalar form
+_NOT_SET = {"db": "--db DIR", "keep_db": "--db DIR (a --db directory is kept)",
+            "engine_settings": "--set KEY=VALUE with the setting's own name (cache_size, sync, ...)",
+            "mixes": "nothing: a mix is rerun as recorded"}
+_FIELDS = {f.name: f for f in dataclasses.fields(RunSpec)}
+
+
+def add_parser(sub, make):
+    r = make(sub, NAME, help=HELP, description=DESCRIPTION)
+    r.add_argument("run_id", metavar="RUN_ID", help="the stored run (the id `stored as run ...` printed; "
+                   "`kvlab results list` shows them); a unique prefix does")
+    r.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="change a run field (num, reads, threads, duration, value_size, seed, warmup, ...) or an "
+                        f"engine setting ({', '.join(engines.ENGINE_SETTINGS)}); repeatable")
+    add_running_options(r, db_help="database directory, kept after the run (default: the original's if it reused "
+                                   "one, else a temporary one, removed)", seed=False)
+    return r
+
+
+def handle(args) -> int:
+    store = Store(args.store)
+    run_id, original = load_run(store, args.run_id)
+    specs = stored_specs(run_id, original)
+    check_key_encoding(run_id, original)
+    changes, notes = overrides(args.set), []
+    new_specs = [rebuild(spec, changes, args, notes) for spec, _ in specs]
+    args.tag = list(dict.fromkeys([*(args.tag or ()), f"rerun-of:{run_id}"]))
+    for spec in new_specs:
+        common.preflight(args, spec.db, spec.use_existing_db)
+    first = original[0]
+    common.say(args, f"kvlab rerun of run {run_id} ({first.started_at}): " + "; ".join(
+        f"{s.engine}, {','.join(s.workloads)}, num={s.num:,}, threads={s.threads}, seed={s.seed}" for s in new_specs)
+        + (f"; changed: {', '.join(f'{k}={v!r}' for k, v in changes.items())}" if changes else ""))
+    for n in notes:
+        common.say(args, f"  note: {n}")
+    benchmarks = []
+    for spec, (_, load_only) in zip(new_specs, specs):
+        benchmarks += list(run_spec(spec, on_result=lambda b: common.print_result(b, args),
+                                    control=common.progress_control(args), load_only=load_only))
+    result = RunResult(benchmarks, new_specs[0] if len(new_specs) == 1 else None)
+    common.report(result, args)
+    print()
+    print_comparison(original, result, run_id)
+    return common.finish(result, args)
+
+
+def load_run(store: Store, given: str):
+    """(run id, its records in the order they ran); a unique prefix of an id does."""
+    if not store.path.exists():
+        raise errors.ResultsError(f"no results store at {store.path}; give --store PATH (or set KVLAB_RESULTS)")
+    records = store.load(run_id=given)
+    if len(records):
+        return given, records
+    like = given.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+    ids = list(store.query("SELECT DISTINCT run_id FROM benchmarks WHERE run_id LIKE ? ESCAPE '\\' ORDER BY run_id",
+                           [like]).run_id)
+    if len(ids) == 1:
+        return ids[0], store.load(run_id=ids[0])
+    if ids:
+        raise errors.ResultsError(f"run id {given!r} is ambiguous in {store.path}: {', '.join(ids[:6])}"
+                                  f"{' ...' if len(ids) > 6 else ''}; give more of it")
+    raise errors.ResultsError(f"no run {given!r} in {store.path}; `kvlab results list` shows the stored runs "
+                              "(--store PATH for another store)")
+
+
+def stored_specs(run_id: str, records) -> list:
+    """(spec, load only) for each distinct spec of a run's records, in the order they ran (kvlab compare stores
+    several as one run); load only: the spec recorded nothing but its load phase (kvlab ycsb -load)."""
+    seen = {}
+    for b in records:
+        d = (b.provenance or {}).get("spec")
+        if d is None:
+            raise errors.ResultsError(f"run {run_id}: {b.workload} has no stored spec (recorded by a kvlab before "
+                                      "provenance, schema kvlab.result/1), so it cannot be rerun exactly")
+        seen.setdefault(json.dumps(d, sort_keys=True), (d, []))[1].append(b.phase)
+    return [(RunSpec.from_dict(d), all(p == "load" for p in phases)) for d, phases in seen.values()]
+
+
+def check_key_encoding(run_id: str, records) -> None:
+    """The keys a seed draws are written in the build's key encoding: another one is another key stream."""
+    ours = native.load().KEY_ENCODING
+    theirs = {b.key_encoding for b in records}
+    if theirs - {ours}:
+        raise errors.SpecError(f"run {run_id} was measured with key encoding {', '.join(sorted(theirs))}; this "
+                               f"kvlab writes {ours}, so its keys would differ: it cannot be rerun exactly here")
+
+
+def overrides(items) -> dict:
+    """--set KEY=VALUE items as {run field or engine setting: value}, each value parsed by its field's type."""
+    out = {}
+    for item in items:
+        key, sep, text = item.partition("=")
+        key, text = key.strip().replace("-", "_"), text.strip()
+        if not sep or not key:
+            raise UsageError(f"--set {item!r}: expected KEY=VALUE")
+        if key in _NOT_SET:
+            raise UsageError(f"--set {key}: not set this way; use {_NOT_SET[key]}")
+        if key in out:
+            raise UsageError(f"--set {key} was given twice; give it once")
+        if key in engines.ENGINE_SETTINGS:
+            out[key] = engines.parse_setting(f"{key}={text}", "--set")[1]
+        elif key in _FIELDS:
+            out[key] = _field_value(key, text, item)
+        else:
+            allowed = [k for k in _FIELDS if k not in _NOT_SET] + list(engines.ENGINE_SETTINGS)
+            raise UsageError(f"--set {item!r}: {key!r} is no run field or engine setting"
+                             f"{_did_you_mean(key, allowed)}; allowed: {', '.join(allowed)}")
+    return out
+
+
+def _field_value(key: str, text: str, item: str):
+    kind = str(_FIELDS[key].type).replace(" ", "")
+    if "None" in kind.split("|") and text.lower() in ("none", "null", ""):
+        return None
+    base = kind.split("|")[0]
+    try:
+        if base == "bool":
+            if text.lower() not in ("true", "false", "1", "0", "yes", "no"):
+                raise ValueError
+            return text.lower() in ("true", "1", "yes")
+        if base == "int":
+            return int(text.replace("_", "").replace(",", ""))
+        if base == "float":
+            return float(text)
+        if base == "tuple":
+            return tuple(w.strip() for w in text.split(",") if w.strip())
+        return text
+    except ValueError:
+        what = {"bool": "true or false", "int": "an integer", "float": "a number"}[base]
+        raise UsageError(f"--set {item!r}: {key} takes {what}, got {text!r}") from None
+
+
+def rebuild(spec: RunSpec, changes: dict, args, notes: list) -> RunSpec:
+    """The stored spec with the changes and the database this rerun uses; validated as any spec."""
+    fields = {k: v for k, v in changes.items() if k in _FIELDS}
+    settings = {k: v for k, v in changes.items() if k not in _FIELDS}
+    if settings:
+        fields["engine_settings"] = {**spec.engine_settings, **settings}
+    if args.db is not None:
+        fields.update(db=args.db, keep_db=True)
+    elif spec.use_existing_db:
+        notes.append(f"the original reused the database in {spec.db}: this rerun reads it as it is now")
+    elif spec.db is not None:
+        notes.append(f"the original ran in {spec.db}; this rerun uses a temporary directory (--db DIR to choose)")
+        fields.update(db=None, keep_db=False)
+    try:
+        return spec.replace(**fields)
+    except errors.SpecError as exc:
+        raise errors.SpecError(f"--set: {exc}") from None
+    except TypeError as exc:   # a value of the wrong shape for a field RunSpec does not check itself
+        raise errors.SpecError(f"--set: {exc}") from None
+
+
+def pairs(original, rerun) -> list:
+    """(original, rerun) benchmarks matched by engine, workload, phase, threads, trial and their order."""
+    def keyed(results):
+        seen, out = {}, {}
+        for b in results:
+            k = (b.engine, b.workload, b.phase, b.threads, b.trial)
+            seen[k] = seen.get(k, -1) + 1
+            out[(*k, seen[k])] = b
+        return out
+    a, b = keyed(original), keyed(rerun)
+    return [(a.get(k), b.get(k)) for k in dict.fromkeys([*a, *b])]
+
+
+def _change(a, b):
+    if a is None or b is None or not a:
+        return "-"
+    return f"{(b / a - 1) * 100:+.1f}%"
+
+
+def _found(b):
+    if b is None or b.found is None:
+        return None
+    return f"{b.found:,}" if b.not_found is None else f"{b.found:,}/{b.not_found:,}"
+
+
+def print_comparison(original, rerun, run_id: str) -> None:
+    """Each benchmark beside the original's: ops/s, p99, their change in %, found (and not found)."""
+    rows, notes = [], []
+    for a, b in pairs(original, rerun):
+        x = a or b
+        ra, rb = (a.ops_per_sec if a else None), (b.ops_per_sec if b else None)
+        pa, pb = ((a.latency_us or {}).get("p99") if a else None), ((b.latency_us or {}).get("p99") if b else None)
+        same = a is not None and b is not None and (a.ops, a.found, a.not_found) == (b.ops, b.found, b.not_found)
+        rows.append({"workload": x.workload, "phase": x.phase, "threads": x.threads, "ops_a": a.ops if a else None,
+                     "ops_b": b.ops if b else None, "rate_a": ra, "rate_b": rb, "rate_change": _change(ra, rb),
+                     "p99_a": pa, "p99_b": pb, "p99_change": _change(pa, pb), "found_a": _found(a),
+                     "found_b": _found(b), "same": "yes" if same else "no"})
+        if a is not None and b is not None:
+            ca = (a.provenance or {}).get("engine_config_effective")
+            cb = (b.provenance or {}).get("engine_config_effective")
+            if ca != cb:
+                notes.append(f"{x.workload}: the engine configuration in effect differs: {ca} -> {cb}")
+            va, vb = a.versions or {}, b.versions or {}
+            moved = [f"{k} {va.get(k)} -> {vb.get(k)}" for k in ("engine_library", "kvlab", "git_commit")
+                     if va.get(k) != vb.get(k)]
+            if moved:
+                notes.append(f"{x.workload}: ran with {', '.join(moved)}")
+    print(f"rerun against the original (run {run_id}):")
+    output.table(rows, [("workload", "workload", "<"), ("phase", "phase", "<"), ("threads", "threads", ">"),
+                        ("ops_a", "ops", ">"), ("ops_b", "ops now", ">"), ("rate_a", "ops/s", ">"),
+                        ("rate_b", "ops/s now", ">"), ("rate_change", "change", ">"), ("p99_a", "p99 us", ">"),
+                        ("p99_b", "p99 us now", ">"), ("p99_change", "change", ">"), ("found_a", "found", ">"),
+                        ("found_b", "found now", ">"), ("same", "same keys", ">")],
+                 legend="  found: keys found (/not found) among the reads; same keys: the same ops and found/not-found "
+                        "counts as the original (one key stream); a timed run's counts follow its speed")
+    for n in dict.fromkeys(notes):
+        print(f"  note: {n}")
