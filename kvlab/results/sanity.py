@@ -76,8 +76,9 @@ def open_loop_overload(b) -> str | None:
     return (f"open loop overloaded: {b.engine} {b.workload} achieved {_num(pacing.get('achieved_rate'))} txn/s of "
             f"its target {_num(pacing.get('target_rate'))} ({100 * ratio:.1f}%); start lag p50 {_num(lag.get('p50'))} "
             f"us, p99 {_num(lag.get('p99'))} us; response p50 {_num(response.get('p50'))} us, p99 "
-            f"{_num(response.get('p99'))} us. The {b.threads} client(s) could not start transactions on schedule, "
-            "so they queued: response latency measures that queue, which the service latency hides; lower the "
+            f"{_num(response.get('p99'))} us. The {b.threads} client{'s' if b.threads != 1 else ''} could not start "
+            "transactions on schedule, so they queued: response latency measures that queue, which the service "
+            "latency hides; lower the "
             "target rate or add clients")
 
 
