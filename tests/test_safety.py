@@ -53,7 +53,7 @@ def test_temporary_directory_removed(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("kwargs, message", [
     ({"engine": "nosuchdb"}, "allowed: lmdb, leveldb"),
-    ({"workload": "readfast"}, "allowed: fillseq"),
+    ({"workload": "readfast"}, "allowed: a name \\(db_bench.s fillseq"),
     ({"threads": 0}, "threads=0 is out of range"),
     ({"value_size": -1}, "value_size=-1 is out of range"),
     ({"num": "many"}, "num must be an integer"),
