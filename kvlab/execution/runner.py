@@ -22,7 +22,7 @@ from .. import errors
 from ..model.spec import RunSpec, cpu_set, make_spec
 from ..results import sanity, stats
 from ..results.histogram import Histogram, merge_all
-from ..results.result import BenchmarkResult, RunResult
+from ..results.result import BenchmarkResult, RunResult, histograms_record
 from . import accounting, buildfacts, dbdir, mixplan, native
 from .progress import ProgressTracker, RunControl
 
@@ -446,8 +446,9 @@ def _minus(h: Histogram, counts) -> Histogram:
     return Histogram(h.counts - counts, h.count - int(counts.sum()), h.min, h.max, h.ns_per_tick)
 
 
-def _mix_record(threads, plan, seconds, found, isolation, warm=None) -> dict:
-    """Transactions, rates and per-template latency of a mix run (after its warm-up, if it had one)."""
+def _mix_record(threads, plan, seconds, found, isolation, warm=None):
+    """Transactions, rates and per-template latency of a mix run (after its warm-up, if it had one),
+    and the per-template histograms the result keeps ({name: {"service": .., "response": ..}})."""
     workers = [t for t in threads if t["role"] == "worker"]
     ops = {}
     for t in workers:
@@ -459,16 +460,19 @@ def _mix_record(threads, plan, seconds, found, isolation, warm=None) -> dict:
             if op in ops:
                 ops[op] -= n
     txns = ops.get("txn", 0)
-    templates = {}
+    templates, kept = {}, {}
     for name in plan["template_names"]:
         w = warm["templates"][name] if warm is not None else None
         count = sum(t["templates"][name]["count"] for t in workers) - (w["count"] if w else 0)
         hist = merge_all(Histogram.from_native(t["templates"][name]["hist"]) for t in workers)
         hist = _minus(hist, w["hist"] if w else None)
         templates[name] = {"count": count, "share": count / txns if txns else 0.0, "latency_us": hist.summary_us()}
+        kept[name] = {"service": hist}
         if plan["pacing"]["mode"] == "open":   # response time: from the intended start (no coordinated omission)
             resp = merge_all(Histogram.from_native(t["templates"][name]["response_hist"]) for t in workers)
-            templates[name]["response_latency_us"] = _minus(resp, w["response_hist"] if w else None).summary_us()
+            resp = _minus(resp, w["response_hist"] if w else None)
+            templates[name]["response_latency_us"] = resp.summary_us()
+            kept[name]["response"] = resp
     rate = (lambda n: n / seconds) if seconds > 0 else (lambda n: 0.0)
     pacing = dict(plan["pacing"])
     if pacing["mode"] == "open":
@@ -476,7 +480,7 @@ def _mix_record(threads, plan, seconds, found, isolation, warm=None) -> dict:
         pacing["achieved_ratio"] = rate(txns) / pacing["target_rate"] if pacing["target_rate"] else None
         lag = merge_all(Histogram.from_native(t["hist"]["lag"]) for t in workers if "lag" in t["hist"])
         pacing["start_lag_us"] = lag.summary_us()
-    return {
+    return ({
         "transactions": txns, "txn_per_sec": rate(txns),
         "reads_per_sec": rate(sum(ops.get(k, 0) for k in _READ_OPS)),
         "writes_per_sec": rate(sum(ops.get(k, 0) for k in _WRITE_OPS)),
@@ -484,7 +488,7 @@ def _mix_record(threads, plan, seconds, found, isolation, warm=None) -> dict:
         "templates": templates, "retries": sum(t["retries"] for t in workers),
         "aborts": sum(t["aborts"] for t in workers), "pacing": pacing,
         "isolation": isolation, "template_txn": plan["template_txn"],
-    }
+    }, kept)
 
 
 def _mix_as_run(mix, spec):
@@ -536,6 +540,11 @@ def _build(session, wl, phase, params, threads, partial, started, ended, before,
         if warm_mix is not None and "txn" in by_op:   # the simple templates' transactions too
             by_op["txn"] = _minus(by_op["txn"], warm_mix["txn_hist"])
         t0 = wt
+    overall = by_op["txn"] if plan and "txn" in by_op else merge_all(by_op.values())
+    mix_record = template_hists = w_hist = None
+    if plan:
+        mix_record, template_hists = _mix_record(threads, plan, (t1 - t0) / 1e9, found, session.engine.isolation,
+                                                 warm_mix)
     writer_record = None
     if writer is not None:
         w_ops = sum(writer["ops"].values())
@@ -574,7 +583,7 @@ def _build(session, wl, phase, params, threads, partial, started, ended, before,
         seconds=(t1 - t0) / 1e9,
         thread_seconds=sum(t["t_end_ns"] - max(t["t_start_ns"], t0) for t in workers) / 1e9,
         found=found, not_found=not_found, bytes=sum(t["bytes"] for t in workers),
-        latency_us=(by_op["txn"].summary_us() if plan and "txn" in by_op else merge_all(by_op.values()).summary_us()),
+        latency_us=overall.summary_us(),
         latency_by_op={op: h.summary_us() for op, h in by_op.items()},
         latency_unit="txn" if plan else "batch" if params["batch"] > 1 and wl.writes else "op",
         seed=spec.seed, params={**params, "workload": wl.name, "native_loop": wl.native,
@@ -587,11 +596,11 @@ def _build(session, wl, phase, params, threads, partial, started, ended, before,
         per_thread_ops=[sum(t["ops"].values()) for t in workers],
         accounting=acct, intervals=_intervals(sampler.samples, sampler.samples[0][0] if sampler.samples else t0, plan),
         warmup=warmup, engine_stats=engine_stats, provenance=provenance, trial=session.trial,
-        mix=({**_mix_record(threads, plan, (t1 - t0) / 1e9, found, session.engine.isolation, warm_mix),
-              "distribution": _mix_as_run(wl.mix, spec).distribution.to_dict(), "definition": wl.mix.to_dict()}
-             if plan else None),
+        mix=({**mix_record, "distribution": _mix_as_run(wl.mix, spec).distribution.to_dict(),
+              "definition": wl.mix.to_dict()} if plan else None),
         graph=_graph_record(threads, workers, session.graph, (t1 - t0) / 1e9)
         if "graph" in threads[0] else None,
+        histograms=histograms_record(overall, by_op, template_hists, w_hist),
     )
 
 

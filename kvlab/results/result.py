@@ -9,13 +9,17 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import errors
+import numpy as np
 
-SCHEMA = "kvlab.result/5"
+from .. import errors
+from .histogram import Histogram
+
+SCHEMA = "kvlab.result/6"
 # Older schemas this version reads, each with the step that brings a record one version on.
 UPGRADES = {
     # /1 (foundation) had no accounting, time series, warm-up, provenance or trials
@@ -28,6 +32,8 @@ UPGRADES = {
     "kvlab.result/3": lambda d: {**d, "schema": "kvlab.result/4", "graph": None},
     # /4 had no tags
     "kvlab.result/4": lambda d: {**d, "schema": "kvlab.result/5", "tags": []},
+    # /5 kept a few percentiles of each latency histogram, not the histograms
+    "kvlab.result/5": lambda d: {**d, "schema": "kvlab.result/6", "histograms": None},
 }
 
 
@@ -79,6 +85,10 @@ class BenchmarkResult:
     mix: dict | None = None             # a workload mix: transactions, rates, per-template latency, retries
     graph: dict | None = None           # LinkBench: nodes and links loaded, links listed, the graph's settings
     tags: list = field(default_factory=list)   # the user's labels (`--tag`), to find runs again
+    # the merged latency histograms, whole (read one with histogram(op, kind, template)): {all, by_op: {op:
+    # ..}, templates: {name: {service, response}}, writer}, each {bounds, ns_per_tick, count, min, max, counts:
+    # runs [first bucket, counts...]} or the name of the by_op entry it equals
+    histograms: dict | None = None
 
     @property
     def ops_per_sec(self) -> float:
@@ -107,7 +117,42 @@ class BenchmarkResult:
             "accounting": self.accounting, "intervals": self.intervals, "warmup": self.warmup,
             "engine_stats": self.engine_stats, "provenance": self.provenance, "trial": self.trial,
             "repetitions": self.repetitions, "mix": self.mix, "graph": self.graph, "tags": list(self.tags),
+            "histograms": self.histograms,
         }
+
+    def histogram(self, op: str = "all", kind: str = "service", template: str | None = None) -> Histogram:
+        """A latency histogram this benchmark kept, whole: `op` "all" (what latency_us summarises), an op
+        type of latency_by_op, or "writer" (readwhilewriting's writer); `kind` "service" (from the op's
+        start) or "response" (open loop: from its intended start); `template` a mix's template by name.
+        Every percentile, the mean and the CDF follow from it exactly as the run computed them."""
+        where = f"{self.engine} {self.workload} ({self.phase})"
+        if self.histograms is None:
+            raise errors.ResultsError(f"{where} keeps no histograms (a record older than kvlab.result/6); "
+                                      f"its latency_us and latency_by_op hold the percentiles it saved")
+        if kind not in ("service", "response"):
+            raise errors.SpecError(f"kind {kind!r} is unknown; allowed: service, response")
+        h = self.histograms
+        if template is not None:
+            templates = h.get("templates") or {}
+            if template not in templates:
+                raise errors.ResultsError(f"{where} has no template {template!r}; it has: "
+                                          f"{', '.join(templates) or 'none (not a mix)'}")
+            rec, what = templates[template].get(kind), f"template {template!r}"
+        elif op == "writer":
+            rec, what = (h.get("writer") if kind == "service" else None), "a writer"
+        elif kind == "response":
+            if op not in ("all", "txn"):
+                raise errors.SpecError(f"response time is kept per transaction (op 'all' or a template), not "
+                                       f"for op {op!r}")
+            rec, what = h.get("by_op", {}).get("response"), "response times (an open-loop mix only)"
+        elif op == "all":
+            rec, what = h.get("all"), "an overall histogram"
+        else:
+            rec, what = h.get("by_op", {}).get(op), f"op type {op!r}"
+        if rec is None:
+            ops = ", ".join(["all", *h.get("by_op", {}), *(["writer"] if h.get("writer") else [])])
+            raise errors.ResultsError(f"{where} has no {kind} histogram for {what}; its ops: {ops}")
+        return Histogram.from_record(_shared(h, rec))
 
     @classmethod
     def from_dict(cls, d: dict) -> "BenchmarkResult":
@@ -154,7 +199,9 @@ class RunResult:
     def to_frame(self, kind: str = "summary"):
         """Tidy pandas frames: "summary" (one row per benchmark: throughput, latency
         percentiles in us, accounting), "latency" (one row per benchmark x op type x
-        percentile) or "intervals" (one row per benchmark x interval x op type)."""
+        percentile), "histogram" (one row per benchmark x op type x non-empty bucket:
+        value_us, its bucket's bounds, count, cumulative fraction) or "intervals" (one
+        row per benchmark x interval x op type)."""
         import pandas as pd
         return pd.DataFrame(frame_rows(self.benchmarks, kind))
 
@@ -197,6 +244,8 @@ def frame_rows(benchmarks, kind="summary") -> list:
                 for pct, v in b.writer["latency_us"].items():
                     if pct not in ("count", "mean", "stddev", "min"):
                         rows.append({**ident, "op": "writer", "percentile": pct, "latency_us": v})
+        elif kind == "histogram":
+            rows.extend(_histogram_rows(b, ident))
         elif kind == "intervals":
             for i, iv in enumerate(b.intervals):
                 base = {**ident, "interval": i, "t_start_s": iv["t_start_s"], "t_end_s": iv["t_end_s"],
@@ -209,7 +258,66 @@ def frame_rows(benchmarks, kind="summary") -> list:
                                      "ops_per_sec": iv[side]["ops_per_sec"][op],
                                      **{f"latency_us.{k}": v for k, v in lat.items()}})
         else:
-            raise errors.SpecError(f"frame kind {kind!r} is unknown; allowed: summary, latency, intervals")
+            raise errors.SpecError(f"frame kind {kind!r} is unknown; allowed: summary, latency, histogram, "
+                                   f"intervals")
+    return rows
+
+
+def histograms_record(overall, by_op: dict, templates: dict | None = None, writer=None) -> dict:
+    """A result's `histograms` from the run's merged Histograms: overall, by op type, per template
+    ({name: {"service": h, "response": h}}), the writer.  One that equals an op type's histogram (the
+    overall one of a single-op workload, a template that is one op) is stored as that op type's name."""
+    ops = {op: h.to_record() for op, h in by_op.items()}
+
+    def keep(h):
+        rec = h.to_record()
+        return next((op for op, r in ops.items() if r == rec), rec)
+
+    out = {"all": keep(overall), "by_op": ops}
+    if templates is not None:
+        out["templates"] = {name: {kind: keep(h) for kind, h in t.items()} for name, t in templates.items()}
+    if writer is not None:
+        out["writer"] = writer.to_record()
+    return out
+
+
+def _shared(histograms: dict, rec):
+    """A stored histogram, or the by_op entry its name points to."""
+    if isinstance(rec, str):
+        try:
+            return histograms["by_op"][rec]
+        except KeyError:
+            raise errors.ResultsError(f"a stored histogram points to op type {rec!r}, which the record "
+                                      f"does not have") from None
+    return rec
+
+
+def _histogram_rows(b, ident) -> list:
+    """One row per non-empty bucket of every histogram the benchmark kept (none for an older record)."""
+    from .histogram import bucket_bounds
+    h = b.histograms
+    if not h:
+        return []
+    kinds = {"response": ("all", "response"), "lag": ("all", "start_lag")}
+    named = [("all", "service", h.get("all"))]
+    named += [(*kinds.get(op, (op, "service")), rec) for op, rec in (h.get("by_op") or {}).items()]
+    for name, t in (h.get("templates") or {}).items():
+        named += [(f"template:{name}", kind, t.get(kind)) for kind in ("service", "response")]
+    named.append(("writer", "service", h.get("writer")))
+    rows = []
+    for op, kind, rec in named:
+        rec = _shared(h, rec) if rec is not None else None
+        if not rec or not rec["count"]:
+            continue
+        hist = Histogram.from_record(rec)
+        values, frac = hist.cdf()
+        buckets = np.flatnonzero(hist.counts)
+        low, high = bucket_bounds(len(hist.counts))
+        scale = hist.ns_per_tick / 1000.0
+        for i, v, f in zip(buckets.tolist(), values.tolist(), frac.tolist()):
+            rows.append({**ident, "op": op, "kind": kind, "bucket": i, "value_us": v / 1000.0,
+                         "low_us": low[i] * scale, "high_us": high[i] * scale, "count": int(hist.counts[i]),
+                         "cumulative_fraction": f})
     return rows
 
 
@@ -221,7 +329,7 @@ def write_json_atomic(path, data):
     fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w") as f:
-            json.dump(data, f, indent=1, default=_jsonable)
+            f.write(_dumps(data))
             f.write("\n")
             f.flush()
             os.fsync(f.fileno())
@@ -232,6 +340,22 @@ def write_json_atomic(path, data):
         except OSError:
             pass
         raise
+
+
+# a histogram's [[bucket, count], ...] on one line, not four lines a bucket.  No JSON string can hold the
+# match (its quotes would be escaped), and a match that is not a whole list of integers stays as it was.
+_COUNTS = re.compile(r'("counts": )(\[[\s\d,\[\]]*\])')
+
+
+def _one_line(m) -> str:
+    try:
+        return m.group(1) + json.dumps(json.loads(m.group(2)), separators=(",", ":"))
+    except ValueError:
+        return m.group(0)
+
+
+def _dumps(data) -> str:
+    return _COUNTS.sub(_one_line, json.dumps(data, indent=1, default=_jsonable))
 
 
 def _jsonable(o):
