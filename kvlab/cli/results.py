@@ -1,14 +1,15 @@
-"""`kvlab results list|export|sweeps`: the results store, listed for a reader or exported for a tool."""
+"""`kvlab results list|export|sweeps|compare`: the results store, listed for a reader, exported for a tool,
+or two groups of its results compared (medians, intervals of the medians, Mann-Whitney U, a verdict)."""
 from __future__ import annotations
 
 from .. import errors
 from ..results import store as stored
 from ..results.store import Store
 from . import output
-from .parsing import add_store_option
+from .parsing import add_store_option, amount
 
 NAME = "results"
-HELP = "list or export stored results, or list the stored sweeps"
+HELP = "list, export or compare stored results, or list the stored sweeps"
 
 
 def _filters(p):
@@ -39,11 +40,43 @@ def add_parser(sub, make):
     sw = make(actions, "sweeps", help="the stored sweeps and how many of their points are done",
               description="the stored sweeps and how many of their points are done")
     add_store_option(sw)
+    _compare_parser(actions, make)
     return r
+
+
+COMPARE_HELP = "B against A: medians with intervals, change in %, Mann-Whitney p, a verdict per metric"
+SIDE_HELP = ("a run id, tag:NAME, sweep:NAME, run:ID, or KEY=VALUE terms (engine=lmdb,workload=readrandom; "
+             "'|' between alternatives: threads=1|2), joined by ','")
+
+
+def _compare_parser(actions, make):
+    from ..results import compare
+    c = make(actions, "compare", help=COMPARE_HELP,
+             description=COMPARE_HELP + ". Benchmarks are matched by workload, phase and threads; the repeats, "
+             "trials and runs of one side with the same key are its samples. '~' means no significant change: "
+             "p >= 0.05, fewer than 3 samples a side, or a change below the noise floor (--threshold).")
+    c.add_argument("a", metavar="A", help="the baseline: " + SIDE_HELP)
+    c.add_argument("b", metavar="B", help="compared against A: " + SIDE_HELP)
+    c.add_argument("--where", default=None, metavar="TERMS",
+                   help="terms both sides must also satisfy (engine=lmdb,workload=readrandom,phase=run)")
+    c.add_argument("--threshold", type=amount(0, 1000), default=compare.THRESHOLD_PCT, metavar="PCT",
+                   help=f"noise floor in percent: a smaller change is '~' whatever p says (default "
+                        f"{compare.THRESHOLD_PCT:g})")
+    c.add_argument("--metric", default=None, metavar="LIST",
+                   help=f"only these metrics, comma list (default all: {', '.join(compare.BY_NAME)})")
+    c.add_argument("--match", default=",".join(compare.MATCH), metavar="LIST",
+                   help="the keys benchmarks are matched by, comma list (default workload,phase,threads; leave "
+                        "threads out to compare 1 thread against 2)")
+    c.add_argument("--json", default=None, metavar="FILE", help="also write the comparison's rows to FILE (JSON "
+                   "records, one per benchmark and metric, and the geometric means)")
+    add_store_option(c)
+    return c
 
 
 def handle(args) -> int:
     store = Store(args.store)
+    if args.action == "compare":
+        return _compare(store, args)
     if args.action == "sweeps":
         if not store.path.exists():
             print(f"no results store at {store.path}")
@@ -108,13 +141,145 @@ def _frame_text(df) -> str:
 
 def _sweep(store, args) -> int:
     """`kvlab results list|export --sweep NAME`: the sweep's tidy frame, printed or written."""
-    from ..results.sweeps import tidy
+    from ..results.sweeps import interval_columns, tidy
     df = tidy(store, args.sweep)
     if args.action == "export":
         path = stored.write_frame(df, args.out, args.format)
         print(f"exported the tidy frame of sweep {args.sweep} to {path}")
         return 0
-    # the terminal gets throughput and p99 with their intervals; export has every metric
-    shown = [c for c in df.columns if not c.startswith(("micros_per_op", "p50_us", "p999_us", "cpu_pct"))]
-    print(_frame_text(df[shown]))
+    # the terminal gets throughput and p99 with the intervals of their medians; export has every metric
+    shown = [m for m in ("ops_per_sec", "p99_us", "txn_per_sec") if m in df.columns]
+    hidden = {c for m in df.columns for c in (m, *interval_columns(m))
+              if f"{m}_ci95_lo" in df.columns and m not in shown} | \
+             {c for m in shown for c in interval_columns(m)}
+    keys = [c for c in df.columns if c not in hidden and c not in shown and c != "hosts"]
+    rows, columns = [], [(c, c, "<" if df[c].map(lambda v: isinstance(v, str)).any() else ">") for c in keys]
+    for m in shown:
+        columns += [(m, m, ">"), (f"{m} interval", f"{m}: median's interval", ">")]
+    columns.append(("hosts", "hosts", "<"))
+    from ..results.stats import interval_text
+    for rec in df.to_dict("records"):
+        row = {c: rec[c] for c in keys + ["hosts"] + shown}
+        for m in shown:
+            lo, hi, level = (rec[c] for c in interval_columns(m))
+            summary = {"n": rec["repeats"], "median_ci": None if _missing(lo) else [lo, hi],
+                       "median_ci_level": None if _missing(level) else level}
+            row[f"{m} interval"] = interval_text(summary, output.num)
+        rows.append(row)
+    output.table(rows, columns, legend="  medians across repeats; interval: the median's (exact order statistics: 95% "
+                 "or more from 6 repeats; with 3-5 the min-max range, its confidence in brackets; none below 3)")
     return 0
+
+
+def _missing(v) -> bool:
+    return v is None or (isinstance(v, float) and v != v)
+
+
+# --- kvlab results compare ------------------------------------------------------------------------
+
+def _compare(store, args) -> int:
+    from ..results import compare
+    from ..results.result import write_json_atomic
+    if args.json:
+        from .common import check_output_file
+        check_output_file(args.json, "--json")
+    metrics = [m.strip() for m in args.metric.split(",") if m.strip()] if args.metric else None
+    match = [k.strip() for k in args.match.split(",") if k.strip()]
+    frame = compare.compare(args.a, args.b, where=args.where, store=store, threshold=args.threshold,
+                            metrics=metrics, match=match)
+    print_comparison(frame)
+    if args.json:
+        write_json_atomic(args.json, compare.records(frame))
+        print(f"comparison written to {args.json}")
+    return 0
+
+
+def _change_text(c) -> str:
+    if _missing(c):
+        return "-"
+    if c in (float("inf"), float("-inf")):
+        return "+inf%" if c > 0 else "-inf%"
+    if abs(c) < 1000:
+        return f"{c:+.2f}%"
+    return f"{'+' if c >= 0 else '-'}{output.num(abs(c))}%"
+
+
+def _p_text(p) -> str:
+    if _missing(p):
+        return "-"
+    return "<0.001" if p < 0.001 else f"{p:.3f}"
+
+
+def print_comparison(frame, out=None) -> None:
+    """benchstat's layout: the two sides, then one table per metric (a row per matched benchmark, then the
+    geometric mean), the legend and the notes."""
+    import sys
+    from ..results import compare, stats
+    out = out or sys.stdout
+    attrs = frame.attrs
+    for side in ("a", "b"):
+        engines = ", ".join(attrs.get(f"{side}_engines", [])) or "-"
+        print(f"{side.upper()}: {attrs.get(side)}  ({output.num(attrs.get(f'{side}_runs'))} runs, "
+              f"{output.num(attrs.get(f'{side}_benchmarks'))} benchmarks; {engines})", file=out)
+    match = attrs.get("match", list(compare.MATCH))
+    below_level, cannot_reach, too_few = set(), set(), set()
+    for m in compare.METRICS:
+        part = frame[frame.metric == m.name]
+        if part.empty:
+            continue
+        rows = []
+        for rec in part.to_dict("records"):
+            geomean = rec["workload"] == "geomean" and not _missing(rec.get("geomean_of"))
+            name = f"geomean of {rec['geomean_of']}" if geomean else \
+                compare.key_text({k: rec.get(k) for k in match if k in rec})
+            row = {"benchmark": name, "a": rec["a_median"], "b": rec["b_median"],
+                   "change": _change_text(rec["change_pct"]), "a_ci": "", "b_ci": "", "p": "", "n": "",
+                   "verdict": ""}
+            if not geomean:
+                for side in ("a", "b"):
+                    s = {"n": int(rec[f"{side}_n"]), "median_ci_level": rec[f"{side}_ci_level"],
+                         "median_ci": None if _missing(rec[f"{side}_ci_lo"]) else
+                         [rec[f"{side}_ci_lo"], rec[f"{side}_ci_hi"]]}
+                    row[f"{side}_ci"] = _short_interval(s)
+                    if s["median_ci"] and s["median_ci_level"] < attrs.get("level", stats.LEVEL):
+                        below_level.add(s["n"])
+                    if s["n"] < stats.MIN_SAMPLES:
+                        too_few.add(s["n"])
+                row["p"] = _p_text(rec["p_value"])
+                row["n"] = f"{int(rec['a_n'])}/{int(rec['b_n'])}"
+                row["verdict"] = rec["verdict"]
+                if not _missing(rec.get("min_p")) and rec["min_p"] >= attrs.get("alpha", compare.ALPHA):
+                    cannot_reach.add((int(rec["a_n"]), int(rec["b_n"]), rec["min_p"]))
+            rows.append(row)
+        print(file=out)
+        print(f"{m.label}, {'higher' if m.higher_is_better else 'lower'} is better", file=out)
+        columns = [("benchmark", "benchmark", "<"), ("a", "A median", ">"),
+                   ("a_ci", "A: median's 95% CI", ">"), ("b", "B median", ">"), ("b_ci", "B: median's 95% CI", ">"),
+                   ("change", "change", ">"), ("p", "p", ">"), ("n", "n A/B", ">"), ("verdict", "verdict", "<")]
+        output.table(rows, columns, out=out)
+    alpha, threshold = attrs.get("alpha", compare.ALPHA), attrs.get("threshold_pct", compare.THRESHOLD_PCT)
+    print(file=out)
+    print(f"  median: of each side's samples; 95% CI: the median's interval (exact order statistics); change: B's "
+          f"median against A's; p: two-sided Mann-Whitney U; ~: p >= {alpha:g}, no p, or |change| < the noise floor "
+          f"({threshold:g}%, --threshold)", file=out)
+    for n in sorted(below_level):
+        level = 1 - 2 / 2 ** n
+        print(f"  ({stats._percent(level)}): with {n} samples no interval reaches 95%; the min-max range is a "
+              f"{stats._percent(level)} interval of the median ({stats.samples_for()} samples give 95%)", file=out)
+    for n in sorted(too_few):
+        print(f"  n={n}: no interval and no p-value below {stats.MIN_SAMPLES} samples a side", file=out)
+    for na, nb, smallest in sorted(cannot_reach):
+        print(f"  n={na}/{nb}: the smallest p these sizes can give is {smallest:.3f}, so no change can be "
+              f"significant at {alpha:g}; run more samples", file=out)
+    for note in attrs.get("notes", []):
+        print(f"  note: {note}", file=out)
+
+
+def _short_interval(s) -> str:
+    """A table cell: 'lo .. hi', 'lo .. hi (75%)' below 95%, or 'n=2: no interval'."""
+    from ..results.stats import _percent, interval_text
+    text = interval_text({**s, "median_ci_level": 1.0}, output.num)   # the level, if below, comes after
+    level = s.get("median_ci_level")
+    if s.get("median_ci") and level is not None and level < 0.95:
+        text += f" ({_percent(level)})"
+    return text

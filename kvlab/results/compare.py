@@ -1,0 +1,397 @@
+"""Two groups of results side by side, as benchstat compares them: `kvlab.compare(a, b)` and
+`kvlab results compare A B`.
+
+A side is a selection from the results store, written without SQL: comma-separated terms that must all
+hold, each `tag:NAME`, `sweep:NAME`, `run:ID` (or a bare run id) or `KEY=VALUE` (`|` between values that
+may each do: `threads=1|2`).  A side may also be results in hand (a RunResult or a list of
+BenchmarkResults).  Benchmarks are matched across the sides by (workload, phase, threads); within a side,
+the benchmarks of one match key (repeats, trials, runs) are the samples.  Partial benchmarks (stopped
+early) are left out.
+
+Per matched benchmark and metric: both medians with the interval of each median (results.stats: exact
+order statistics), the change of B against A in %, and the two-sided Mann-Whitney U p-value.  The verdict
+is `~` when p >= alpha, when a side has fewer than 3 samples (no p-value), or when the change is smaller
+than the noise floor; otherwise "faster"/"slower" (throughput and latency) or "better"/"worse" (CPU and
+I/O per op), by the metric's direction.  A geometric-mean row per metric closes the table.
+
+The noise floor is the larger of `threshold` (percent, default 2) and, where the caller gives one, a
+measured floor: `noise_floor` is a mapping {metric: percent} or a callable (metric, key) -> percent or
+None, with key the match key as a dict.  That is the hook for a machine's measured A/A spread.
+"""
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from typing import Callable, Mapping
+
+import numpy as np
+
+from .. import errors
+from . import stats
+from .result import BenchmarkResult, RunResult
+from .store import Store, settings_text
+
+MATCH = ("workload", "phase", "threads")
+ALPHA = 0.05
+THRESHOLD_PCT = 2.0
+
+
+@dataclass(frozen=True)
+class Metric:
+    name: str                   # column of the frame of samples
+    label: str                  # what the table's title says
+    higher_is_better: bool
+    words: tuple                # verdict when B is better, when B is worse
+
+
+METRICS = (
+    Metric("ops_per_sec", "ops/s", True, ("faster", "slower")),
+    Metric("p50_us", "p50 latency (us)", False, ("faster", "slower")),
+    Metric("p99_us", "p99 latency (us)", False, ("faster", "slower")),
+    Metric("p999_us", "p99.9 latency (us)", False, ("faster", "slower")),
+    Metric("cpu_us_per_op", "CPU per op (us: user + system CPU / ops)", False, ("better", "worse")),
+    Metric("io_bytes_per_op", "I/O per op (bytes written / ops)", False, ("better", "worse")),
+)
+BY_NAME = {m.name: m for m in METRICS}
+
+# what tells runs apart besides the match key: a side pooling several of these is said so
+DESCRIBE = ("engine", "num", "value_size", "key_size", "engine_settings")
+
+# --- selections --------------------------------------------------------------------------------
+
+# filter key -> (column, type)
+FILTER_KEYS = {
+    "engine": ("engine", str), "workload": ("workload", str), "phase": ("phase", str), "threads": ("threads", int),
+    "num": ("num", int), "value_size": ("value_size", int), "key_size": ("key_size", int), "trial": ("trial", int),
+    "settings": ("engine_settings", str), "library": ("engine_library", str), "commit": ("git_commit", str),
+    "run": ("run_id", str), "sweep": ("sweep_id", str), "tag": ("tags", str),
+}
+
+
+@dataclass(frozen=True)
+class Selection:
+    """A side (or --where) as written: terms, each (column, values), all of which must hold."""
+    text: str
+    terms: tuple
+
+    def sql(self) -> tuple:
+        """(clause, args) for DuckDB; the clause is '' for no terms."""
+        clauses, args = [], []
+        for column, values in self.terms:
+            if column == "tags":
+                clauses.append("(" + " OR ".join("list_contains(tags, ?)" for _ in values) + ")")
+            else:
+                clauses.append(f"{column} IN ({', '.join('?' * len(values))})")
+            args += list(values)
+        return " AND ".join(clauses), args
+
+    def mask(self, frame):
+        """The rows of a frame of samples (results in hand) that the terms select."""
+        keep = np.ones(len(frame), dtype=bool)
+        for column, values in self.terms:
+            if column not in frame.columns:
+                keep &= False
+            elif column == "tags":
+                keep &= frame[column].map(lambda tags: bool(set(tags or ()) & set(values))).to_numpy(bool)
+            else:
+                keep &= frame[column].isin(values).to_numpy(bool)
+        return keep
+
+
+def parse_selection(text: str, what: str = "selection") -> Selection:
+    """`tag:fig3,engine=lmdb,threads=1|2` -> a Selection; a term that is none of the forms is a run id."""
+    if text is None or not str(text).strip():
+        raise errors.SpecError(f"{what}: empty; allowed: a run id, tag:NAME, sweep:NAME, run:ID or KEY=VALUE terms "
+                               "joined by ','")
+    terms = []
+    for raw in str(text).split(","):
+        term = raw.strip()
+        if not term:
+            raise errors.SpecError(f"{what} {text!r}: an empty term between commas")
+        prefix, colon, rest = term.partition(":")
+        if colon and prefix in ("tag", "sweep", "run") and "=" not in prefix:
+            key, value = prefix, rest
+        elif "=" in term:
+            key, _, value = term.partition("=")
+            key = key.strip().replace("-", "_")
+        else:
+            key, value = "run", term
+        if key not in FILTER_KEYS:
+            import difflib
+            close = difflib.get_close_matches(key, list(FILTER_KEYS), n=2)
+            hint = f" (did you mean {' or '.join(close)}?)" if close else ""
+            raise errors.SpecError(f"{what} {text!r}: {key!r} is not a key to select by{hint}; allowed: "
+                                   f"{', '.join(FILTER_KEYS)}, and tag:NAME, sweep:NAME, run:ID")
+        column, kind = FILTER_KEYS[key]
+        values = [v.strip() for v in value.split("|")]
+        if any(not v for v in values):
+            raise errors.SpecError(f"{what} {text!r}: {key} needs a value ({key}=VALUE)")
+        if kind is int:
+            try:
+                values = [int(v) for v in values]
+            except ValueError:
+                raise errors.SpecError(f"{what} {text!r}: {key} takes whole numbers, not {value!r}") from None
+        terms.append((column, tuple(values)))
+    return Selection(str(text), tuple(terms))
+
+
+# --- samples -----------------------------------------------------------------------------------
+
+_SAMPLE_COLUMNS = ("id", "run_id", "engine", "workload", "phase", "threads", "num", "value_size", "key_size",
+                   "engine_settings", "trial", "ops", "ops_per_sec", "p50_us", "p99_us", "p999_us", "cpu_us_per_op",
+                   "io_bytes_per_op")
+
+_STORE_QUERY = (
+    "SELECT id, run_id, engine, workload, phase, threads, num, value_size, key_size, engine_settings, trial, ops, "
+    "ops_per_sec, p50_us, p99_us, p999_us, "
+    "(TRY_CAST(acct->>'cpu_user_s' AS DOUBLE) + TRY_CAST(acct->>'cpu_sys_s' AS DOUBLE)) * 1e6 / nullif(ops, 0) "
+    "AS cpu_us_per_op, TRY_CAST(acct->>'io_write_bytes' AS DOUBLE) / nullif(ops, 0) AS io_bytes_per_op, partial "
+    "FROM (SELECT *, json_extract(record, '$.accounting') AS acct FROM benchmarks WHERE {where}) ORDER BY id")
+
+
+def store_samples(store: Store, selection: Selection, where: Selection | None = None):
+    """The stored benchmarks a selection (and `where`) picks, one row each, with the compared metrics."""
+    clauses, args = [], []
+    for s in (selection, where):
+        if s is not None and s.terms:
+            c, a = s.sql()
+            clauses.append(c)
+            args += a
+    if not store.path.exists():
+        raise errors.ResultsError(f"no results store at {store.path}")
+    return store.query(_STORE_QUERY.format(where=" AND ".join(clauses) or "true"), args)
+
+
+def result_samples(results, where: Selection | None = None):
+    """Results in hand (a RunResult or BenchmarkResults) as the same rows as store_samples gives."""
+    import pandas as pd
+    rows = []
+    for i, b in enumerate(results):
+        if not isinstance(b, BenchmarkResult):
+            raise errors.SpecError(f"a side of a comparison holds a {type(b).__name__}; allowed: BenchmarkResult")
+        acct = b.accounting or {}
+        cpu = None
+        if acct.get("cpu_user_s") is not None and acct.get("cpu_sys_s") is not None and b.ops:
+            cpu = (acct["cpu_user_s"] + acct["cpu_sys_s"]) * 1e6 / b.ops
+        io = acct["io_write_bytes"] / b.ops if acct.get("io_write_bytes") is not None and b.ops else None
+        params = b.params or {}
+        rows.append({"id": i, "run_id": None, "engine": b.engine, "workload": b.workload, "phase": b.phase,
+                     "threads": b.threads, "num": params.get("num"), "value_size": params.get("value_size"),
+                     "key_size": params.get("key_size"), "engine_settings": settings_text(b), "trial": b.trial,
+                     "ops": b.ops, "ops_per_sec": b.ops_per_sec, "p50_us": b.latency_us.get("p50"),
+                     "p99_us": b.latency_us.get("p99"), "p999_us": b.latency_us.get("p999"), "cpu_us_per_op": cpu,
+                     "io_bytes_per_op": io, "partial": b.partial, "tags": list(b.tags), "sweep_id": None,
+                     "engine_library": (b.versions or {}).get("engine_library"),
+                     "git_commit": (b.versions or {}).get("git_commit")})
+    frame = pd.DataFrame(rows, columns=list(_SAMPLE_COLUMNS) + ["partial", "tags", "sweep_id", "engine_library",
+                                                               "git_commit"])
+    if where is not None and where.terms:
+        frame = frame[where.mask(frame)]
+    return frame
+
+
+# --- the comparison ----------------------------------------------------------------------------
+
+NoiseFloor = Callable[[str, dict], "float | None"]
+
+
+def noise_floor_pct(metric: str, key: dict, threshold: float, noise_floor=None) -> tuple:
+    """(percent, source): the change below which a difference is called noise.  `threshold` always counts;
+    a measured floor (`noise_floor`: {metric: percent} or a callable (metric, key) -> percent or None) wins
+    where it is larger."""
+    measured = None
+    if isinstance(noise_floor, Mapping):
+        measured = noise_floor.get(metric)
+    elif callable(noise_floor):
+        measured = noise_floor(metric, key)
+    if measured is not None and measured > threshold:
+        return float(measured), "measured"
+    return float(threshold), "threshold"
+
+
+def verdict(metric: Metric, change_pct, p, alpha: float, floor_pct: float) -> str:
+    """'~' (no significant change, or below the floor), else the metric's word for better or worse."""
+    if p is None or p >= alpha or change_pct is None or math.isnan(change_pct) or abs(change_pct) < floor_pct:
+        return "~"
+    better = (change_pct > 0) == metric.higher_is_better
+    return metric.words[0 if better else 1]
+
+
+def _change_pct(a, b):
+    if a is None or b is None:
+        return None
+    if a == 0:
+        return 0.0 if b == 0 else math.copysign(math.inf, b)
+    return (b / a - 1.0) * 100.0
+
+
+def _side(value, where, store, what):
+    """(label, frame of samples) of one side."""
+    if isinstance(value, RunResult) or (isinstance(value, (list, tuple)) and
+                                        all(isinstance(b, BenchmarkResult) for b in value) and value):
+        frame = result_samples(value, where)
+        engines = ",".join(dict.fromkeys(frame.engine)) if len(frame) else "nothing"
+        return f"{what} ({engines}, in hand)", frame
+    if isinstance(value, Mapping):
+        value = ",".join(f"{k}={v}" for k, v in value.items())
+    if not isinstance(value, str):
+        raise errors.SpecError(f"{what}: a {type(value).__name__}; allowed: a selection string (run id, tag:NAME, "
+                               "sweep:NAME, KEY=VALUE terms), a dict of filters, or results (RunResult)")
+    selection = parse_selection(value, what)
+    frame = store_samples(store, selection, where)
+    if frame.empty:
+        raise errors.ResultsError(f"{what} {value!r} selects no benchmark in {store.path}"
+                                  f"{' with --where ' + where.text if where is not None and where.terms else ''}"
+                                  f"{_suggest(store, selection)}")
+    return value, frame
+
+
+def _suggest(store, selection) -> str:
+    """Where a bare word matched no run id: is it a tag or a sweep's name?"""
+    words = [v for column, values in selection.terms if column == "run_id" for v in values]
+    hints = []
+    for w in words:
+        if not store.query("SELECT 1 FROM benchmarks WHERE list_contains(tags, ?) LIMIT 1", [w]).empty:
+            hints.append(f"tag:{w}")
+        if not store.query("SELECT 1 FROM benchmarks WHERE sweep_id = ? LIMIT 1", [w]).empty:
+            hints.append(f"sweep:{w}")
+    return f" (did you mean {' or '.join(hints)}?)" if hints else ""
+
+
+def compare(a, b, *, where=None, store=None, threshold: float = THRESHOLD_PCT, alpha: float = ALPHA,
+            noise_floor=None, match=MATCH, metrics=None, level: float = stats.LEVEL):
+    """B against A: one row per matched benchmark and metric, then a geometric-mean row per metric.
+
+    `a`, `b`: selection strings (`tag:base`, `sweep:NAME`, a run id, `engine=lmdb,workload=readrandom`), dicts of
+    filters, or results in hand.  `where`: a selection both sides must also satisfy.  `store`: a Store or
+    path (default the results store).  Returns a pandas frame (its `attrs` carry the sides, the settings and
+    notes: unmatched benchmarks, pooled configurations, partial benchmarks left out)."""
+    import pandas as pd
+    store = store if isinstance(store, Store) else Store(store)
+    where_sel = parse_selection(where, "--where") if isinstance(where, str) else \
+        (parse_selection(",".join(f"{k}={v}" for k, v in where.items()), "--where") if where else None)
+    chosen = [BY_NAME[m] if isinstance(m, str) else m for m in (metrics or METRICS)]
+    unknown = [m for m in (metrics or ()) if isinstance(m, str) and m not in BY_NAME]
+    if unknown:
+        raise errors.SpecError(f"metric {unknown[0]!r} is unknown; allowed: {', '.join(BY_NAME)}")
+    match = tuple(match)
+    bad = [k for k in match if k not in _SAMPLE_COLUMNS]
+    if bad:
+        raise errors.SpecError(f"match key {bad[0]!r} is unknown; allowed: {', '.join(_SAMPLE_COLUMNS[2:11])}")
+    (label_a, frame_a), (label_b, frame_b) = _side(a, where_sel, store, "A"), _side(b, where_sel, store, "B")
+    notes = []
+    for label, frame in (("A", frame_a), ("B", frame_b)):
+        partial = int(frame.partial.fillna(False).sum())
+        if partial:
+            notes.append(f"{label}: {partial} partial benchmark(s) (stopped early) left out")
+    frame_a = frame_a[~frame_a.partial.fillna(False).astype(bool)]
+    frame_b = frame_b[~frame_b.partial.fillna(False).astype(bool)]
+    both = set(frame_a.run_id.dropna()) & set(frame_b.run_id.dropna())
+    if both:
+        notes.append(f"{len(both)} run(s) are on both sides: {', '.join(sorted(both)[:5])}"
+                     f"{' ...' if len(both) > 5 else ''}")
+    groups_a, groups_b = _groups(frame_a, match), _groups(frame_b, match)
+    keys = [k for k in groups_a if k in groups_b]
+    for label, groups, other in (("A", groups_a, groups_b), ("B", groups_b, groups_a)):
+        alone = [k for k in groups if k not in other]
+        if alone:
+            notes.append(f"only in {label} (not compared): {', '.join(key_text(dict(zip(match, k))) for k in alone)}")
+        for k in keys:
+            pooled = _pooled(groups[k])
+            if pooled:
+                notes.append(f"{label} pools {pooled} in {key_text(dict(zip(match, k)))}")
+    if not keys:
+        raise errors.ResultsError(
+            f"no benchmark of A ({label_a}) matches one of B ({label_b}) by {', '.join(match)}; A has "
+            f"{_keys_text(groups_a, match)}; B has {_keys_text(groups_b, match)}")
+    rows = []
+    for m in chosen:
+        pairs = []
+        for k in keys:
+            key = dict(zip(match, k))
+            sa = stats.summarize(groups_a[k][m.name], level)
+            sb = stats.summarize(groups_b[k][m.name], level)
+            if sa["n"] == 0 and sb["n"] == 0:
+                continue
+            p = None
+            if sa["n"] >= stats.MIN_SAMPLES and sb["n"] >= stats.MIN_SAMPLES:
+                p = stats.mann_whitney_u(sa["values"], sb["values"])[1]
+            change = _change_pct(sa["median"], sb["median"])
+            floor, source = noise_floor_pct(m.name, key, threshold, noise_floor)
+            rows.append({**key, "metric": m.name, **_side_columns("a", sa), **_side_columns("b", sb),
+                         "change_pct": change, "p_value": p, "floor_pct": floor, "floor_source": source,
+                         "verdict": verdict(m, change, p, alpha, floor),
+                         "min_p": stats.smallest_p(sa["n"], sb["n"]) if p is not None else None})
+            if sa["median"] and sb["median"] and sa["median"] > 0 and sb["median"] > 0:
+                pairs.append((sa["median"], sb["median"]))
+        if pairs:
+            ga = float(np.exp(np.mean(np.log([x for x, _ in pairs]))))
+            gb = float(np.exp(np.mean(np.log([y for _, y in pairs]))))
+            rows.append({**{k: None for k in match}, "workload": "geomean", "metric": m.name, "a_median": ga,
+                         "b_median": gb, "change_pct": _change_pct(ga, gb), "geomean_of": len(pairs)})
+    columns = list(match) + ["metric", "a_n", "a_median", "a_ci_lo", "a_ci_hi", "a_ci_level", "b_n", "b_median",
+                             "b_ci_lo", "b_ci_hi", "b_ci_level", "change_pct", "p_value", "min_p", "floor_pct",
+                             "floor_source", "verdict", "geomean_of"]
+    if "workload" not in columns:
+        columns.insert(0, "workload")
+    out = pd.DataFrame(rows, columns=columns)
+    for col in ("threads", "a_n", "b_n", "geomean_of"):
+        if col in out.columns and col in ("a_n", "b_n", "geomean_of") + tuple(k for k in match if k != "workload"):
+            try:
+                out[col] = out[col].astype("Int64")
+            except (TypeError, ValueError):
+                pass
+    out.attrs.update({"a": label_a, "b": label_b, "alpha": alpha, "threshold_pct": threshold, "level": level,
+                      "match": list(match), "notes": notes,
+                      "a_benchmarks": len(frame_a), "b_benchmarks": len(frame_b),
+                      "a_runs": int(frame_a.run_id.nunique()), "b_runs": int(frame_b.run_id.nunique()),
+                      "a_engines": sorted(set(frame_a.engine.dropna())), "b_engines": sorted(set(frame_b.engine.dropna()))})
+    return out
+
+
+def _side_columns(prefix: str, s: dict) -> dict:
+    lo, hi = s["median_ci"] or (None, None)
+    return {f"{prefix}_n": s["n"], f"{prefix}_median": s["median"], f"{prefix}_ci_lo": lo, f"{prefix}_ci_hi": hi,
+            f"{prefix}_ci_level": s["median_ci_level"]}
+
+
+def _groups(frame, match) -> dict:
+    """match key -> the frame's rows with that key, in the order keys first appear."""
+    out = {}
+    if frame.empty:
+        return out
+    for k, idx in frame.groupby(list(match), sort=False, dropna=False).groups.items():
+        out[k if isinstance(k, tuple) else (k,)] = frame.loc[idx]
+    return out
+
+
+def _pooled(part) -> str:
+    """'2 engines (lmdb, rocksdb)' when a side's samples of one key come from unlike configurations."""
+    said = []
+    for col in DESCRIBE:
+        values = sorted({str(v) for v in part[col] if v is not None and v == v and v != ""})
+        if len(values) > 1:
+            said.append(f"{len(values)} {col.replace('_', ' ')}s ({', '.join(values[:4])}"
+                        f"{', ...' if len(values) > 4 else ''})")
+    return "; ".join(said)
+
+
+def key_text(key: dict) -> str:
+    """'readrandom run 2 thr' for a match key."""
+    parts = []
+    for k, v in key.items():
+        if v is None or (isinstance(v, float) and math.isnan(v)):
+            continue
+        parts.append(f"{v} thr" if k == "threads" else (f"{k}={v}" if k not in ("workload", "phase") else str(v)))
+    return " ".join(parts)
+
+
+def _keys_text(groups, match) -> str:
+    keys = [key_text(dict(zip(match, k))) for k in groups]
+    return ", ".join(keys[:6]) + (" ..." if len(keys) > 6 else "") if keys else "nothing"
+
+
+def records(frame) -> list:
+    """The frame as JSON-ready records (NaN and <NA> as null)."""
+    return json.loads(frame.to_json(orient="records", double_precision=15))
