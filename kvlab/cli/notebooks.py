@@ -1,6 +1,10 @@
 """`kvlab notebooks list|run`: the shipped notebooks, executed with papermill into a dated folder."""
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
+from .. import errors
 from ..lab import notebooks
 
 NAME = "notebooks"
@@ -25,7 +29,24 @@ def handle(args) -> int:
         names = notebooks.available()
         print("\n".join(names))
         return 0
+    check_out(args.out)
     folder = notebooks.run(args.scale, args.only, args.out)
     figures = sorted(p.name for p in folder.rglob("*.svg"))
     print(f"executed notebooks and {len(figures)} figures (SVG, PNG, PDF) in {folder}")
     return 0
+
+
+def check_out(out) -> None:
+    """Before any notebook runs: --out (or the default folder, results/ under the working directory)
+    is a folder the run can make or write in."""
+    what = f"--out {out}" if out is not None else "the default output folder results/"
+    path = Path(out if out is not None else "results").resolve()
+    if path.exists() and not path.is_dir():
+        raise errors.SpecError(f"{what}: {path} exists and is not a directory; allowed: a new or existing folder")
+    probe = path
+    while not probe.exists():
+        probe = probe.parent
+    if not probe.is_dir():
+        raise errors.SpecError(f"{what}: {probe} is a file, so no folder can be made below it")
+    if not os.access(probe, os.W_OK | os.X_OK):
+        raise errors.SpecError(f"{what}: {probe} is not writable; allowed: a folder you can write in")

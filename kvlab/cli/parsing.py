@@ -6,6 +6,7 @@ Nothing here runs anything: a command line is checked whole before any database 
 from __future__ import annotations
 
 import argparse
+import ast
 import difflib
 import re
 
@@ -104,12 +105,23 @@ def _did_you_mean(word, choices) -> str:
 
 def _explain(parser, message: str) -> str:
     """argparse's message, with a did-you-mean for a bad choice of subcommand."""
-    m = re.match(r"argument (\S+): invalid choice: '([^']*)' \(choose from (.*)\)", message)
+    m = re.fullmatch(r"argument (\S+): invalid choice: (.*) \(choose from (.*)\)", message, re.S)
     if m:
         where, got, allowed = m.groups()
-        choices = [c.strip(" '") for c in allowed.split(",")]
+        try:   # argparse writes both with repr(): a value holding a quote is in double quotes
+            got, choices = ast.literal_eval(got), [str(c) for c in ast.literal_eval(f"[{allowed}]")]
+        except (ValueError, SyntaxError):
+            choices = [c.strip(" '") for c in allowed.split(",")]
         what = where.lower() if where.isupper() or where.startswith("{") else where
         return f"{what} {got!r} is unknown{_did_you_mean(got, choices)}; allowed: {', '.join(choices)}"
+    m = re.match(r"the following arguments are required: (.*)", message)
+    if m:
+        missing = m.group(1)
+        sub = _subparsers(parser)
+        if sub is not None and sub.metavar in missing.split(", "):
+            return f"{sub.metavar.lower()} missing; allowed: {', '.join(sub.choices)} (`{parser.prog} --help` " \
+                   "says what each does)"
+        return f"{missing} missing: required here (`{parser.prog} --help` says what it takes)"
     return message
 
 
