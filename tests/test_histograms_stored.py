@@ -256,3 +256,42 @@ def test_a_version_5_record_upgrades(captured):
     # from the first schema on, one step at a time
     assert result_mod.upgrade({"schema": "kvlab.result/1", "engine": "lmdb"})["histograms"] is None
 
+
+def test_latency_spectrum_figure(captured, tmp_path):
+    pytest.importorskip("matplotlib")
+    from kvlab.lab import plots
+    rr = next(b for b, _ in captured if b.workload == "readrandom")
+    closed, paced = [b for b, _ in captured if b.workload == "ycsb-a"]
+    fig = plots.latency_spectrum([rr])
+    ax = fig.axes[0]
+    assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["0%", "90%", "99%", "99.9%", "99.99%", "99.999%"]
+    assert ax.get_xlim() == (1, 1e5)
+    (line,) = ax.get_lines()
+    assert line.get_color() == plots.engine_palette(["lmdb"])["lmdb"]   # the one palette
+    x, y = line.get_data()
+    n = rr.latency_us["count"]
+    assert x[0] == 1 and x[-1] == pytest.approx(n) and y[-1] * 1000 == rr.histogram().percentile(100)
+    # the line passes through the stored percentiles
+    for key, q in (("p50", 50), ("p99", 99), ("p999", 99.9)):
+        # (at a step's edge nearest-rank's own rounding may pick either side of it)
+        x_q = 1 / (1 - q / 100)
+        lo, hi = (y[np.searchsorted(x, x_q * f, side="left")] for f in (1 - 1e-9, 1 + 1e-9))
+        assert lo <= rr.latency_us[key] <= hi, key
+    # open loop: response solid, service dashed, one colour
+    ax = plots.latency_spectrum([paced]).axes[0]
+    styles = {line.get_label(): line.get_linestyle() for line in ax.get_lines()}
+    assert styles == {"lmdb (service)": "--", "lmdb (response)": "-"}
+    assert "response solid, service dashed" in ax.get_title()
+    # several op types of one engine: markers tell them apart
+    ax = plots.latency_spectrum([closed], op=["read", "write"]).axes[0]
+    assert {line.get_label(): line.get_marker() for line in ax.get_lines()} == {"lmdb read": "o", "lmdb write": "s"}
+    # a record from before kvlab.result/6: its saved percentiles, as points
+    old = BenchmarkResult.from_dict({**{k: v for k, v in rr.to_dict().items() if k != "histograms"},
+                                     "schema": "kvlab.result/5"})
+    (pts,) = plots.latency_spectrum([old]).axes[0].get_lines()
+    assert pts.get_linestyle() == "None" and len(pts.get_xdata()) == 6
+    with pytest.raises(errors.SpecError, match="no result has a latency histogram for op 'scan'"):
+        plots.latency_spectrum([rr], op="scan")
+    paths = plots.save(plots.latency_spectrum([rr, closed]), tmp_path, "spectrum", "caption")
+    assert all(p.stat().st_size > 0 for p in paths)
