@@ -34,6 +34,9 @@ def build_parser() -> Parser:
 
 def main(argv=None, reexec: bool = False) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    for stream in (sys.stdout, sys.stderr):   # a path typed with bytes that are not UTF-8 prints as those bytes
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="surrogateescape")
     try:
         parser = build_parser()
         if reexec and argv:

@@ -154,7 +154,7 @@ def parse_argv(argv) -> dict:
                 "accepted ones")
         try:
             out[name] = FLAGS[name].parse(value)
-        except (ValueError, TypeError) as exc:
+        except (ValueError, TypeError, OverflowError) as exc:
             raise errors.SpecError(f"--{name}={value}: {exc}") from None
         i += 1
     return out

@@ -259,7 +259,10 @@ def load_toml(path) -> SweepSpec:
     from pathlib import Path
     p = Path(path)
     try:
-        text = p.read_text()
+        text = p.read_text(encoding="utf-8")
     except OSError as exc:
         raise errors.SpecError(f"cannot read sweep file {p}: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise errors.SpecError(f"cannot read sweep file {p}: not UTF-8 text ({exc.reason} at byte {exc.start}); "
+                               "expected a TOML file") from None
     return from_toml(text, str(p))

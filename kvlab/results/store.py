@@ -123,6 +123,11 @@ def _duckdb():
 class Store:
     def __init__(self, path=None):
         self.path = Path(path) if path is not None else default_path()
+        try:
+            str(self.path).encode("utf-8")
+        except UnicodeEncodeError:
+            raise errors.ResultsError(f"results store {str(self.path)!r}: the path is not valid UTF-8, which DuckDB "
+                                      "needs; allowed: a path in UTF-8") from None
 
     def _connect(self, write=True):
         duckdb = _duckdb()
@@ -275,7 +280,7 @@ class Store:
         """A read-only query on the store, as a pandas frame (the sweep views use it)."""
         con = self._connect(write=False)
         try:
-            return con.execute(sql, list(args)).df()
+            return con.execute(sql, _utf8(args)).df()
         finally:
             con.close()
 
@@ -328,7 +333,7 @@ class Store:
         where, args = self._where(**filters)
         con = self._connect(write=False)
         try:
-            rows = con.execute(f"SELECT record FROM benchmarks{where} ORDER BY id", args).fetchall()
+            rows = con.execute(f"SELECT record FROM benchmarks{where} ORDER BY id", _utf8(args)).fetchall()
         finally:
             con.close()
         return RunResult([BenchmarkResult.from_dict(json.loads(r[0])) for r in rows])
@@ -457,3 +462,17 @@ def settings_text(b) -> str:
     """A benchmark's engine settings as given (k=v,k=v), for a column a reader can scan."""
     spec = (b.provenance or {}).get("spec") or {}
     return ",".join(f"{k}={v}" for k, v in (spec.get("engine_settings") or {}).items())
+
+
+def _utf8(args) -> list:
+    """Query parameters as DuckDB takes them: a value that is not valid UTF-8 (a filter typed with bytes the
+    terminal could not decode) is refused with its name, never passed on to fail inside DuckDB."""
+    out = list(args)
+    for v in out:
+        if isinstance(v, str):
+            try:
+                v.encode("utf-8")
+            except UnicodeEncodeError:
+                raise errors.ResultsError(f"{v!r} is not valid UTF-8 text; allowed: a run id, engine, workload or "
+                                          "tag in UTF-8") from None
+    return out

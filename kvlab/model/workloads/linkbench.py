@@ -198,9 +198,13 @@ def read_properties(path) -> dict:
     """key=value lines of a Java .properties file (# and ! comments, blank lines skipped)."""
     out = {}
     try:
-        text = open(path, encoding="utf-8").read()
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
     except OSError as exc:
         raise errors.SpecError(f"cannot read LinkBench properties {path}: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise errors.SpecError(f"cannot read LinkBench properties {path}: not UTF-8 text ({exc.reason}); "
+                               "expected a .properties file of name=value lines") from None
     for n, line in enumerate(text.splitlines(), 1):
         line = line.strip()
         if not line or line[0] in "#!":
