@@ -146,21 +146,29 @@ _STORE_QUERY = (
     "SELECT id, run_id, engine, workload, phase, threads, num, value_size, key_size, engine_settings, trial, ops, "
     "ops_per_sec, p50_us, p99_us, p999_us, "
     "(TRY_CAST(acct->>'cpu_user_s' AS DOUBLE) + TRY_CAST(acct->>'cpu_sys_s' AS DOUBLE)) * 1e6 / nullif(ops, 0) "
-    "AS cpu_us_per_op, TRY_CAST(acct->>'io_write_bytes' AS DOUBLE) / nullif(ops, 0) AS io_bytes_per_op, partial "
-    "FROM (SELECT *, json_extract(record, '$.accounting') AS acct FROM benchmarks WHERE {where}) ORDER BY id")
+    "AS cpu_us_per_op, TRY_CAST(acct->>'io_write_bytes' AS DOUBLE) / nullif(ops, 0) AS io_bytes_per_op, partial, "
+    "{sides} FROM (SELECT *, json_extract(record, '$.accounting') AS acct FROM benchmarks WHERE {where}) ORDER BY id")
 
 
-def store_samples(store: Store, selection: Selection, where: Selection | None = None):
-    """The stored benchmarks a selection (and `where`) picks, one row each, with the compared metrics."""
-    clauses, args = [], []
-    for s in (selection, where):
-        if s is not None and s.terms:
-            c, a = s.sql()
-            clauses.append(c)
-            args += a
+def store_samples(store: Store, selections, where: Selection | None = None) -> list:
+    """For each selection, the stored benchmarks it (and `where`) picks, one row each, with the compared
+    metrics.  One scan of the store for all of them: its records are read once (a compressed column is read
+    whole, whichever rows are wanted), which is most of the time a comparison takes."""
     if not store.path.exists():
         raise errors.ResultsError(f"no results store at {store.path}")
-    return store.query(_STORE_QUERY.format(where=" AND ".join(clauses) or "true"), args)
+    sql = [s.sql() for s in selections]
+    side_args = [a for _, args in sql for a in args]
+    sides = ", ".join(f"({clause}) AS side_{i}" for i, (clause, _) in enumerate(sql))
+    where_clause = "(" + " OR ".join(f"({clause})" for clause, _ in sql) + ")"
+    args = side_args + side_args
+    if where is not None and where.terms:
+        clause, extra = where.sql()
+        where_clause += f" AND {clause}"
+        args += extra
+    frame = store.query(_STORE_QUERY.format(sides=sides, where=where_clause), args)
+    return [frame[frame[f"side_{i}"].fillna(False).astype(bool)].drop(columns=[f"side_{j}" for j in
+                                                                                range(len(sql))]).reset_index(drop=True)
+            for i in range(len(sql))]
 
 
 def result_samples(results, where: Selection | None = None):
@@ -226,25 +234,34 @@ def _change_pct(a, b):
     return (b / a - 1.0) * 100.0
 
 
-def _side(value, where, store, what):
-    """(label, frame of samples) of one side."""
-    if isinstance(value, RunResult) or (isinstance(value, (list, tuple)) and
-                                        all(isinstance(b, BenchmarkResult) for b in value) and value):
-        frame = result_samples(value, where)
-        engines = ",".join(dict.fromkeys(frame.engine)) if len(frame) else "nothing"
-        return f"{what} ({engines}, in hand)", frame
-    if isinstance(value, Mapping):
-        value = ",".join(f"{k}={v}" for k, v in value.items())
-    if not isinstance(value, str):
-        raise errors.SpecError(f"{what}: a {type(value).__name__}; allowed: a selection string (run id, tag:NAME, "
-                               "sweep:NAME, KEY=VALUE terms), a dict of filters, or results (RunResult)")
-    selection = parse_selection(value, what)
-    frame = store_samples(store, selection, where)
-    if frame.empty:
-        raise errors.ResultsError(f"{what} {value!r} selects no benchmark in {store.path}"
-                                  f"{' with --where ' + where.text if where is not None and where.terms else ''}"
-                                  f"{_suggest(store, selection)}")
-    return value, frame
+def _sides(values, where, store) -> list:
+    """(label, frame of samples) of each side: results in hand as they are, selections read from the store in
+    one query."""
+    out, wanted = [], {}
+    for value, what in zip(values, ("A", "B")):
+        if isinstance(value, RunResult) or (isinstance(value, (list, tuple)) and value and
+                                            all(isinstance(b, BenchmarkResult) for b in value)):
+            frame = result_samples(value, where)
+            engines = ",".join(dict.fromkeys(frame.engine)) if len(frame) else "nothing"
+            out.append((f"{what} ({engines}, in hand)", frame))
+            continue
+        if isinstance(value, Mapping):
+            value = ",".join(f"{k}={v}" for k, v in value.items())
+        if not isinstance(value, str):
+            raise errors.SpecError(f"{what}: a {type(value).__name__}; allowed: a selection string (run id, "
+                                   "tag:NAME, sweep:NAME, KEY=VALUE terms), a dict of filters, or results (RunResult)")
+        wanted[len(out)] = parse_selection(value, what)
+        out.append((value, None))
+    if wanted:
+        frames = store_samples(store, list(wanted.values()), where)
+        for (i, selection), frame in zip(wanted.items(), frames):
+            if frame.empty:
+                raise errors.ResultsError(
+                    f"{'AB'[i]} {selection.text!r} selects no benchmark in {store.path}"
+                    f"{' with --where ' + where.text if where is not None and where.terms else ''}"
+                    f"{_suggest(store, selection)}")
+            out[i] = (out[i][0], frame)
+    return out
 
 
 def _suggest(store, selection) -> str:
@@ -279,7 +296,7 @@ def compare(a, b, *, where=None, store=None, threshold: float = THRESHOLD_PCT, a
     bad = [k for k in match if k not in _SAMPLE_COLUMNS]
     if bad:
         raise errors.SpecError(f"match key {bad[0]!r} is unknown; allowed: {', '.join(_SAMPLE_COLUMNS[2:11])}")
-    (label_a, frame_a), (label_b, frame_b) = _side(a, where_sel, store, "A"), _side(b, where_sel, store, "B")
+    (label_a, frame_a), (label_b, frame_b) = _sides((a, b), where_sel, store)
     notes = []
     for label, frame in (("A", frame_a), ("B", frame_b)):
         partial = int(frame.partial.fillna(False).sum())

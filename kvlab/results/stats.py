@@ -159,7 +159,8 @@ def mann_whitney_u(x, y) -> tuple:
 
 def smallest_p(n1: int, n2: int) -> float:
     """The smallest two-sided p-value samples of these sizes can give (no ties): 2 / C(n1 + n2, n1)."""
-    return min(1.0, 2.0 / math.comb(n1 + n2, n1))
+    log_ways = math.lgamma(n1 + n2 + 1) - math.lgamma(n1 + 1) - math.lgamma(n2 + 1)
+    return min(1.0, 2.0 * math.exp(-log_ways))
 
 
 def _exact_sf(n1: int, n2: int, u: int) -> float:
