@@ -3,7 +3,8 @@
 The spec comes from the records' provenance (RunSpec.from_dict: every field, the seed, the engine settings
 asked for, each mix's definition as data), so the rerun draws the same key stream; the key encoding is
 checked against this build's.  `--set` changes run fields or engine settings (validated as any spec).
-The rerun is stored with the tag rerun-of:RUN_ID; the comparison pairs each benchmark with the original's.
+The rerun is stored with the tag rerun-of:RUN_ID; each benchmark is paired with the original's (same keys?),
+then compared as `kvlab results compare` does (A: the original, B: the rerun).
 """
 from __future__ import annotations
 
@@ -15,16 +16,18 @@ from ..execution import native
 from ..execution.runner import run_spec
 from ..model import engines
 from ..model.spec import RunSpec
+from ..results import compare
 from ..results.result import RunResult
 from ..results.store import Store
 from . import common, output
+from .results import print_comparison
 from .parsing import UsageError, _did_you_mean, add_running_options
 
 NAME = "rerun"
 HELP = "run a stored run again, exactly (its spec, seed, settings and workload definitions), and compare"
 DESCRIPTION = """Run a stored run again, exactly: its spec, seed, engine settings and workload definitions as
-recorded, so the same keys are drawn in the same order; then print it beside the original (ops/s, p99,
-found).  --set changes a run field or an engine setting.  The rerun is stored with the tag rerun-of:RUN_ID.
+recorded, so the same keys are drawn in the same order; then print it beside the original (the same keys
+found?) and compared with it as `kvlab results compare RUN_ID ...` does.  --set changes a run field or an engine setting.  The rerun is stored with the tag rerun-of:RUN_ID.
 A run that reused a database (--use-existing-db) reruns on that database as it is now; any other runs in a
 temporary directory unless --db is given."""
 
@@ -70,7 +73,7 @@ def handle(args) -> int:
     result = RunResult(benchmarks, new_specs[0] if len(new_specs) == 1 else None)
     common.report(result, args)
     print()
-    print_comparison(original, result, run_id)
+    print_against_original(original, result, run_id, store)
     return common.finish(result, args)
 
 
@@ -194,30 +197,22 @@ def pairs(original, rerun) -> list:
     return [(a.get(k), b.get(k)) for k in dict.fromkeys([*a, *b])]
 
 
-def _change(a, b):
-    if a is None or b is None or not a:
-        return "-"
-    return f"{(b / a - 1) * 100:+.1f}%"
-
-
 def _found(b):
     if b is None or b.found is None:
         return None
     return f"{b.found:,}" if b.not_found is None else f"{b.found:,}/{b.not_found:,}"
 
 
-def print_comparison(original, rerun, run_id: str) -> None:
-    """Each benchmark beside the original's: ops/s, p99, their change in %, found (and not found)."""
+def print_against_original(original, rerun, run_id: str, store: Store) -> None:
+    """The key stream (ops, found and not found of each benchmark against the original's), then the
+    comparison of `kvlab results compare` (A: the original, B: the rerun), then what changed beneath them."""
     rows, notes = [], []
     for a, b in pairs(original, rerun):
         x = a or b
-        ra, rb = (a.ops_per_sec if a else None), (b.ops_per_sec if b else None)
-        pa, pb = ((a.latency_us or {}).get("p99") if a else None), ((b.latency_us or {}).get("p99") if b else None)
         same = a is not None and b is not None and (a.ops, a.found, a.not_found) == (b.ops, b.found, b.not_found)
         rows.append({"workload": x.workload, "phase": x.phase, "threads": x.threads, "ops_a": a.ops if a else None,
-                     "ops_b": b.ops if b else None, "rate_a": ra, "rate_b": rb, "rate_change": _change(ra, rb),
-                     "p99_a": pa, "p99_b": pb, "p99_change": _change(pa, pb), "found_a": _found(a),
-                     "found_b": _found(b), "same": "yes" if same else "no"})
+                     "ops_b": b.ops if b else None, "found_a": _found(a), "found_b": _found(b),
+                     "same": "yes" if same else "no"})
         if a is not None and b is not None:
             ca = (a.provenance or {}).get("engine_config_effective")
             cb = (b.provenance or {}).get("engine_config_effective")
@@ -227,14 +222,20 @@ def print_comparison(original, rerun, run_id: str) -> None:
             moved = [f"{k} {va.get(k)} -> {vb.get(k)}" for k in ("engine_library", "kvlab", "git_commit")
                      if va.get(k) != vb.get(k)]
             if moved:
-                notes.append(f"{x.workload}: ran with {', '.join(moved)}")
-    print(f"rerun against the original (run {run_id}):")
+                notes.append(f"the rerun ran with {', '.join(moved)}")
+    print(f"the rerun's keys against the original's (run {run_id}):")
     output.table(rows, [("workload", "workload", "<"), ("phase", "phase", "<"), ("threads", "threads", ">"),
-                        ("ops_a", "ops", ">"), ("ops_b", "ops now", ">"), ("rate_a", "ops/s", ">"),
-                        ("rate_b", "ops/s now", ">"), ("rate_change", "change", ">"), ("p99_a", "p99 us", ">"),
-                        ("p99_b", "p99 us now", ">"), ("p99_change", "change", ">"), ("found_a", "found", ">"),
+                        ("ops_a", "ops", ">"), ("ops_b", "ops now", ">"), ("found_a", "found", ">"),
                         ("found_b", "found now", ">"), ("same", "same keys", ">")],
                  legend="  found: keys found (/not found) among the reads; same keys: the same ops and found/not-found "
                         "counts as the original (one key stream); a timed run's counts follow its speed")
     for n in dict.fromkeys(notes):
         print(f"  note: {n}")
+    # one engine a side, or the same several (a kvlab compare run): matched by engine too
+    engines_a, engines_b = {b.engine for b in original}, {b.engine for b in rerun}
+    match = ("engine", *compare.MATCH) if len(engines_a) > 1 and engines_a == engines_b else compare.MATCH
+    print()
+    try:
+        print_comparison(compare.compare(run_id, rerun, store=store, match=match))
+    except errors.KvlabError as exc:   # the rerun is still stored: a comparison that cannot be made is said
+        print(f"  no comparison: {exc}")

@@ -78,8 +78,7 @@ def open_loop_overload(b) -> str | None:
             f"us, p99 {_num(lag.get('p99'))} us; response p50 {_num(response.get('p50'))} us, p99 "
             f"{_num(response.get('p99'))} us. The {b.threads} client{'s' if b.threads != 1 else ''} could not start "
             "transactions on schedule, so they queued: response latency measures that queue, which the service "
-            "latency hides; lower the "
-            "target rate or add clients")
+            "latency hides; lower the target rate or add clients")
 
 
 def after_load_without_warmup(b, earlier=()) -> str | None:
