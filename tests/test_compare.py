@@ -241,7 +241,7 @@ def test_selecting_nothing_names_what_was_meant(store):
         kvlab.compare("tag:v100", "tag:v4000", store=store, where="threads=64")
 
 
-def test_sweep_frame_gives_the_medians_interval_from_3_repeats(store, tmp_path):
+def test_sweep_frame_gives_the_medians_interval_from_3_repeats(store, tmp_path, capsys):
     """results list --sweep / Sweep.frame: the interval is the median's, with its confidence."""
     s = Store(tmp_path / "sweep.duckdb")
     values = []
@@ -256,6 +256,21 @@ def test_sweep_frame_gives_the_medians_interval_from_3_repeats(store, tmp_path):
     assert row.repeats == 3 and row.ops_per_sec == pytest.approx(np.median(values))
     assert (row.ops_per_sec_ci95_lo, row.ops_per_sec_ci95_hi) == pytest.approx((min(values), max(values)))
     assert row.ops_per_sec_ci_level == pytest.approx(0.75)
+    # the listing prints that interval with its confidence, not a bare 95%
+    assert cli.main(["results", "list", "--sweep", "three", "--store", str(s.path)]) == 0
+    out = capsys.readouterr().out
+    assert "(75%: min-max of 3)" in out and "median's interval" in out
+
+
+@pytest.mark.parametrize("repeat, said", [(2, "n=2: no interval"),
+                                          (3, "a 75% interval of the median (95% needs 6 samples)"),
+                                          (6, "96.9% interval of the median: ")])
+def test_repeat_line_names_the_medians_interval(repeat, said, capsys):
+    require("lmdb")
+    assert cli.main(["run", "--engine", "lmdb", "--workload", "fillseq", "--num", "2000", "--repeat", str(repeat),
+                     "--no-store", "--progress", "off"]) == 0
+    line = next(ln for ln in capsys.readouterr().out.splitlines() if ln.startswith(f"  fillseq: {repeat} trials"))
+    assert said in line and "mean" not in line
 
 
 def test_compare_figure(store):
