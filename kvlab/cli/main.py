@@ -64,7 +64,7 @@ def entry():
 
 # commands that run an engine: started without room in glibc's static TLS for a library linked into kvlab
 # (kvlab.execution.native), the command re-executes itself once with it, since glibc reads it only at start
-_RUNS_ENGINES = {"run", "compare", "dbbench", "ycsb", "sweep", "crashtest", "linkbench", "notebooks"}
+_RUNS_ENGINES = {"run", "compare", "dbbench", "ycsb", "sweep", "crashtest", "linkbench", "notebooks", "rerun"}
 _REEXECUTED = "KVLAB_REEXECUTED"   # set in the re-executed process: never twice, whatever its environment
 
 

@@ -78,6 +78,7 @@ def cmd_sweep(args) -> int:
         control.observers.append(SweepTextBar(sys.stderr))
     outcome = sweep.run(scheduler=args.scheduler, control=control)
     print(outcome.describe(), flush=True)
+    _scaling(store, sweep.id)
     if outcome.stopped:
         return 130
     return 1 if outcome.failed else 0
@@ -92,3 +93,14 @@ def _point_line(point, result, error):
     figures = "; ".join(f"{b.workload} {b.ops_per_sec:,.0f} ops/s p99 {b.latency_us.get('p99') or 0:.2f} us"
                         for b in runs)
     print(f"[point {point.index + 1}] done {point.id} {point.label()}: {figures} (on {host})", flush=True)
+
+
+def _scaling(store, sweep_id):
+    """A threads axis that scales past the cores gets its warning once, over every stored point."""
+    import json
+    from ..results.result import BenchmarkResult
+    from ..results.sanity import scaling_warnings
+    rows = store.query("SELECT record FROM benchmarks WHERE sweep_id = ? AND phase = 'run'", [sweep_id])
+    found = [BenchmarkResult.from_dict(json.loads(r)) for r in rows["record"]]
+    for text in dict.fromkeys(w for _, w in scaling_warnings(found)):
+        print(f"warning: {text}", file=sys.stderr)
