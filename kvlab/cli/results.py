@@ -219,7 +219,8 @@ def print_comparison(frame, out=None) -> None:
     attrs = frame.attrs
     for side in ("a", "b"):
         engines = ", ".join(attrs.get(f"{side}_engines", [])) or "-"
-        print(f"{side.upper()}: {attrs.get(side)}  ({output.num(attrs.get(f'{side}_runs'))} runs, "
+        runs = attrs.get(f"{side}_runs")
+        print(f"{side.upper()}: {attrs.get(side)}  ({'' if runs is None else f'{output.num(runs)} runs, '}"
               f"{output.num(attrs.get(f'{side}_benchmarks'))} benchmarks; {engines})", file=out)
     match = attrs.get("match", list(compare.MATCH))
     below_level, cannot_reach, too_few = set(), set(), set()

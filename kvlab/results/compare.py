@@ -353,18 +353,18 @@ def compare(a, b, *, where=None, store=None, threshold: float = THRESHOLD_PCT, a
     if "workload" not in columns:
         columns.insert(0, "workload")
     out = pd.DataFrame(rows, columns=columns)
-    for col in ("threads", "a_n", "b_n", "geomean_of"):
-        if col in out.columns and col in ("a_n", "b_n", "geomean_of") + tuple(k for k in match if k != "workload"):
-            try:
-                out[col] = out[col].astype("Int64")
-            except (TypeError, ValueError):
-                pass
+    for col in ("a_n", "b_n", "geomean_of", *(k for k in match if k in _COUNTS)):
+        out[col] = out[col].astype("Int64")     # counts stay whole numbers beside the geomean rows' nulls
     out.attrs.update({"a": label_a, "b": label_b, "alpha": alpha, "threshold_pct": threshold, "level": level,
-                      "match": list(match), "notes": notes,
-                      "a_benchmarks": len(frame_a), "b_benchmarks": len(frame_b),
-                      "a_runs": int(frame_a.run_id.nunique()), "b_runs": int(frame_b.run_id.nunique()),
-                      "a_engines": sorted(set(frame_a.engine.dropna())), "b_engines": sorted(set(frame_b.engine.dropna()))})
+                      "match": list(match), "notes": notes})
+    for side, frame in (("a", frame_a), ("b", frame_b)):
+        runs = frame.run_id.dropna()
+        out.attrs.update({f"{side}_benchmarks": len(frame), f"{side}_runs": int(runs.nunique()) if len(runs) else None,
+                          f"{side}_engines": sorted(set(frame.engine.dropna()))})
     return out
+
+
+_COUNTS = ("threads", "num", "value_size", "key_size", "trial")
 
 
 def _side_columns(prefix: str, s: dict) -> dict:
