@@ -1,5 +1,5 @@
 # kvlab: the two commands in the README are `make compare` and `make test`.
-.PHONY: setup compare test bench engines docs clean
+.PHONY: setup compare test test-fast bench engines docs clean
 
 setup:
 	bash scripts/setup.sh
@@ -9,6 +9,10 @@ compare: setup
 
 test: setup
 	.venv/bin/python -m pytest -q -ra tests
+
+# the edit-test loop: everything but the long runs and the browser (tiers: tests/conftest.py MARKERS)
+test-fast: setup
+	.venv/bin/python -m pytest -q -ra -m "not slow and not browser" tests
 
 # Optional: release builds of RocksDB, LevelDB (Debian source) and WiredTiger 11.3.1 (PyPI sdist);
 # kvlab is rebuilt against them, and `make setup` keeps using them once they exist.

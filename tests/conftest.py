@@ -44,3 +44,51 @@ def open_engine(tmp_path, engine_name):
     yield factory
     for h in handles:
         h.close()
+
+
+# --- tiers -------------------------------------------------------------------------------------------------
+# `make test-fast` runs `-m "not slow and not browser"`, for the edit-test loop; `make test` (what CI runs)
+# runs everything.  A test's tier is decided here, in one table, so a test file never carries its own.
+MARKERS = {
+    "engine": "opens a real storage engine (given to every test that calls require() or takes an engine fixture)",
+    "slow": "a long run (papermill notebooks, the 10,000-case fuzzes, wheel builds, the docs' examples, Dask "
+            "workers, power cuts): full suite only",
+    "browser": "drives Chromium through JupyterLab",
+    "timing": "asserts a wall-clock bound (stated generously, with its reason, in the test)",
+}
+SLOW = ("test_notebooks.py::test_all_notebooks_run_at_smoke_scale", "test_fuzz_argv.py", "test_fuzz.py",
+        "test_wheel.py", "test_docs.py", "test_sweep_dask.py", "test_powerloss.py", "test_figures.py",
+        "test_compare.py::test_a_a", "test_linkbench.py::test_memory_bounded", "test_engine_faults.py",
+        "test_sweep.py::test_resumes_after_sigkill", "test_store_safety.py::test_sigkill",
+        "test_sanity.py::test_a_superlinear", "test_sanity.py::test_a_step_within", "test_sanity.py::test_a_one_thread",
+        "test_reopen.py", "test_linkbench.py::test_counts_equal", "test_cli.py::test_seed_dbbench_lines_run",
+        "test_progress.py::test_kernel_stays_responsive")
+BROWSER = ("test_browser.py",)
+TIMING = ("test_measurement.py::test_warmup_excluded_and_reported", "test_workloads.py::test_duration_bound_run",
+          "test_mix_loop.py::test_open_loop_is_stopped_while_it_waits", "test_progress.py")
+ENGINE_FIXTURES = {"engine_name", "open_engine", "case"}
+
+
+def pytest_configure(config):
+    for name, meaning in MARKERS.items():
+        config.addinivalue_line("markers", f"{name}: {meaning}")
+
+
+def _matches(nodeid: str, prefixes) -> bool:
+    path_and_name = nodeid.split("tests/", 1)[-1]
+    return any(path_and_name == p or path_and_name.startswith(p if p.endswith(".py") else p) for p in prefixes)
+
+
+def pytest_collection_modifyitems(config, items):
+    import inspect
+    for item in items:
+        for marker, prefixes in (("slow", SLOW), ("browser", BROWSER), ("timing", TIMING)):
+            if _matches(item.nodeid, prefixes):
+                item.add_marker(marker)
+        fixtures = set(getattr(item, "fixturenames", ()))
+        try:
+            source = inspect.getsource(item.function)
+        except (OSError, TypeError, AttributeError):
+            source = ""
+        if fixtures & ENGINE_FIXTURES or "require(" in source or "kvlab.run(" in source:
+            item.add_marker("engine")
