@@ -53,11 +53,7 @@ def check_figure(fig, results=None, palette=None, cores: int | None = None, op_c
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer() if hasattr(fig.canvas, "get_renderer") else fig._get_renderer()
     cores = cores or os.cpu_count() or 1
-    counts = dict(ONE_OPERATION)
-    for name, n in (op_counts or {}).items():
-        counts[name] = min(counts.get(name, n), n)
-    for b in results or []:
-        counts[b.workload] = min(counts.get(b.workload, b.ops), b.ops)
+    counts = op_counts_of(results, op_counts)
     axes = [ax for ax in fig.axes if ax.get_visible()]
     legends = _legends(fig, axes)
     problems = []
@@ -336,7 +332,18 @@ def _reference_beyond_machine(axes, cores):
 
 # --- percentiles of too few operations ---------------------------------------------------------------
 
-_PERCENTILE = re.compile(r"\bp(\d{2,})\b", re.I)
+_PERCENTILE = re.compile(r"(?<![a-z0-9])p(\d{2,})(?!\d)", re.I)   # p99, p99_us, "p99 (µs)"; not "top99"
+
+
+def op_counts_of(results=None, given=None) -> dict:
+    """{workload: the fewest operations any of `results` made of it}, with `given` ({name: ops}) and
+    ONE_OPERATION beneath."""
+    counts = dict(ONE_OPERATION)
+    for name, n in (given or {}).items():
+        counts[name] = min(counts.get(name, n), n)
+    for b in results or []:
+        counts[b.workload] = min(counts.get(b.workload, b.ops), b.ops)
+    return counts
 
 
 def ops_needed(label: str) -> int | None:

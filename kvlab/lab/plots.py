@@ -10,6 +10,7 @@ from pathlib import Path
 
 from .._optional import require
 from ..execution import accounting
+from . import figcheck
 
 
 # Published engines drawn in the colour of the kvlab configuration that is the same engine, so a reader
@@ -17,18 +18,34 @@ from ..execution import accounting
 _SAME_ENGINE = {"wiredtiger": "wiredtiger-btree", "foundationdb": "fdb", "foundationdb (published)": "fdb",
                 "berkeleydb": "bdb"}
 
+# One fixed colour per registered engine configuration, in the registry's order (lmdb, leveldb, rocksdb,
+# rocksdb-tuned, wiredtiger-btree, wiredtiger-lsm, bdb, bdb-notxn, null, fdb): Okabe and Ito's colour-blind-safe
+# palette without its yellow (too pale for a line on white), then Tol's indigo and wine, and a light grey for the
+# null engine.  Every pair stays apart by CIEDE2000 >= 20 to normal vision and >= 10 under simulated protanopia,
+# deuteranopia and tritanopia (tests/test_figures.py); seaborn's "colorblind" gave wiredtiger-btree and bdb two
+# pinks 14.5 apart.
+ENGINE_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#56B4E9", "#CC79A7", "#D55E00", "#000000", "#882255",
+                  "#BBBBBB", "#332288")
+# Names that are no engine (a setting, a loop, an engine published but not built here) take these, which no
+# engine has, in order of appearance; also the default cycle, so an unnamed series never looks like an engine.
+OTHER_COLOURS = ("#8B4513", "#DDCC77", "#AA4499", "#44AA99", "#999933", "#CC6677", "#117733", "#88CCEE")
+# Reference lines (ideal, machine bounds): grey, dashed, no markers.
+REFERENCE_COLOUR = "#666666"
+
 
 def engine_palette(names) -> dict:
-    """One colour per engine, the same in every figure: kvlab's configurations in registry order take the
-    house palette's colours; published names take their kvlab twin's; anything else a colour of its own."""
-    sns = require("seaborn", "kvlab's plots")
+    """One colour per engine, the same in every figure: kvlab's configurations in registry order take
+    ENGINE_COLOURS; published names take their kvlab twin's; anything else one of OTHER_COLOURS, in order."""
+    from matplotlib.colors import to_rgb
     from ..model import engines
-    base, extra = sns.color_palette("colorblind", 10), sns.color_palette("dark", 10)
-    fixed = {name: base[i % len(base)] for i, name in enumerate(engines.REGISTRY)}
-    out, spare = {}, iter(extra)
+    fixed = {name: to_rgb(ENGINE_COLOURS[i]) for i, name in enumerate(engines.REGISTRY) if i < len(ENGINE_COLOURS)}
+    spare = [to_rgb(c) for c in OTHER_COLOURS]
+    for name in list(engines.REGISTRY)[len(ENGINE_COLOURS):]:   # a configuration registered after these ten
+        fixed[name] = spare.pop(0) if spare else (0.5, 0.5, 0.5)
+    out, others = {}, iter(spare)
     for name in dict.fromkeys(names):
         key = _SAME_ENGINE.get(str(name).lower(), str(name).lower())
-        out[name] = fixed[key] if key in fixed else next(spare, (0.5, 0.5, 0.5))
+        out[name] = fixed[key] if key in fixed else next(others, (0.5, 0.5, 0.5))
     return out
 
 
@@ -36,15 +53,26 @@ _ENGINE_HUES = ("engine", "engine_published")
 
 
 def _palette_for(frame, hue):
-    return engine_palette(frame[hue].dropna().unique()) if hue in _ENGINE_HUES else None
+    """Every hue's colours come from engine_palette: engines in theirs, other names in colours no engine has."""
+    return engine_palette(list(dict.fromkeys(frame[hue].dropna()))) if hue else None
 
 
 def house_style():
     matplotlib = require("matplotlib", "kvlab's plots")
     matplotlib.use("Agg", force=False)
     sns = require("seaborn", "kvlab's plots")
-    sns.set_theme(context="notebook", style="whitegrid", palette="colorblind",
+    sns.set_theme(context="notebook", style="whitegrid", palette=list(OTHER_COLOURS),
                   rc={"figure.figsize": (7.5, 4.2), "axes.titleweight": "bold", "savefig.bbox": "tight"})
+
+
+def check(fig, results=None, cores=None) -> list:
+    """The figure check (kvlab.lab.figcheck) with the house palette: a list of problems, empty when the
+    figure can be shown."""
+    return figcheck.check_figure(fig, results=results, palette=engine_palette, cores=cores)
+
+
+class FigureCheckWarning(UserWarning):
+    """An exported figure failed the figure check; the problems are also in NAME.check.txt beside it."""
 
 
 def caption(results, scale: str) -> str:
@@ -61,17 +89,27 @@ def caption(results, scale: str) -> str:
             f"{m.get('cores')} cores, {mem}, {m.get('kernel')}")
 
 
-def save(fig, out_dir, name: str, caption_text: str) -> list:
-    """Write name.svg/.png/.pdf with the caption under the axes; returns the paths."""
+def save(fig, out_dir, name: str, caption_text: str, results=None, check: bool = True) -> list:
+    """Write name.svg/.png/.pdf with the caption under the axes; returns the paths.  The figure check runs on
+    the captioned figure (`results`: what it draws, for the operation counts behind percentiles): its problems
+    are warned (FigureCheckWarning) and written to name.check.txt; a clean figure leaves no such file."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     import textwrap
     # under everything the axes draw (slanted tick labels, axis titles), not at a fixed place
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
-    bottom = min([ax.get_tightbbox(renderer).y0 / fig.bbox.height for ax in fig.axes] + [0.0])
+    bottom = min([ax.get_tightbbox(renderer).y0 / fig.bbox.height for ax in fig.axes if ax.get_visible()] + [0.0])
     fig.text(0.01, bottom - 0.02, "\n".join(textwrap.wrap(caption_text, 130)), ha="left", va="top", fontsize=7,
              color="#444444")
+    report = out / f"{name}.check.txt"
+    problems = figcheck.check_figure(fig, results=results, palette=engine_palette) if check else []
+    if problems:
+        import warnings
+        report.write_text("".join(f"{p}\n" for p in problems))
+        warnings.warn(f"figure {name}: " + "; ".join(map(str, problems)), FigureCheckWarning, stacklevel=2)
+    elif report.exists():
+        report.unlink()
     paths = []
     for ext in ("svg", "png", "pdf"):
         p = out / f"{name}.{ext}"
@@ -81,74 +119,130 @@ def save(fig, out_dir, name: str, caption_text: str) -> list:
 
 
 def _counts_on_x(ax, values):
-    """Thread and reader counts are whole numbers: ticks at the counts measured, no 1.2 or 1.4."""
+    """Thread and reader counts are whole numbers: ticks at the counts measured, no 1.2 or 1.4.  A label that
+    would run into its neighbour's (1 and 2 on an axis to 32) is left blank; its tick stays."""
     ticks = sorted({int(v) for v in values})
     ax.set_xticks(ticks)
-    ax.set_xticklabels([str(t) for t in ticks])
+    lo, hi = ax.get_xlim()
+    fig = ax.get_figure()
+    width_pt = ax.get_position().width * fig.get_figwidth() * 72
+    size = ax.xaxis.get_ticklabels()[0].get_fontsize() if ax.xaxis.get_ticklabels() else 10
+    labels, last = [], None
+    for t in ticks:
+        at = (t - lo) / (hi - lo) * width_pt if hi > lo else 0.0
+        half = 0.32 * size * len(str(t))
+        if last is None or at - half >= last + 0.5 * size or t == ticks[-1]:
+            labels.append(str(t))
+            last = at + half
+        else:
+            labels.append("")
+    if len(ticks) > 1 and labels[-2] and labels[-1]:   # the last one kept may crowd the one before it
+        prev = (ticks[-2] - lo) / (hi - lo) * width_pt + 0.32 * size * len(str(ticks[-2]))
+        if (ticks[-1] - lo) / (hi - lo) * width_pt - 0.32 * size * len(str(ticks[-1])) < prev + 0.5 * size:
+            labels[-2] = ""
+    ax.set_xticklabels(labels)
 
 
-def _rate_from_zero(ax):
-    """A rate drawn from 0, without an offset: a paced 1000/s with noise of 0.1% is a flat line at
-    1000, not a trend across a 1000.0-1002.0 axis."""
-    ScalarFormatter = require("matplotlib.ticker", "kvlab's plots").ScalarFormatter
-    ax.set_ylim(bottom=0, top=max(ax.get_ylim()[1], 1) * 1.05)
-    fmt = ax.yaxis.get_major_formatter()
-    if isinstance(fmt, ScalarFormatter):
-        fmt.set_useOffset(False)
+def _rates(ax, log=False):
+    """A rate on a readable axis: from 0 without an offset or a '1e6' above it (a paced 1000/s with noise of
+    0.1% is a flat line at 1000, not a trend across a 1000.0-1002.0 axis), ticks as 500k, 2M."""
+    ticker = require("matplotlib.ticker", "kvlab's plots")
+    if not log:
+        top = ax.get_ylim()[1]
+        ax.set_ylim(bottom=0, top=(top if top > 0 else 1) * 1.05)
+    ax.yaxis.set_major_formatter(ticker.FuncFormatter(_si))
+
+
+def _log_from_a_decade(ax):
+    """Bars on a log scale start at the decade below the smallest bar, so the smallest one is a bar too (their
+    lengths mean nothing on a log scale; read their tops)."""
+    import math
+    tops = [p.get_y() + p.get_height() for p in ax.patches if p.get_height() > 0]
+    if tops:
+        ax.set_ylim(bottom=10 ** math.floor(math.log10(min(tops))), top=10 ** (math.log10(max(tops)) + 0.15))
+
+
+def _si(v, _pos=None) -> str:
+    for div, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(v) >= div:
+            return f"{v / div:g}{suffix}"
+    return f"{v:g}"
+
+
+def _engine_handles(colours: dict, marker="o", **kw):
+    """Legend entries for hue levels drawn by seaborn with legend=False: one per name, in its colour."""
+    from matplotlib.lines import Line2D
+    return [Line2D([], [], color=c, marker=marker, label=str(name), **kw) for name, c in colours.items()]
+
+
+def _bar_handles(colours: dict):
+    from matplotlib.patches import Patch
+    return [Patch(facecolor=c, edgecolor="none", label=str(name)) for name, c in colours.items()]
+
+
+def _one_legend(fig, handles, title=None, top=0.92):
+    """One legend for the whole figure, right of the panels (after tight_layout), never over one."""
+    return fig.legend(handles=handles, title=title, loc="upper left", bbox_to_anchor=(1.0, top), frameon=False,
+                      fontsize=9, title_fontsize=10)
+
+
+def _machine_cores() -> int:
+    return accounting.machine().get("cores") or 1
 
 
 def read_scalability(measured, published=None, metric="ops_per_sec"):
+    """Seed 000's ladder: `metric` against reader threads, measured here beside the seed's published table;
+    one legend for both panels."""
     plt = require("matplotlib.pyplot", "kvlab's plots")
     sns = require("seaborn", "kvlab's plots")
     house_style()
-    fig, axes = plt.subplots(1, 2 if published is not None else 1, figsize=(11, 4.2), squeeze=False)
-    sns.lineplot(data=measured, x="threads", y=metric, hue="engine", marker="o", ax=axes[0][0],
-                 palette=_palette_for(measured, "engine"))
-    axes[0][0].set_title("measured here")
-    if published is not None:
-        sns.lineplot(data=published, x="threads", y=metric, hue="engine", marker="o", ax=axes[0][1],
-                     palette=_palette_for(published, "engine"))
-        axes[0][1].set_title("published (seed 000)")
-    for ax, data in zip(axes[0], (measured, published)):
+    panels = [(measured, "measured here")] + ([(published, "published (seed 000)")] if published is not None else [])
+    colours = engine_palette(list(dict.fromkeys(list(measured["engine"]) + [e for d, _ in panels[1:] for e in d["engine"]])))
+    fig, axes = plt.subplots(1, len(panels), figsize=(5.2 * len(panels) + 0.6, 4.2), squeeze=False)
+    for ax, (data, title) in zip(axes[0], panels):
+        sns.lineplot(data=data, x="threads", y=metric, hue="engine", marker="o", ax=ax, palette=colours, legend=False)
+        ax.set_title(title)
         ax.set_xlabel("reader threads")
         ax.set_ylabel(axis_label(metric))
+        _rates(ax)
+    fig.tight_layout()
+    for ax, (data, _) in zip(axes[0], panels):
         _counts_on_x(ax, data["threads"])
-        _rate_from_zero(ax)
+    _one_legend(fig, _engine_handles(colours), title="engine")
     return fig
 
 
 def speedup(frame):
+    """Throughput relative to each engine's 1-thread figure, measured (solid) and published (dashed), with the
+    ideal of this machine: linear up to its cores, flat past them."""
     plt = require("matplotlib.pyplot", "kvlab's plots")
     sns = require("seaborn", "kvlab's plots")
+    from matplotlib.lines import Line2D
     house_style()
+    colours = engine_palette(list(dict.fromkeys(frame["engine"])))
     fig, ax = plt.subplots()
-    sns.lineplot(data=frame, x="threads", y="speedup", hue="engine", style="source", marker="o", ax=ax)
+    sources = list(dict.fromkeys(frame["source"]))
+    dashes = {s: "" if s == "measured" else (4, 2) for s in sources}
+    markers = {s: "o" if s == "measured" else "s" for s in sources}
+    sns.lineplot(data=frame, x="threads", y="speedup", hue="engine", style="source", style_order=sources,
+                 dashes=dashes, markers=markers, ax=ax, palette=colours, legend=False)
+    cores = _machine_cores()
+    threads = sorted({int(t) for t in frame["threads"]})
+    xs = sorted(set(threads) | ({cores} if threads[0] < cores < threads[-1] else set()))
+    ax.plot(xs, [min(t, cores) for t in xs], color=REFERENCE_COLOUR, linestyle=":", linewidth=1.4,
+            label=f"ideal here: linear up to {cores} cores", gid="reference")
     ax.set_xlabel("threads")
-    _counts_on_x(ax, frame["threads"])
     ax.set_ylabel("throughput relative to 1 thread")
+    ax.set_ylim(bottom=0)
     ax.set_title("scaling: measured vs published")
-    return fig
-
-
-def latency_cdf(results, op="read"):
-    """CDF of per-op latency from each result's histogram percentiles."""
-    plt = require("matplotlib.pyplot", "kvlab's plots")
-    house_style()
-    fig, ax = plt.subplots()
-    qs = [1, 5, 10, 25, 50, 75, 90, 95, 99, 99.9, 99.99]
-    for b in results:
-        lat = b.latency_by_op.get(op)
-        if not lat:
-            continue
-        pts = {50: lat["p50"], 75: lat["p75"], 99: lat["p99"], 99.9: lat["p999"], 99.99: lat["p9999"]}
-        xs = [pts[q] for q in qs if q in pts]
-        ys = [q / 100 for q in qs if q in pts]
-        ax.plot(xs, ys, marker="o", label=f"{b.engine} ({b.threads} thr)")
-    ax.set_xscale("log")
-    ax.set_xlabel(f"{op} latency (us, log)")
-    ax.set_ylabel("fraction of ops")
-    ax.legend()
-    ax.set_title(f"{op} latency distribution")
+    fig.tight_layout()
+    _counts_on_x(ax, frame["threads"])
+    handles = _engine_handles(colours, marker=None, linewidth=2)
+    handles += [Line2D([], [], color="#444444", marker=markers[s], linestyle="-" if s == "measured" else "--",
+                       label=s) for s in sources]
+    handles += [Line2D([], [], color=REFERENCE_COLOUR, linestyle=":", linewidth=1.4,
+                       label=f"ideal here: linear\nup to {cores} cores")]
+    _one_legend(fig, handles)
     return fig
 
 
@@ -252,62 +346,148 @@ def axis_label(column: str) -> str:
     return " ".join(_UNIT_WORDS.get(w, w) for w in text.split("_"))
 
 
-def bars(frame, x, y, hue="engine", title="", log=False):
+def bars(frame, x, y, hue="engine", title="", log=False, ylabel=None, results=None):
+    """Bars of `y` per `x`, one colour per `hue` level from engine_palette (a hue of None with x="engine":
+    each bar in its engine's colour).  A percentile (y = p99_us ...) is not drawn for an x that has too few
+    operations to have it (db_bench's compact is one operation; `results` give the counts): the title says so."""
     plt = require("matplotlib.pyplot", "kvlab's plots")
     sns = require("seaborn", "kvlab's plots")
     house_style()
+    dropped = []
+    if figcheck.ops_needed(y) is not None:
+        counts = figcheck.op_counts_of(results)
+        dropped = [v for v in dict.fromkeys(frame[x]) if figcheck.too_few_ops(v, y, counts) is not None]
+        frame = frame[~frame[x].isin(dropped)]
+    legend = hue is not None
+    if hue is None and x in _ENGINE_HUES:
+        hue = x
     fig, ax = plt.subplots()
-    sns.barplot(data=frame, x=x, y=y, hue=hue, ax=ax, palette=_palette_for(frame, hue))
+    sns.barplot(data=frame, x=x, y=y, hue=hue, ax=ax, palette=_palette_for(frame, hue), saturation=1,
+                legend=legend)
     if log:
         ax.set_yscale("log")
+        _log_from_a_decade(ax)
+    if dropped:
+        counts = figcheck.op_counts_of(results)
+        said = ", ".join(f"{d} ({counts.get(d, 1)} op{'s' * (counts.get(d, 1) != 1)})" for d in dropped)
+        title = f"{title}\nnot drawn: {said}, too few for a {y.split('_')[0]}"
     ax.set_title(title)
-    ax.set_ylabel(axis_label(y))
+    ax.set_ylabel(ylabel or axis_label(y))
+    if not log:
+        _rates(ax)
+    _slant_if_crowded(ax)
+    fig.tight_layout()
+    if legend and ax.get_legend() is not None:   # beside the axes, never over the bars
+        handles = _bar_handles(_palette_for(frame, hue))
+        ax.get_legend().remove()
+        _one_legend(fig, handles, title=hue)
+    return fig
+
+
+def _slant_if_crowded(ax):
     labels = [t.get_text() for t in ax.get_xticklabels()]
-    if labels and max(len(t) for t in labels) * len(labels) > 60:   # names wider than their slots would overlap: slant them
+    if labels and max(len(t) for t in labels) * len(labels) > 60:   # names wider than their slots would overlap
         ax.set_xticks(ax.get_xticks())
-        ax.set_xticklabels(labels, rotation=30, ha="right")
-    if ax.get_legend() is not None:   # beside the axes, never over the bars
-        ax.legend(title=hue, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+        ax.set_xticklabels(labels, rotation=30, ha="right", rotation_mode="anchor")
+
+
+def seed003_tests(measured, published=None, title="seed 003's tests: the embedded engines beside FoundationDB's "
+                                                    "published figure"):
+    """Seed 003's six tests, one panel per unit (writes/s, reads/s, ops/s, keys/s), FoundationDB's published
+    bar in each beside the embedded engines'; log scales (the engines are orders of magnitude apart)."""
+    plt = require("matplotlib.pyplot", "kvlab's plots")
+    sns = require("seaborn", "kvlab's plots")
+    import pandas as pd
+    house_style()
+    cols = ["engine", "test", "metric", "value"]
+    frame = measured[cols]
+    if published is not None:
+        frame = pd.concat([published.assign(engine="FoundationDB (published)")[cols], frame], ignore_index=True)
+    engines = list(dict.fromkeys(frame["engine"]))
+    colours = engine_palette(engines)
+    units = list(dict.fromkeys(frame["metric"]))
+    widths = [frame[frame.metric == u]["test"].nunique() for u in units]
+    fig, axes = plt.subplots(1, len(units), figsize=(1.6 * sum(widths) + 1.0 * len(units), 4.4), squeeze=False,
+                             gridspec_kw={"width_ratios": widths})
+    for ax, unit in zip(axes[0], units):
+        part = frame[frame.metric == unit]
+        sns.barplot(data=part, x="test", y="value", hue="engine", hue_order=engines, palette=colours, saturation=1,
+                    legend=False, ax=ax)
+        ax.set_yscale("log")
+        _log_from_a_decade(ax)
+        ax.set_ylabel(axis_label(unit) + " (log scale)")
+        ax.set_xlabel("")
+        ax.set_xticks(ax.get_xticks())
+        ax.set_xticklabels([t.get_text() for t in ax.get_xticklabels()], rotation=20, ha="right",
+                           rotation_mode="anchor")
+    fig.suptitle(title, fontweight="bold")
+    fig.tight_layout(w_pad=1.5)
+    _one_legend(fig, _bar_handles(colours), title="engine")
     return fig
 
 
 def rww(frame):
-    """Seed 001's readwhilewriting: read and write rates, and CPU against the ideal line."""
+    """Seed 001's readwhilewriting: read and write rates, and CPU against the ideal line: readers + the writer
+    (100% each), bounded by this machine's cores (the seed's 200/300/500... assumed 64).  One legend."""
     plt = require("matplotlib.pyplot", "kvlab's plots")
     sns = require("seaborn", "kvlab's plots")
+    from matplotlib.lines import Line2D
     house_style()
+    colours = engine_palette(list(dict.fromkeys(frame["engine"])))
     fig, axes = plt.subplots(1, 3, figsize=(14, 4.2))
-    sns.lineplot(data=frame, x="readers", y="reads_per_sec", hue="engine", marker="o", ax=axes[0])
-    axes[0].set_title("read rate")
-    sns.lineplot(data=frame, x="readers", y="writes_per_sec", hue="engine", marker="o", ax=axes[1])
-    axes[1].set_title("write rate")
-    sns.lineplot(data=frame, x="readers", y="cpu_pct", hue="engine", marker="o", ax=axes[2])
-    ideal = frame.drop_duplicates("readers").sort_values("readers")
-    axes[2].plot(ideal.readers, ideal.ideal_cpu_pct, "k--", label="ideal (readers + writer)")
-    axes[2].legend()
-    axes[2].set_title("CPU %")
-    for ax, label in zip(axes, ("reads/s", "writes/s", "CPU % (100 = one core)")):
+    for ax, column, title, label in ((axes[0], "reads_per_sec", "read rate", "reads/s"),
+                                     (axes[1], "writes_per_sec", "write rate", "writes/s"),
+                                     (axes[2], "cpu_pct", "CPU", "CPU % (100 = one core)")):
+        sns.lineplot(data=frame, x="readers", y=column, hue="engine", marker="o", ax=ax, palette=colours,
+                     legend=False)
+        ax.set_title(title)
         ax.set_ylabel(label)
+        _rates(ax)
+    cores = _machine_cores()
+    readers = sorted({int(n) for n in frame["readers"]})
+    xs = sorted(set(readers) | ({cores - 1} if readers[0] < cores - 1 < readers[-1] else set()))
+    ideal = f"ideal: readers + writer,\nat most {cores} cores"
+    axes[2].plot(xs, [100 * min(n + 1, cores) for n in xs], color=REFERENCE_COLOUR, linestyle="--", linewidth=1.4,
+                 label=ideal, gid="reference")
+    axes[2].set_ylim(top=max(axes[2].get_ylim()[1], 100 * cores * 1.08))
+    fig.tight_layout(w_pad=2.5)
+    for ax in axes:
         _counts_on_x(ax, frame["readers"])
-        _rate_from_zero(ax)
+    _one_legend(fig, _engine_handles(colours) + [Line2D([], [], color=REFERENCE_COLOUR, linestyle="--", label=ideal)],
+                title="engine")
     return fig
 
 
 def latency_throughput(frame, title="latency against throughput (open loop)"):
-    """Service and response latency (p50, p99) against the achieved rate, on the same axes: past
-    saturation the response time climbs while the service time does not."""
+    """Service and response latency (p50, p99) against the achieved rate, on the same axes, in the engine's
+    colour: response solid, service dashed (as latency_spectrum draws them), p50 circles, p99 triangles.
+    Past saturation the response time climbs while the service time does not."""
     plt = require("matplotlib.pyplot", "kvlab's plots")
+    from matplotlib.lines import Line2D
     house_style()
+    engines = list(dict.fromkeys(frame["engine"])) if "engine" in frame.columns else [None]
+    colours = engine_palette([e for e in engines if e is not None])
+    series = (("response_p50_us", "-", "o", "response p50"), ("response_p99_us", "-", "^", "response p99"),
+              ("service_p50_us", "--", "o", "service p50"), ("service_p99_us", "--", "^", "service p99"))
     fig, ax = plt.subplots()
-    for col, style, label in (("service_p50_us", "o-", "service p50"), ("service_p99_us", "o--", "service p99"),
-                              ("response_p50_us", "s-", "response p50"), ("response_p99_us", "s--", "response p99")):
-        ax.plot(frame["achieved_rate"], frame[col], style, label=label)
+    for engine in engines:
+        part = frame if engine is None else frame[frame.engine == engine]
+        part = part.sort_values("achieved_rate")
+        for col, style, marker, label in series:
+            ax.plot(part["achieved_rate"], part[col], linestyle=style, marker=marker, markersize=5,
+                    color=colours.get(engine, REFERENCE_COLOUR),
+                    label=f"{engine} {label}" if engine is not None and len(engines) > 1 else label)
     ax.set_xscale("log")
     ax.set_yscale("log")
-    ax.set_xlabel("achieved transactions/s")
-    ax.set_ylabel("latency (us)")
-    ax.set_title(title)
-    ax.legend(loc="upper left", frameon=True)
+    ax.set_xlabel("achieved transactions/s (log scale)")
+    ax.set_ylabel("latency (µs, log scale)")
+    ax.set_title(title if len(engines) != 1 or engines[0] is None else f"{engines[0]}: {title}")
+    fig.tight_layout()
+    handles = [Line2D([], [], color="#444444", linestyle=style, marker=marker, label=label)
+               for _, style, marker, label in series]
+    if len(engines) > 1:
+        handles = _engine_handles(colours, marker=None) + handles
+    _one_legend(fig, handles)
     return fig
 
 
@@ -405,14 +585,17 @@ def sweep(frame, metric: str = "ops_per_sec", x: str = "threads", axes=None, hue
 
 def linkbench_qps(measured, published=None):
     """Seed 004's figure: QPS per interval, cached and larger than RAM, measured here above the seed's own
-    (its hours, through MongoDB); legends beside the axes, rates from 0 (or a log scale where engines are
-    more than 30x apart, as larger than RAM they are), whole-number intervals."""
+    (its hours, through MongoDB); one legend for every panel (a published engine in its kvlab twin's colour),
+    rates from 0 (or a log scale where engines are more than 30x apart, as larger than RAM they are),
+    whole-number intervals."""
     plt = require("matplotlib.pyplot", "kvlab's plots")
     sns = require("seaborn", "kvlab's plots")
     house_style()
     settings = [s for s in ("cached", "larger_than_ram") if (measured.setting == s).any()]
     rows = 2 if published is not None else 1
-    fig, axes = plt.subplots(rows, len(settings), figsize=(6.5 * len(settings), 3.6 * rows), squeeze=False)
+    names = list(measured["engine"]) + (list(published["engine_published"]) if published is not None else [])
+    colours = engine_palette(list(dict.fromkeys(names)))
+    fig, axes = plt.subplots(rows, len(settings), figsize=(6.0 * len(settings) + 0.4, 3.6 * rows), squeeze=False)
     for j, setting in enumerate(settings):
         frames = [("measured here", measured[measured.setting == setting], "engine")]
         if published is not None:
@@ -420,18 +603,22 @@ def linkbench_qps(measured, published=None):
                            "engine_published"))
         for i, (label, df, hue) in enumerate(frames):
             ax = axes[i][j]
-            sns.lineplot(data=df, x="interval", y="qps", hue=hue, marker="o", ax=ax, palette=_palette_for(df, hue))
+            sns.lineplot(data=df, x="interval", y="qps", hue=hue, marker="o", ax=ax, palette=colours, legend=False)
             ax.set_title(f"{setting.replace('_', ' ')}: {label}")
-            _counts_on_x(ax, df["interval"])
             positive = df.qps[df.qps > 0]
             if len(positive) and positive.max() / positive.min() > 30:   # engines 100x apart: each one readable
                 ax.set_yscale("log")
                 ax.set_ylabel("QPS (log scale)")
+                _rates(ax, log=True)
             else:
                 ax.set_ylabel("QPS")
-                _rate_from_zero(ax)
-            ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, frameon=False)
+                _rates(ax)
     fig.tight_layout()
+    for j, setting in enumerate(settings):
+        for i in range(rows):
+            df = measured if i == 0 else published
+            _counts_on_x(axes[i][j], df[df.setting == setting]["interval"])
+    _one_legend(fig, _engine_handles(colours), title="engine")
     return fig
 
 
