@@ -1,5 +1,7 @@
 """Write the notebooks in notebooks/ (thin: a papermill parameters cell, then calls into kvlab).
-Re-run after editing this file; the notebooks are committed without outputs."""
+Re-run after editing this file; the notebooks are committed without outputs.  Every figure goes out through
+plots.save with the results it draws, so the figure check (kvlab.lab.figcheck) runs on it."""
+import hashlib
 from pathlib import Path
 
 import nbformat as nbf
@@ -16,6 +18,8 @@ def notebook(name, title, params, cells):
     nb.cells.append(p)
     for kind, src in cells:
         nb.cells.append(nbf.v4.new_markdown_cell(src) if kind == "md" else nbf.v4.new_code_cell(src))
+    for i, cell in enumerate(nb.cells):   # ids from the place, not at random: regenerating changes only what changed
+        cell["id"] = hashlib.sha1(f"{name}:{i}".encode()).hexdigest()[:8]
     nbf.write(nb, OUT / f"{name}.ipynb")
 
 
@@ -54,8 +58,8 @@ background.to_frame()[["engine", "workload", "phase", "ops_per_sec", "latency_us
           ("code", '''native, results = reproduce.native_loop(engines, p["num"])
 summary = kvlab.RunResult(results).to_frame()
 summary[["engine", "workload", "threads", "ops_per_sec", "micros_per_op", "latency_us.p50", "latency_us.p99", "latency_us.p999"]]'''),
-          ("code", '''fig = plots.latency_cdf([b for b in results if b.workload == "readrandom" and b.threads == 1])
-plots.save(fig, out, "quickstart_latency_cdf", plots.caption(results, f"num={p['num']}"))'''),
+          ("code", '''fig = plots.latency_spectrum([b for b in results if b.workload == "readrandom" and b.threads == 1])
+plots.save(fig, out, "quickstart_latency_spectrum", plots.caption(results, f"num={p['num']}"), results)'''),
           ("code", '''baseline = reproduce.python_loop_baseline(p["num"])
 import pandas as pd
 both = pd.concat([native, baseline], ignore_index=True)
@@ -63,7 +67,7 @@ both'''),
           ("code", '''long = both.melt(id_vars=["engine", "loop", "threads"], value_vars=["readrandom_ops_per_sec"], value_name="ops_per_sec")
 long["config"] = long.loop + ", " + long.threads.astype(str) + " thr"
 fig = plots.bars(long, x="engine", y="ops_per_sec", hue="config", title="readrandom: native loop vs Python loop", log=True)
-plots.save(fig, out, "quickstart_native_vs_python", plots.caption(results, f"num={p['num']}"))''')])
+plots.save(fig, out, "quickstart_native_vs_python", plots.caption(results, f"num={p['num']}"), results)''')])
 
 notebook("01_read_scalability", "# Read scalability (seed 000, WiredTiger wiki 2013)\nreadrandom over a thread "
          "ladder on a freshly loaded database; us/op and ops/sec per thread count, beside the published tables. The "
@@ -97,10 +101,10 @@ published = reproduce.published("seed000_read_scalability")
 measured'''),
           ("code", '''published'''),
           ("code", '''cap = plots.caption(results, f"num={p['num']}, reads={p['reads']}/thread, threads={p['threads']}, {p['repeats']} repeats")
-plots.save(plots.read_scalability(measured, published), out, "read_scalability_ops", cap)
-plots.save(sweep.plot("ops_per_sec", x="threads"), out, "read_scalability_sweep", cap)
+plots.save(plots.read_scalability(measured, published), out, "read_scalability_ops", cap, results)
+plots.save(sweep.plot("ops_per_sec", x="threads"), out, "read_scalability_sweep", cap, results)
 rel = reproduce.scaling_vs_published(measured, published)
-plots.save(plots.speedup(rel[rel.threads <= max(p["threads"])]), out, "read_scalability_speedup", cap)
+plots.save(plots.speedup(rel[rel.threads <= max(p["threads"])]), out, "read_scalability_speedup", cap, results)
 rel.pivot_table(index=["engine", "threads"], columns="source", values="speedup")'''),
           ("md", "The seed's shape: WiredTiger's throughput grows about linearly with threads while LevelDB's "
                  "flattens past 8 threads. On a 2-core machine only the first rungs exist; compare the speedup "
@@ -124,8 +128,8 @@ load'''),
           ("code", '''reproduce.published("seed001_load")'''),
           ("code", '''rww'''),
           ("code", '''cap = plots.caption(results, f"num={p['num']}, readers={p['readers']}, {p['duration']} s per run")
-plots.save(plots.bars(load, x="engine", y="wall_s", hue=None, title="load wall time (s)"), out, "rww_load_wall", cap)
-plots.save(plots.rww(rww), out, "rww_rates_cpu", cap)'''),
+plots.save(plots.bars(load, x="engine", y="wall_s", hue=None, title="load wall time (s)"), out, "rww_load_wall", cap, results)
+plots.save(plots.rww(rww), out, "rww_rates_cpu", cap, results)'''),
           ("code", '''reproduce.rocksdb_tuning_report()'''),
           ("md", "Seed 001 found LMDB's read rate far ahead and scaling with readers, with CPU close to the ideal "
                  "line, while the LSM engines spend CPU in background threads (CPU % above ideal) and context "
@@ -150,8 +154,8 @@ measured'''),
 published'''),
           ("code", '''reproduce.engine_ratio(measured, base=engines[-1]) if len(engines) > 1 else None'''),
           ("code", '''cap = plots.caption(results, f"num={p['num']}, reads={p['reads']}, {p['threads']} threads, {value_size} B values")
-plots.save(plots.bars(measured, x="benchmark", y="ops_per_sec", title="db_bench suite: ops/sec", log=True), out, "dbbench_ops", cap)
-plots.save(plots.bars(measured, x="benchmark", y="p99_us", title="db_bench suite: p99 latency (us)", log=True), out, "dbbench_p99", cap)'''),
+plots.save(plots.bars(measured, x="benchmark", y="ops_per_sec", title="db_bench suite: ops/sec", log=True), out, "dbbench_ops", cap, results)
+plots.save(plots.bars(measured, x="benchmark", y="p99_us", title="db_bench suite: p99 latency", log=True, results=results), out, "dbbench_p99", cap, results)'''),
           ("md", "Seed 002 reports the engines' ratio per benchmark; the ratio table above is the comparable "
                  "figure, since absolute numbers across machines mean little.")])
 notebook("04_transactions", "# Transactions (seed 003, FoundationDB \"Benchmarking\")\nThe page's six single-core "
@@ -185,8 +189,8 @@ shape'''),
 Markdown("\\n\\n".join(reproduce.seed003_sentences(measured, published)))'''),
           ("code", '''cap = plots.caption(results, f"num={p['num']}, {p['duration']} s a test, sync on, clients up to {p['max_clients']}")
 long = shape.melt(id_vars="engine", var_name="comparison", value_name="gain")
-plots.save(plots.bars(long, x="comparison", y="gain", title="seed 003's two ratios: FoundationDB beside the embedded engines"), out, "transactions_ratios", cap)
-plots.save(plots.bars(measured, x="test", y="value", title="seed 003's tests on the embedded engines (their units)", log=True), out, "transactions_tests", cap)''')])
+plots.save(plots.bars(long, x="comparison", y="gain", ylabel="gain (x, a ratio of rates)", title="seed 003's two ratios: FoundationDB beside the embedded engines"), out, "transactions_ratios", cap, results)
+plots.save(plots.seed003_tests(measured, published), out, "transactions_tests", cap, results)''')])
 
 notebook("05_ycsb", "# YCSB A-F and the latency-throughput curve\nYCSB's core workloads (the properties of its own "
          "workload files: zipfian keys as YCSB draws them, 1 KB records) on every built engine, then an open-loop "
@@ -208,14 +212,14 @@ engines = reproduce.built(engines)'''),
           ("code", '''suite, results = reproduce.ycsb_suite(engines, p["num"], p["operations"], p["clients"])
 suite.pivot(index="engine", columns="workload", values="txn_per_sec")'''),
           ("code", '''cap = plots.caption(results, f"num={p['num']}, {p['operations']} operations, {p['clients']} clients")
-plots.save(plots.bars(suite, x="workload", y="txn_per_sec", title="YCSB A-F: transactions/s", log=True), out, "ycsb_throughput", cap)'''),
+plots.save(plots.bars(suite, x="workload", y="txn_per_sec", title="YCSB A-F: transactions/s", log=True), out, "ycsb_throughput", cap, results)'''),
           ("code", '''curve, curve_results = reproduce.latency_throughput(curve_engine, p["rates"], p["seconds"], p["clients"], p["num"])
 curve'''),
           ("md", "Where the achieved rate stops following the target, the engine is saturated: from there the "
                  "response time (what a client arriving at that rate would wait) grows with the queue, while the "
                  "service time stays flat. A closed-loop benchmark only ever shows the service time."),
           ("code", '''plots.save(plots.latency_throughput(curve), out, "ycsb_latency_throughput",
-           plots.caption(curve_results, f"{curve_engine} YCSB-C, {p['clients']} clients, {p['seconds']} s a rate"))''')])
+           plots.caption(curve_results, f"{curve_engine} YCSB-C, {p['clients']} clients, {p['seconds']} s a rate"), curve_results)''')])
 
 notebook("06_linkbench", "# LinkBench, cached and larger than RAM (seed 004)\nThe seed ran LinkBench through MongoDB "
          "on WiredTiger, RocksDB, TokuMX and mmapv1 (12 clients, a load, then 12 one-hour request runs), once with "
@@ -250,7 +254,7 @@ qps_b.pivot(index="interval", columns="engine", values="qps")"""),
 pub_qps, pub_lat, pub_io = reproduce.published("seed004_qps"), reproduce.published("seed004_latency"), reproduce.published("seed004_io")
 cap = plots.caption(res_c + res_b, f"maxid1={p['maxid1']:,} cached, {p['bounded_maxid1']:,} in {p['memory_limit']}; {p['requesters']} requesters, {p['intervals']} x {p['interval_seconds']} s")
 fig = plots.linkbench_qps(qps, pub_qps)
-plots.save(fig, out, "linkbench_qps", cap)"""),
+plots.save(fig, out, "linkbench_qps", cap, res_c + res_b)"""),
           ("md", "## Mean latency of the three most frequent writes and lists (ms), published beside measured"),
           ("code", """reproduce.seed004_latency_table(lat, pub_lat, "cached")"""),
           ("code", """reproduce.seed004_latency_table(lat, pub_lat, "larger_than_ram")"""),
@@ -262,6 +266,6 @@ plots.save(fig, out, "linkbench_qps", cap)"""),
           ("code", """ratios = reproduce.seed004_ratios(qps, lat, io, pub_qps, pub_lat, pub_io)
 from IPython.display import Markdown
 Markdown("\\n".join(reproduce.seed004_sentences(ratios)))"""),
-          ("code", """plots.save(plots.bars(io, x="engine", y="kb_written_per_query", hue="setting", title="KB written per query"), out, "linkbench_kb_written", cap)""")])
+          ("code", """plots.save(plots.bars(io, x="engine", y="kb_written_per_query", hue="setting", title="KB written per query"), out, "linkbench_kb_written", cap, res_c + res_b)""")])
 
 print("notebooks written to", OUT)
