@@ -107,8 +107,8 @@ def test_unwritable_db_and_json_are_refused_before_anything_is_written(tmp_path,
     afile = tmp_path / "file"
     afile.write_text("x")
     for argv, said in ((["--db", str(afile)], "is not a directory"),
-                       (["--db", str(afile / "sub")], "is a file"),
-                       (["--json", str(afile / "x.json")], "not a writable directory"),
+                       (["--db", str(afile / "sub")], "is a file, so nothing can be made below it"),
+                       (["--json", str(afile / "x.json")], "is a file, so nothing can be made below it"),
                        (["--json", str(tmp_path)], "is a directory")):
         code, out, err = run(["run", "--engine", "null", "--num", "10", "--store", str(store), *argv], capsys)
         assert code == 2 and said in err, err

@@ -29,15 +29,10 @@ def preflight(args, db=None, use_existing=False) -> None:
 
 def check_output_file(path, flag: str) -> Path:
     """An output file the command can write: not a directory, its folder writable (made if missing)."""
-    target = Path(path).expanduser()
+    target = Path(path)   # as typed: the writer uses the same path (a shell has already expanded ~)
     if target.is_dir():
         raise errors.ResultsError(f"{flag} {path} is a directory; allowed: a file name")
-    folder = target.absolute().parent
-    probe = folder
-    while not probe.exists():
-        probe = probe.parent
-    if not probe.is_dir() or not os.access(probe, os.W_OK | os.X_OK):
-        raise errors.ResultsError(f"{flag} {path}: {probe} is not a writable directory")
+    dbdir.check_can_make(target.absolute().parent, f"{flag} {path}", errors.ResultsError)
     if target.exists() and not os.access(target, os.W_OK):
         raise errors.ResultsError(f"{flag} {path} exists and is not writable")
     return target

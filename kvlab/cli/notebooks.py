@@ -1,10 +1,10 @@
 """`kvlab notebooks list|run`: the shipped notebooks, executed with papermill into a dated folder."""
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from .. import errors
+from ..execution import dbdir
 from ..lab import notebooks
 
 NAME = "notebooks"
@@ -43,10 +43,4 @@ def check_out(out) -> None:
     path = Path(out if out is not None else "results").resolve()
     if path.exists() and not path.is_dir():
         raise errors.SpecError(f"{what}: {path} exists and is not a directory; allowed: a new or existing folder")
-    probe = path
-    while not probe.exists():
-        probe = probe.parent
-    if not probe.is_dir():
-        raise errors.SpecError(f"{what}: {probe} is a file, so no folder can be made below it")
-    if not os.access(probe, os.W_OK | os.X_OK):
-        raise errors.SpecError(f"{what}: {probe} is not writable; allowed: a folder you can write in")
+    dbdir.check_can_make(path, what, errors.SpecError)

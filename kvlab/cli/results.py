@@ -78,13 +78,7 @@ def handle(args) -> int:
     if args.action == "compare":
         return _compare(store, args)
     if args.action == "sweeps":
-        if not store.path.exists():
-            print(f"no results store at {store.path}")
-            return 0
-        from ..results import sweeps
-        frame = sweeps.list_sweeps(store)
-        print("no sweeps stored" if frame.empty else _frame_text(frame))
-        return 0
+        return print_sweeps(store)
     if args.sweep:
         return _sweep(store, args)
     filters = {k: getattr(args, k) for k in ("engine", "workload", "run_id") if getattr(args, k)}
@@ -284,3 +278,14 @@ def _short_interval(s) -> str:
     if s.get("median_ci") and level is not None and level < 0.95:
         text += f" ({_percent(level)})"
     return text
+
+
+def print_sweeps(store) -> int:
+    """The stored sweeps, one row each (`kvlab results sweeps`, `kvlab sweep list`)."""
+    if not store.path.exists():
+        print(f"no results store at {store.path}")
+        return 0
+    from ..results import sweeps
+    frame = sweeps.list_sweeps(store)
+    print("no sweeps stored" if frame.empty else _frame_text(frame))
+    return 0

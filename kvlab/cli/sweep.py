@@ -59,13 +59,8 @@ def handle(args) -> int:
 def cmd_sweep(args) -> int:
     store = Store(args.store)
     if args.action == "list":
-        if not store.path.exists():
-            print(f"no results store at {store.path}")
-            return 0
-        from .results import _frame_text
-        frame = stored.list_sweeps(store)
-        print("no sweeps stored" if frame.empty else _frame_text(frame))
-        return 0
+        from .results import print_sweeps
+        return print_sweeps(store)
     sweep = Sweep(load_toml(args.file), store)
     print(f"kvlab {sweep.describe()}", flush=True)
     if args.action == "show":

@@ -163,15 +163,22 @@ def check(db: str | None, use_existing: bool = False) -> None:
     if use_existing and not path.exists():
         raise errors.NoDatabase(f"use_existing_db: --db {db} does not exist, so there is no database to reuse; "
                                 "allowed: a directory holding a kvlab database, or run without use_existing_db")
+    check_can_make(path, f"--db {db}", errors.UnsafeDirectory)
+
+
+def check_can_make(path: Path, what: str, error=errors.UnsafeDirectory) -> None:
+    """`path` (a directory, or a file's folder) exists and is writable, or can be made below its nearest
+    existing ancestor: else `error`, saying which place is in the way and why."""
+    path = Path(path).expanduser().absolute()
     probe = path
     while not probe.exists():
         probe = probe.parent
     if not probe.is_dir():
-        raise errors.UnsafeDirectory(f"--db {db}: {probe} is a file, so no directory can be made below it")
+        raise error(f"{what}: {probe} is a file, so nothing can be made below it")
     if not os.access(probe, os.W_OK | os.X_OK):
         where = "it" if probe == path else f"its parent {probe}"
-        raise errors.UnsafeDirectory(f"--db {db}: {where} is not writable ({_why_not_writable(probe)}); "
-                                     "allowed: a directory you can write in")
+        raise error(f"{what}: {where} is not writable ({_why_not_writable(probe)}); allowed: a place you can "
+                    "write in")
 
 
 def _why_not_writable(path: Path) -> str:

@@ -92,15 +92,17 @@ class RunSpec:
                                            f"order ({cfg.notes})")
         if self.distribution is not None:
             if not mix_names:
-                raise errors.SpecError(f"distribution={self.distribution!r} applies to mixes only (ycsb-a, "
-                                       "txn:..., ...); db_bench's workloads draw their own keys")
+                raise errors.SpecError(f"distribution={self.distribution!r} applies to mixes only; allowed with a "
+                                       "mix (ycsb-a, txn:..., a TOML or YCSB file); db_bench's workloads draw their "
+                                       "own keys")
             make_distribution(self.distribution)
         if self.cpus is not None:
             cpu_set(self.cpus)
         _number_range("target_rate", self.target_rate, 0, 1e9)
         if self.target_rate and not mix_names:
-            raise errors.SpecError(f"target_rate={self.target_rate} applies to mixes only (ycsb-a, txn:..., ...); "
-                                   "db_bench's readwhilewriting takes writes_per_second")
+            raise errors.SpecError(f"target_rate={self.target_rate} applies to mixes only; allowed with a mix "
+                                   "(ycsb-a, txn:..., a TOML or YCSB file); db_bench's readwhilewriting takes "
+                                   "writes_per_second")
         _int_range("num", self.num, 1, 10**15)
         if self.reads is not None:
             _int_range("reads", self.reads, -1, 10**15)

@@ -288,10 +288,10 @@ def compare(a, b, *, where=None, store=None, threshold: float = THRESHOLD_PCT, a
     store = store if isinstance(store, Store) else Store(store)
     where_sel = parse_selection(where, "--where") if isinstance(where, str) else \
         (parse_selection(",".join(f"{k}={v}" for k, v in where.items()), "--where") if where else None)
-    chosen = [BY_NAME[m] if isinstance(m, str) else m for m in (metrics or METRICS)]
     unknown = [m for m in (metrics or ()) if isinstance(m, str) and m not in BY_NAME]
     if unknown:
         raise errors.SpecError(f"metric {unknown[0]!r} is unknown; allowed: {', '.join(BY_NAME)}")
+    chosen = [BY_NAME[m] if isinstance(m, str) else m for m in (metrics or METRICS)]
     match = tuple(match)
     bad = [k for k in match if k not in _SAMPLE_COLUMNS]
     if bad:
