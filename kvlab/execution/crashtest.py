@@ -13,6 +13,16 @@ times the reopen (recovery), reads every key and checks the state against the hi
 
 The next child continues from X + 1 on the same database, so N kills make one history.  The idea is
 RocksDB's db_crashtest/db_stress, for every engine.
+
+With power_loss=True the child writes through a forgetfs mount (kvlab.execution.forgetfs) over the
+database directory, and each kill is followed by a power cut: what the engine never fsynced (file
+data, and entries whose directory it never fsynced) is lost, as the loss model says; the parent
+reopens the directory itself.  The database is made (opened and closed once, durably) before the
+first cut, so the history starts from an empty database.  A durability setting (DURABILITY: LMDB's
+nometasync, RocksDB without its WAL, BerkeleyDB's txn_write_nosync, ...) says what the engine's
+documentation promises, and so what a cut may cost: `durable` (no acknowledged write lost, nothing
+torn, every reopen works), `prefix` (recent writes may be lost, never a torn transaction or a failed
+reopen) or `none` (the engine says a crash may corrupt: only measured).
 """
 from __future__ import annotations
 
@@ -32,7 +42,7 @@ from pathlib import Path
 
 from .. import errors
 from ..model import engines
-from . import native
+from . import forgetfs, native
 
 INTENT, ACK, READY = 1, 2, 3       # record tags on the pipe (kv_driver.h: KV_CRASH_INTENT / KV_CRASH_ACK)
 KEY_SIZE = 16
@@ -51,6 +61,85 @@ class Kill:
     torn: bool                     # the database matched no prefix: a transaction was half applied
     reopen_error: str | None       # the engine refused to reopen
     recovery_ms: float | None      # time to reopen (the engine's recovery)
+    cut: dict | None = None        # power loss: what the file system dropped (forgetfs' summary)
+    kept_at: str | None = None     # a damaged database, copied here for inspection
+
+
+@dataclass(frozen=True)
+class Durability:
+    """A durability setting of one engine, and what its documentation promises for a crash."""
+    name: str
+    settings: dict                 # engine settings (sync, disable_wal, options)
+    claim: str                     # durable | prefix | none (module docstring)
+    promise: str                   # the documentation's promise, in a sentence
+    files: tuple = ()              # (name, text) written into the database directory before it is made
+
+
+CLAIMS = ("durable", "prefix", "none")
+_LMDB = (
+    Durability("default", {"sync": True}, "durable",
+               "LMDB: a committed transaction is on disk when mdb_txn_commit returns (fdatasync of the data file)"),
+    Durability("nometasync", {"sync": True, "options": "nometasync"}, "prefix",
+               "MDB_NOMETASYNC: omits the meta page flush; keeps ACI, a system crash may undo the last transaction"),
+    Durability("nosync", {"sync": True, "options": "nosync"}, "none",
+               "MDB_NOSYNC: no flush at commit; a system crash can corrupt the database or lose the last transactions"),
+    Durability("writemap", {"sync": True, "options": "writemap"}, "durable",
+               "MDB_WRITEMAP: writes through a writable map, msync(MS_SYNC) at commit: as durable as the default"),
+    Durability("writemap,mapasync", {"sync": True, "options": "writemap,mapasync"}, "none",
+               "MDB_MAPASYNC: asynchronous flushes of the map; as MDB_NOSYNC, a system crash can corrupt or lose"),
+)
+_WT = (
+    Durability("log+sync", {"sync": True}, "durable",
+               "WiredTiger with its log and transaction_sync=(enabled=true): a commit is durable when it returns"),
+    Durability("log", {"sync": False, "options": "log=(enabled=true)"}, "prefix",
+               "WiredTiger's log without transaction_sync: commits are written to the log, flushed in the "
+               "background; a crash loses the newest, recovery replays the rest"),
+    Durability("no log", {"sync": False}, "prefix",
+               "WiredTiger without a log: durable as of the last checkpoint"),
+)
+DURABILITY: dict[str, tuple] = {
+    "lmdb": _LMDB,
+    "rocksdb": (
+        Durability("wal+sync", {"sync": True}, "durable",
+                   "RocksDB WriteOptions.sync: the WAL is fsynced before the write returns"),
+        Durability("wal", {"sync": False}, "prefix",
+                   "RocksDB without sync: a machine crash may lose the newest writes; recovery is to a point in time"),
+        Durability("no wal", {"sync": False, "disable_wal": True}, "prefix",
+                   "RocksDB with the WAL disabled: writes since the last memtable flush are lost on a crash"),
+    ),
+    "leveldb": (
+        Durability("sync", {"sync": True}, "durable",
+                   "LevelDB WriteOptions.sync: the log is fsynced before the write returns"),
+        Durability("nosync", {"sync": False}, "prefix",
+                   "LevelDB without sync: a machine crash may lose the newest writes"),
+    ),
+    "wiredtiger-btree": _WT,
+    "wiredtiger-lsm": _WT,
+    "bdb": (
+        Durability("txn sync", {"sync": True}, "durable",
+                   "Berkeley DB transactions: the log is flushed at commit"),
+        Durability("txn_write_nosync", {"sync": True}, "prefix",
+                   "DB_TXN_WRITE_NOSYNC: the log is written, not flushed, at commit; a system crash loses the "
+                   "newest transactions, keeps ACI",
+                   files=(("DB_CONFIG", "set_flags DB_TXN_WRITE_NOSYNC\n"),)),
+        Durability("txn_nosync", {"sync": False}, "prefix",
+                   "DB_TXN_NOSYNC: the log is neither written nor flushed at commit; a crash loses the newest "
+                   "transactions, keeps ACI"),
+    ),
+}
+
+
+def durability(engine: str, name: str | None = None, sync: bool = False) -> Durability:
+    """The named durability setting of `engine`; without a name, plain sync on (durable) or off (prefix)."""
+    if name is None:
+        return Durability("", {"sync": sync}, "durable" if sync else "prefix",
+                          "sync on: no acknowledged write lost" if sync else "sync off: recent writes may be lost")
+    known = DURABILITY.get(engine, ())
+    for d in known:
+        if d.name == name:
+            return d
+    raise errors.SpecError(f"crashtest: {engine} has no durability setting {name!r}; allowed: "
+                           f"{', '.join(d.name for d in known) or 'none (use --sync or not)'}")
 
 
 @dataclass
@@ -61,13 +150,19 @@ class CrashReport:
     num: int
     seed: int
     kills: list = field(default_factory=list)
+    setting: str = ""              # the durability setting's name
+    claim: str = "prefix"          # what the engine promises for it (CLAIMS)
+    power_loss: bool = False
+    loss: str | None = None        # the loss model of the power cuts
+    settings: dict = field(default_factory=dict)
 
     @property
     def summary(self) -> dict:
         done = [k for k in self.kills if k.reopen_error is None]
         rec = sorted(k.recovery_ms for k in done if k.recovery_ms is not None)
         return {
-            "engine": self.engine, "sync": self.sync, "kills": len(self.kills),
+            "engine": self.engine, "sync": self.sync, "setting": self.setting, "claim": self.claim,
+            "crash": f"power cut ({self.loss})" if self.power_loss else "SIGKILL", "kills": len(self.kills),
             "reopen_failures": sum(k.reopen_error is not None for k in self.kills),
             "acked_txns": sum(k.acked for k in self.kills),
             "acked_writes_lost": sum(k.lost_writes for k in self.kills),
@@ -76,16 +171,31 @@ class CrashReport:
             "torn_txns": sum(k.torn for k in self.kills),
             "recovery_ms_p50": rec[len(rec) // 2] if rec else None,
             "recovery_ms_max": rec[-1] if rec else None,
+            "kept": [k.kept_at for k in self.kills if k.kept_at],
         }
+
+    @property
+    def broken_promises(self) -> list[str]:
+        """What the engine's promise for this setting forbids and this test saw."""
+        s, out = self.summary, []
+        if self.claim in ("durable", "prefix"):
+            if s["reopen_failures"]:
+                out.append(f"{s['reopen_failures']} reopen failures")
+            if s["torn_txns"]:
+                out.append(f"{s['torn_txns']} torn transactions")
+        if self.claim == "durable" and s["acked_writes_lost"]:
+            out.append(f"{s['acked_writes_lost']} acknowledged writes lost")
+        return out
 
     def to_dict(self) -> dict:
         return {"engine": self.engine, "sync": self.sync, "batch": self.batch, "num": self.num, "seed": self.seed,
-                "summary": self.summary, "kills": [asdict(k) for k in self.kills]}
+                "setting": self.setting, "claim": self.claim, "power_loss": self.power_loss, "loss": self.loss,
+                "settings": self.settings, "summary": self.summary, "kills": [asdict(k) for k in self.kills]}
 
 
-def _config(engine: str, sync: bool) -> dict:
+def _config(engine: str, settings: dict) -> dict:
     cfg = engines.get(engine)
-    config = cfg.config({"sync": sync}, max_threads=4)
+    config = cfg.config(settings, max_threads=4)
     config["transactions"] = True
     return config
 
@@ -179,7 +289,7 @@ def _child(args: dict):
     """The writing process: open the engine as the parent will, say ready, write until killed."""
     lib = native.load()
     cfg = engines.get(args["engine"])
-    db = lib.Engine(cfg.adapter, args["path"], _config(args["engine"], args["sync"]))
+    db = lib.Engine(cfg.adapter, args["path"], _config(args["engine"], args["settings"]))
     fd = args["fd"]
     os.write(fd, struct.pack("<Q", READY))
     params = dict(num=args["num"], reads=0, threads=1, duration=3600.0, key_size=KEY_SIZE,
@@ -189,12 +299,27 @@ def _child(args: dict):
     raise SystemExit("crashtest child: the writer stopped before it was killed")
 
 
+def _keep(path: Path, engine: str, log: Path | None) -> str:
+    """Copy a damaged database (and the file system's log) where it survives the test, sparse files sparse."""
+    dest = Path(tempfile.mkdtemp(prefix=f"kvlab-damaged-{engine}-"))
+    subprocess.run(["cp", "-a", "--sparse=always", f"{path}/.", str(dest / "db")], check=False,
+                   capture_output=True)
+    if log is not None and log.exists():
+        shutil.copy(log, dest / "forgetfs.log")
+    return str(dest)
+
+
 def crashtest(engine: str, kills: int, sync: bool = False, db: str | os.PathLike | None = None, seed: int | None = None,
               batch: int = 10, num: int = 10_000, value_size: int = 100, min_s: float = 0.05, max_s: float = 0.8,
-              on_kill=None) -> CrashReport:
+              on_kill=None, power_loss: bool = False, loss: str = "all", setting: str | None = None,
+              settings: dict | None = None, keep_damaged: int = 3) -> CrashReport:
     """Kill a writing child `kills` times and check the database after each (module docstring).
     `db`: a directory that does not exist yet or is empty (kvlab creates it and leaves it for you to look
-    at); by default a temporary one, removed afterwards.  `on_kill(i, Kill)` is called after each."""
+    at); by default a temporary one, removed afterwards.  `on_kill(i, Kill)` is called after each.
+    `power_loss`: each kill is also a power cut of a forgetfs mount (`loss`: all, random or torn).
+    `setting`: a durability setting of the engine (DURABILITY; its settings replace `sync`); `settings`:
+    further engine settings on top.  Under power loss, up to `keep_damaged` databases that broke the
+    setting's promise are copied out and left (Kill.kept_at), with the file system's log."""
     cfg = engines.get(engine)
     native.require_built(engine)
     if not cfg.stores_data:
@@ -207,6 +332,12 @@ def crashtest(engine: str, kills: int, sync: bool = False, db: str | os.PathLike
         raise errors.SpecError(f"crashtest: num must be >= 1 and value_size >= 12 (the stamp), got {num}, {value_size}")
     if not 0 <= min_s <= max_s:
         raise errors.SpecError(f"crashtest: need 0 <= min_s <= max_s, got {min_s}, {max_s}")
+    if loss not in forgetfs.LOSS_MODELS:
+        raise errors.SpecError(f"crashtest: loss model {loss!r} is unknown; allowed: {', '.join(forgetfs.LOSS_MODELS)}")
+    chosen = durability(engine, setting, sync)
+    effective = {**chosen.settings, **(settings or {})}
+    if power_loss:
+        forgetfs.require()
     seed = random.SystemRandom().randrange(1, 2**31) if seed is None else seed
     rng = random.Random(seed)
     temporary = db is None
@@ -216,50 +347,46 @@ def crashtest(engine: str, kills: int, sync: bool = False, db: str | os.PathLike
             raise errors.UnsafeDirectory(f"crashtest: {path} exists and is not an empty directory; give a new or "
                                          "empty one (the test writes a fresh database there)")
         path.mkdir(parents=True, exist_ok=True)
-    report = CrashReport(engine=engine, sync=sync, batch=batch, num=num, seed=seed)
+    report = CrashReport(engine=engine, sync=bool(effective.get("sync")), batch=batch, num=num, seed=seed,
+                         setting=chosen.name, claim=chosen.claim, power_loss=power_loss,
+                         loss=loss if power_loss else None, settings=effective)
     lib = native.load()
     expected: dict = {}
     last = 0
+    kept = 0
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in [str(Path(__file__).resolve().parents[2]),
                                                                    os.environ.get("PYTHONPATH", "")] if p))
+    log = Path(tempfile.mkstemp(prefix="kvlab-forgetfs-", suffix=".log")[1]) if power_loss else None
     try:
+        for name, text in chosen.files:
+            (path / name).write_text(text)
+        if power_loss:   # the empty database, made durably before the first cut
+            lib.Engine(cfg.adapter, str(path), _config(engine, effective)).close()
         for i in range(kills):
-            r, w = os.pipe()
-            args = {"engine": engine, "path": str(path), "sync": sync, "batch": batch, "num": num,
-                    "value_size": value_size, "seed": rng.randrange(1, 2**62), "first_seq": last + 1, "fd": w}
-            child = subprocess.Popen([sys.executable, "-m", CHILD, json.dumps(args)], pass_fds=(w,), env=env,
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-            os.close(w)
-            pipe = _Pipe(r)
-            pipe.start()
-            if not pipe.ready.wait(60) or child.poll() is not None:
-                child.kill()
-                _, err = child.communicate()
-                text = err.decode(errors="replace").strip()
-                if i > 0 and "kvlab.errors." in text:   # the database would not open after the last kill
-                    kill = Kill(0.0, 0, 0, None, 0, 0, False, "the next writer's open: " + text.splitlines()[-1],
-                                None)
-                    report.kills.append(kill)
-                    if on_kill:
-                        on_kill(i, kill)
-                    break
-                raise errors.EngineError(f"crashtest: the {engine} writer did not start: {text[-800:]}")
-            after = rng.uniform(min_s, max_s)
-            time.sleep(after)
-            if child.poll() is not None:
-                _, err = child.communicate()
-                raise errors.EngineError(f"crashtest: the {engine} writer ended before the kill: "
-                                         f"{err.decode(errors='replace').strip()[-800:]}")
-            child.send_signal(signal.SIGKILL)
-            child.communicate()
-            pipe.join(30)
+            mount = None
+            if power_loss:
+                log.write_text("")
+                mount = forgetfs.Mount(path, loss=loss, seed=rng.randrange(1, 2**62), log=log)
+            try:
+                kill, pipe, started, after, cut = _round(i, engine, path if mount is None else mount.path, effective,
+                                                         batch, num, value_size, rng, last, min_s, max_s, env, mount)
+            finally:
+                if mount is not None:
+                    mount.close()   # after a cut: only makes sure the mount is gone
+            if kill is not None:   # the database would not open for the next writer
+                report.kills.append(kill)
+                if on_kill:
+                    on_kill(i, kill)
+                break
             acked = pipe.acked
-            started = max(pipe.intents, default=last)
             t0 = time.perf_counter()
             try:
-                handle = lib.Engine(cfg.adapter, str(path), _config(engine, sync))
+                handle = lib.Engine(cfg.adapter, str(path), _config(engine, effective))
             except errors.KvlabError as exc:
-                kill = Kill(after, max(0, acked - last), max(0, started - last), None, 0, 0, False, str(exc), None)
+                kill = Kill(after, max(0, acked - last), max(0, started - last), None, 0, 0, False, str(exc),
+                            None, cut)
+                if power_loss and kept < keep_damaged:
+                    kill.kept_at = _keep(path, engine, log)
                 report.kills.append(kill)
                 if on_kill:
                     on_kill(i, kill)
@@ -275,7 +402,10 @@ def crashtest(engine: str, kills: int, sync: bool = False, db: str | os.PathLike
                 x, state = started, actual
             lost = [s for s in range(x + 1, acked + 1)]
             kill = Kill(after, max(0, acked - last), max(0, started - last), None if torn else x, len(lost),
-                        sum(len(pipe.intents.get(s, ())) for s in lost), torn, None, recovery_ms)
+                        sum(len(pipe.intents.get(s, ())) for s in lost), torn, None, recovery_ms, cut)
+            if power_loss and kept < keep_damaged and (torn or (lost and chosen.claim == "durable")):
+                kill.kept_at = _keep(path, engine, log)
+                kept += 1
             report.kills.append(kill)
             if on_kill:
                 on_kill(i, kill)
@@ -283,18 +413,54 @@ def crashtest(engine: str, kills: int, sync: bool = False, db: str | os.PathLike
     finally:
         if temporary:
             shutil.rmtree(path, ignore_errors=True)
+        if log is not None:
+            log.unlink(missing_ok=True)
     return report
 
 
+def _round(i, engine, where, settings, batch, num, value_size, rng, last, min_s, max_s, env, mount):
+    """One writer, started on `where`, killed at a random moment (then the power cut, with a mount):
+    (None, pipe, last transaction started, seconds to the kill, the cut's summary), or a Kill first
+    when the writer could not open the database."""
+    r, w = os.pipe()
+    args = {"engine": engine, "path": str(where), "settings": settings, "batch": batch, "num": num,
+            "value_size": value_size, "seed": rng.randrange(1, 2**62), "first_seq": last + 1, "fd": w}
+    child = subprocess.Popen([sys.executable, "-m", CHILD, json.dumps(args)], pass_fds=(w,), env=env,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    os.close(w)
+    pipe = _Pipe(r)
+    pipe.start()
+    if not pipe.ready.wait(60) or child.poll() is not None:
+        child.kill()
+        _, err = child.communicate()
+        text = err.decode(errors="replace").strip()
+        if i > 0 and "kvlab.errors." in text:   # the database would not open after the last kill
+            return Kill(0.0, 0, 0, None, 0, 0, False, "the next writer's open: " + text.splitlines()[-1],
+                        None), None, 0, 0.0, None
+        raise errors.EngineError(f"crashtest: the {engine} writer did not start: {text[-800:]}")
+    after = rng.uniform(min_s, max_s)
+    time.sleep(after)
+    if child.poll() is not None:
+        _, err = child.communicate()
+        raise errors.EngineError(f"crashtest: the {engine} writer ended before the kill: "
+                                 f"{err.decode(errors='replace').strip()[-800:]}")
+    child.send_signal(signal.SIGKILL)
+    child.communicate()
+    pipe.join(30)
+    cut = mount.cut() if mount is not None else None
+    return None, pipe, max(pipe.intents, default=last), after, cut
+
+
 def format_table(reports: list) -> str:
-    """One line per engine configuration."""
-    head = (f"{'engine':<18} {'sync':<5} {'kills':>5} {'reopen fail':>11} {'acked txns':>10} {'acked writes lost':>17} "
-            f"{'kills w/ loss':>13} {'torn txns':>9} {'recovery ms p50/max':>20}")
+    """One line per engine configuration, setting and kind of crash."""
+    head = (f"{'engine':<18} {'setting':<18} {'crash':<17} {'kills':>5} {'reopen fail':>11} {'acked txns':>10} "
+            f"{'acked writes lost':>17} {'kills w/ loss':>13} {'torn txns':>9} {'recovery ms p50/max':>20}")
     lines = [head, "-" * len(head)]
     for r in reports:
         s = r.summary
         rec = "-" if s["recovery_ms_p50"] is None else f"{s['recovery_ms_p50']:.1f} / {s['recovery_ms_max']:.1f}"
-        lines.append(f"{s['engine']:<18} {'on' if s['sync'] else 'off':<5} {s['kills']:>5} {s['reopen_failures']:>11} "
+        setting = s["setting"] or f"sync {'on' if s['sync'] else 'off'}"
+        lines.append(f"{s['engine']:<18} {setting:<18} {s['crash']:<17} {s['kills']:>5} {s['reopen_failures']:>11} "
                      f"{s['acked_txns']:>10,} {s['acked_writes_lost']:>17,} {s['kills_with_loss']:>13} "
                      f"{s['torn_txns']:>9} {rec:>20}")
     return "\n".join(lines)
