@@ -27,7 +27,7 @@ from pathlib import Path
 from .. import errors
 from .result import BenchmarkResult, RunResult, _jsonable, load_json, write_json_atomic
 
-STORE_VERSION = 5
+STORE_VERSION = 6
 
 _V1 = """
 CREATE TABLE benchmarks (
@@ -39,6 +39,14 @@ CREATE SEQUENCE benchmark_ids START 1;
 
 # step n upgrades a store at version n to n+1
 _MIGRATIONS = {
+    # the machine's A/A spread (kvlab noise): per metric, the max-min range of N identical runs in % of their
+    # median, keyed by host, engine, workload, phase and threads; compare takes the latest as its noise floor
+    5: """
+CREATE TABLE noise (
+    measured_at TIMESTAMP DEFAULT current_timestamp, host VARCHAR, engine VARCHAR, workload VARCHAR, phase VARCHAR,
+    threads INTEGER, n INTEGER, method VARCHAR, ops_per_sec_pct DOUBLE, p50_us_pct DOUBLE, p99_us_pct DOUBLE,
+    p999_us_pct DOUBLE, cpu_us_per_op_pct DOUBLE, run_id VARCHAR, tags VARCHAR[], spec JSON, detail JSON);
+""",
     # rows that tell runs apart at a glance (num, sizes, settings, latency unit, the user's tags), taken from
     # each stored record; crash tests' reports beside the benchmarks
     4: """
@@ -99,6 +107,10 @@ UPDATE benchmarks SET
     max_us = TRY_CAST(json_extract(record, '$.latency_us.max') AS DOUBLE);
 """,
 }
+
+
+# the metrics kvlab noise measures a spread for (kvlab.compare's names)
+NOISE_METRICS = ("ops_per_sec", "p50_us", "p99_us", "p999_us", "cpu_us_per_op")
 
 
 def default_path() -> Path:
@@ -314,6 +326,50 @@ class Store:
         finally:
             con.close()
         return run_id
+
+    def append_noise(self, row: dict) -> None:
+        """Store one A/A spread (kvlab noise): host, engine, workload, phase, threads, n, method, the metrics'
+        spreads in % (NOISE_METRICS, each `<metric>_pct`), run_id, tags, spec and detail (dicts), in one
+        statement."""
+        columns = ["host", "engine", "workload", "phase", "threads", "n", "method",
+                   *(f"{m}_pct" for m in NOISE_METRICS), "run_id", "tags", "spec", "detail"]
+        values = [row.get(c) for c in columns]
+        for i, c in enumerate(columns):
+            if c in ("spec", "detail"):
+                values[i] = json.dumps(values[i], default=_jsonable)
+            elif c == "tags":
+                values[i] = list(values[i] or ())
+        con = self._connect()
+        try:
+            con.execute(f"INSERT INTO noise ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
+                        _utf8(values))
+        except _duckdb().Error as exc:
+            raise errors.ResultsError(f"{self.path}: the noise floor could not be stored ({exc})") from None
+        finally:
+            con.close()
+
+    def noise_floor(self, host: str, engine: str, workload: str, threads: int, phase: str | None = None):
+        """The latest stored A/A spread for this host, engine, workload and thread count (and phase, where
+        given), as {metric: percent, ..., "n", "method", "measured_at", "run_id"}; None when none is stored."""
+        if not self.path.exists():
+            return None
+        sql = ("SELECT * FROM noise WHERE host = ? AND engine = ? AND workload = ? AND threads = ?"
+               + (" AND phase = ?" if phase is not None else "") + " ORDER BY measured_at DESC LIMIT 1")
+        args = [host, engine, workload, int(threads)] + ([phase] if phase is not None else [])
+        con = self._connect(write=False)
+        try:
+            cur = con.execute(sql, _utf8(args))
+            names = [d[0] for d in cur.description]
+            got = cur.fetchone()
+        finally:
+            con.close()
+        if got is None:
+            return None
+        row = dict(zip(names, got))
+        out = {m: row[f"{m}_pct"] for m in NOISE_METRICS if row.get(f"{m}_pct") is not None}
+        out.update({k: row[k] for k in ("n", "method", "measured_at", "run_id", "host", "engine", "workload",
+                                         "phase", "threads")})
+        return out
 
     def frame(self, **filters):
         """The queryable columns of stored benchmarks, as a pandas frame."""
