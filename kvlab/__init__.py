@@ -30,6 +30,7 @@ from .lab.api import linkbench, run, start, start_spec  # noqa: E402
 from .model.sweep import SweepSpec  # noqa: E402
 from .lab.sweeps import Sweep, sweep, sweep_results  # noqa: E402
 from .results.compare import compare  # noqa: E402
+from .lab.report import report  # noqa: E402
 
 __all__ = ["run", "run_spec", "start", "start_spec", "RunHandle", "RunControl", "Progress", "RunSpec", "make_spec",
            "RunResult", "BenchmarkResult", "load_json", "list_engines", "KvlabError", "SpecError", "EngineError",

@@ -8,12 +8,14 @@ import sys
 from .. import errors
 from .._version import __version__
 from ..execution import native
-from . import compare, crashtest, dbbench, engines, linkbench, notebooks, rerun, results, run, sweep, workloads, ycsb
+from . import (compare, crashtest, dbbench, engines, linkbench, notebooks, report, rerun, results, run, sweep,
+               workloads, ycsb)
 from .parsing import Parser
 from .run import spec_from_args  # noqa: F401  (kvlab.cli.spec_from_args)
 
 # in the order `kvlab --help` lists them
-COMMANDS = (run, ycsb, dbbench, compare, rerun, results, engines, workloads, sweep, crashtest, linkbench, notebooks)
+COMMANDS = (run, ycsb, dbbench, compare, rerun, results, report, engines, workloads, sweep, crashtest, linkbench,
+            notebooks)
 BY_NAME = {c.NAME: c for c in COMMANDS}
 
 
