@@ -23,7 +23,7 @@ from ..model.spec import RunSpec, cpu_set, make_spec
 from ..results import sanity, stats
 from ..results.histogram import Histogram, merge_all
 from ..results.result import BenchmarkResult, RunResult, histograms_record
-from . import accounting, buildfacts, dbdir, mixplan, native
+from . import accounting, buildfacts, dbdir, mixplan, native, system
 from .progress import ProgressTracker, RunControl
 
 LOAD_BATCH = 1000
@@ -150,6 +150,9 @@ class _Session:
         self.engine_settings = None
         self.device, self.device_note = accounting.block_device(where.path)
         self.storage = accounting.storage(where.path)
+        # the machine as this trial starts (load, other busy processes, governor, clocksource, memory)
+        self.system = system.snapshot()
+        self.warnings.extend(w for w in system.warnings(self.system) if w not in self.warnings)
         # a mix with write transactions opens the engine in its transactional mode from the start
         mixes = [wl.mix for wl in (workloads.get(name, spec.mixes) for name in spec.workloads) if wl.mix is not None]
         self.transactions = any(mixplan.needs_transactions(m) for m in mixes)
@@ -573,7 +576,8 @@ def _build(session, wl, phase, params, threads, partial, started, ended, before,
     provenance = {
         "spec": spec.to_dict(), "trial": session.trial, "key_encoding": session.native.KEY_ENCODING,
         "engine_config_given": session.given_config, "engine_config_effective": session.effective_config,
-        "machine": accounting.machine(), "storage": session.storage, "build": accounting.kvlab_build(),
+        "machine": {**accounting.machine(), "system": session.system}, "storage": session.storage,
+        "build": accounting.kvlab_build(),
         "library_prefix": native.build_config().get("engines", {}).get(session.cfg.adapter, {}).get("prefix"),
         "process": {"glibc_static_tls_room": native.started_with_static_tls_room()},
         "started_at": started, "ended_at": ended,
