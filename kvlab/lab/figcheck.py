@@ -50,8 +50,7 @@ def check_figure(fig, results=None, palette=None, cores: int | None = None, op_c
     names giving {name: colour} (plots.engine_palette); without it, engine colours are checked only for
     agreement within the figure.  cores: the machine that reference lines describe (default: this one)."""
     require("matplotlib", "the figure check")
-    fig.canvas.draw()
-    renderer = fig.canvas.get_renderer() if hasattr(fig.canvas, "get_renderer") else fig._get_renderer()
+    renderer = render(fig)
     cores = cores or os.cpu_count() or 1
     counts = op_counts_of(results, op_counts)
     axes = [ax for ax in fig.axes if ax.get_visible()]
@@ -68,6 +67,16 @@ def check_figure(fig, results=None, palette=None, cores: int | None = None, op_c
 
 
 # --- what is on the canvas ---------------------------------------------------------------------------
+
+def render(fig):
+    """Lay the figure out and draw it, as savefig would; returns the renderer.  A closed figure (plt.close)
+    is left a canvas that draws nothing, with texts where they were last put: it gets an Agg canvas."""
+    if not hasattr(fig.canvas, "get_renderer"):
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        FigureCanvasAgg(fig)
+    fig.canvas.draw()
+    return fig.canvas.get_renderer()
+
 
 def _legends(fig, axes):
     out = [ax.get_legend() for ax in axes if ax.get_legend() is not None and ax.get_legend().get_visible()]
@@ -418,7 +427,15 @@ def _engine_of(label: str):
     return token if token in engines.REGISTRY else None
 
 
-def _engine_colour(axes, legends, palette):
+def engine_colours(fig) -> dict:
+    """{engine: {colour (r, g, b rounded to 3 places): a label drawn in it}} for every registered engine that a
+    legend entry or a labelled line of `fig` names (by its first word: "rocksdb (service)" is rocksdb)."""
+    render(fig)
+    axes = [ax for ax in fig.axes if ax.get_visible()]
+    return _drawn_engines(axes, _legends(fig, axes))
+
+
+def _drawn_engines(axes, legends):
     drawn = {}
     for lg in legends:
         for h, t in zip(getattr(lg, "legend_handles", None) or getattr(lg, "legendHandles", []), lg.get_texts()):
@@ -433,6 +450,11 @@ def _engine_colour(axes, legends, palette):
             colour = _handle_colour(line)
             if engine and colour is not None:
                 drawn.setdefault(engine, {}).setdefault(tuple(round(c, 3) for c in colour), label)
+    return drawn
+
+
+def _engine_colour(axes, legends, palette):
+    drawn = _drawn_engines(axes, legends)
     problems = []
     for engine, colours in drawn.items():
         if len(colours) > 1:
