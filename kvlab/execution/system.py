@@ -10,6 +10,7 @@ older kernels) is recorded as None with the reason, and is not warned about.
 """
 from __future__ import annotations
 
+import itertools
 import math
 import os
 import platform
@@ -205,7 +206,7 @@ def _own_load() -> float:
     points.append((now, cpu))
     _OWN[:] = points[-32:]
     own = 0.0
-    for (t0, c0), (t1, c1) in zip(points, points[1:]):
+    for (t0, c0), (t1, c1) in itertools.pairwise(points):
         if t1 > t0:
             rate = max(c1 - c0, 0.0) / (t1 - t0)   # CPUs this process kept busy meanwhile
             own += rate * (math.exp(-(now - t1) / 60.0) - math.exp(-(now - t0) / 60.0))
