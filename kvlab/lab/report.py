@@ -36,6 +36,7 @@ from pathlib import Path
 
 from .. import errors
 from .._version import __version__
+from ..execution import dbdir
 from ..results import compare as comparing
 from ..results import stats
 from ..results.compare import Selection, parse_selection
@@ -47,6 +48,7 @@ MAX_LINES = 8            # lines in one latency figure (engines x threads x ...)
 MAX_BAR_GROUPS = 16      # benchmarks on the throughput figure's x axis
 MAX_SWEEPS = 3           # sweeps drawn (each: ops/s and p99)
 MAX_WARNINGS_SHOWN = 20  # a run's warnings listed (the rest counted)
+MIN_SPECTRUM_OPS = 100   # a latency spectrum needs a tail: p99 needs 100 operations
 
 
 # --- numbers -----------------------------------------------------------------------------------------
@@ -139,21 +141,17 @@ class Page:
         return _write(target, self.html)
 
 
-def check_out(out) -> Path:
-    """The report's file: not a directory; its folder writable, or creatable under a writable one (the folder
-    is made when the page is written, after everything else has been checked)."""
+def check_out(out, flag: str = "report") -> Path:
+    """The report's file: not a directory; its folder writable, or creatable below a writable one (made when
+    the page is written, after everything else has been checked).  The path as given: the writer uses it."""
     if out is None or not str(out).strip():
-        raise errors.SpecError("the report needs a file to write (out=..., --out FILE)")
-    target = Path(out).expanduser()
+        raise errors.SpecError(f"{flag}: a file to write is needed (out=..., --out FILE)")
+    target = Path(out)
     if target.is_dir():
-        raise errors.ResultsError(f"report {out} is a directory; allowed: a file name")
-    probe = target.absolute().parent
-    while not probe.exists():
-        probe = probe.parent
-    if not probe.is_dir() or not os.access(probe, os.W_OK | os.X_OK):
-        raise errors.ResultsError(f"report {out}: {probe} is not a writable directory")
+        raise errors.ResultsError(f"{flag} {out} is a directory; allowed: a file name")
+    dbdir.check_can_make(target.absolute().parent, f"{flag} {out}", errors.ResultsError)
     if target.exists() and not os.access(target, os.W_OK):
-        raise errors.ResultsError(f"report {out} exists and is not writable")
+        raise errors.ResultsError(f"{flag} {out} exists and is not writable")
     return target
 
 
@@ -346,12 +344,13 @@ def _figures(entries, sweeps, comparison, store) -> tuple:
             notes.append(f"figure '{title}' not drawn: {exc}")
             return
         try:
+            _plain_ticks(fig)
             problems = [str(p) for p in plots.check(fig, results=results)]
             figures.append(Figure(title, caption, _svg(fig, len(figures) + 1, title), problems))
         finally:
             plt.close(fig)
 
-    measured = [e for e in entries if e.b.ops and not e.b.partial]
+    measured = [en for en in entries if en.b.ops and not en.b.partial]
     if measured:
         frame, dropped, runs_per_bar = _throughput_frame(measured)
         log = frame.ops_per_sec.max() / max(frame.ops_per_sec[frame.ops_per_sec > 0].min(), 1e-12) >= 50 \
@@ -369,11 +368,12 @@ def _figures(entries, sweeps, comparison, store) -> tuple:
             f" benchmark{'s' if hi > 1 else ''} a bar); partial benchmarks left out."
             + (" Log scale: the engines are more than 50x apart." if log else "")
             + (f" Not drawn (more than {MAX_BAR_GROUPS} benchmarks): {', '.join(dropped)}." if dropped else ""))
-    spectra, left_out = _spectrum_sets(entries)
-    for workload, chosen, lines_left, pooled in spectra:
-        results = [e.b for e in chosen]
-        add(lambda results=results: plots.latency_spectrum(results),
-            f"Latency by percentile: {workload}",
+    spectra, left_out, small = _spectrum_sets(entries)
+    for name, chosen, lines_left, pooled in spectra:
+        results = [en.b for en in chosen]
+        add(lambda results=results, name=name: plots.latency_spectrum(results, title=f"{name}: latency by "
+                                                                                        "percentile"),
+            f"Latency by percentile: {name}",
             "HdrHistogram's percentile spectrum of each benchmark's whole latency histogram (as stored): latency "
             "(µs, log) against percentile on a 1/(1-p) axis; each line ends at the highest percentile its "
             "operations resolve." + (f" Where several benchmarks share a line's key, the one with the median ops/s "
@@ -382,9 +382,12 @@ def _figures(entries, sweeps, comparison, store) -> tuple:
             results=results)
     if left_out:
         notes.append(f"latency figures drawn for the first {MAX_SPECTRA} workloads; not drawn: {', '.join(left_out)}")
+    if small:
+        notes.append(f"not in the latency figures (fewer than {MIN_SPECTRUM_OPS} timed operations, no tail to "
+                     f"draw): {', '.join(small[:10])}{' ...' if len(small) > 10 else ''}")
     for name in sweeps[:MAX_SWEEPS]:
-        for metric, log in (("ops_per_sec", False), ("p99_us", True)):
-            made = _sweep_figure(store, name, metric, log)
+        for metric in ("ops_per_sec", "p99_us"):
+            made = _sweep_figure(store, name, metric)
             if made is None:
                 continue
             add(made, f"Sweep {name}: {metric.replace('_', ' ')}",
@@ -441,33 +444,41 @@ def _throughput_frame(measured):
 
 
 def _spectrum_sets(entries) -> tuple:
-    """[(workload, representative entries, lines left out, how many were pooled)], workloads left out: per
-    workload (first MAX_SPECTRA) one line per engine and key that varies (first MAX_LINES), each the
-    benchmark with the median ops/s of those sharing it (a histogram, not a pooled one: each is one run's)."""
-    by_workload = {}
-    for e in entries:
-        if e.b.ops:
-            by_workload.setdefault(e.b.workload, []).append(e)
+    """([(title, representative entries, lines left out, how many were pooled)], sets left out, benchmarks too
+    small): per workload and latency unit (first MAX_SPECTRA) one line per engine and key that varies (first
+    MAX_LINES), each the benchmark with the median ops/s of those sharing it (one run's histogram, never a
+    pool of unlike runs).  A benchmark of fewer than MIN_SPECTRUM_OPS timed operations has no tail to show."""
+    sets, small = {}, []
+    for en in entries:
+        if not en.b.ops:
+            continue
+        if ((en.b.latency_us or {}).get("count") or en.b.ops) < MIN_SPECTRUM_OPS:
+            small.append(f"{en.b.engine} {en.b.workload} ({en.b.phase})")
+            continue
+        unit = en.b.latency_unit or "op"
+        title = en.b.workload + (f" (latency per {unit})" if unit != "op" else "")
+        sets.setdefault(title, []).append(en)
     out = []
-    for workload, group in list(by_workload.items())[:MAX_SPECTRA]:
-        whole = [e for e in group if not e.b.partial] or group
+    for title, group in list(sets.items())[:MAX_SPECTRA]:
+        whole = [en for en in group if not en.b.partial] or group
         keys = _label_keys(whole)
         lines = {}
-        for e in whole:
-            lines.setdefault((e.b.engine, _benchmark_label(e.b, keys)), []).append(e)
+        for en in whole:
+            lines.setdefault((en.b.engine, _benchmark_label(en.b, keys)), []).append(en)
         chosen, pooled = [], []
         for (engine, label), same in list(lines.items())[:MAX_LINES]:
-            ranked = sorted(same, key=lambda e: e.b.ops_per_sec)
+            ranked = sorted(same, key=lambda en: en.b.ops_per_sec)
             chosen.append(ranked[(len(ranked) - 1) // 2])
             if len(same) > 1:
                 pooled.append(f"{engine} {label}: {len(same)}")
         left = [f"{engine} {label}" for engine, label in list(lines)[MAX_LINES:]]
-        out.append((workload, chosen, left, "; ".join(pooled)))
-    return out, list(by_workload)[MAX_SPECTRA:]
+        out.append((title, chosen, left, "; ".join(pooled)))
+    return out, list(sets)[MAX_SPECTRA:], list(dict.fromkeys(small))
 
 
-def _sweep_figure(store, name, metric, log):
-    """A function drawing sweep `name`'s `metric` against its first numeric axis, or None (no such metric)."""
+def _sweep_figure(store, name, metric):
+    """A function drawing sweep `name`'s `metric` against its first numeric axis (on a log scale where its
+    medians are 30x apart or more), or None (the sweep has no such metric)."""
     from ..results import sweeps as stored
     from . import plots
     frame = stored.tidy(store, name)
@@ -480,7 +491,37 @@ def _sweep_figure(store, name, metric, log):
     x = numeric[0] if numeric else next(iter(axes), None)
     if x is None:
         return None
+    values = frame[metric].dropna().astype(float)
+    positive = values[values > 0]
+    log = bool(len(positive) == len(values) and len(values) and positive.max() / positive.min() >= 30)
     return lambda: plots.sweep(frame, metric, x=x, axes=list(axes), log=log)
+
+
+def tick_text(v, _pos=None) -> str:
+    """An axis tick as a reader reads it, never in scientific notation: 0.001, 0.25, 5, 5,000, 50k, 12M."""
+    if v == 0 or not math.isfinite(v):
+        return "0" if v == 0 else str(v)
+    a = abs(v)
+    if a >= 1e6:
+        return f"{v / 1e6:,.3f}".rstrip("0").rstrip(".") + "M"
+    if a >= 1e4:
+        return f"{v / 1e3:,.3f}".rstrip("0").rstrip(".") + "k"
+    return f"{v:,.10f}".rstrip("0").rstrip(".")
+
+
+def _plain_ticks(fig) -> None:
+    """Every tick label of matplotlib's own number formats in plain numbers (its defaults write 1e7 above an
+    axis, 10^0 on a log axis, 6x10^2 on minor ticks); labels a figure function wrote itself are kept."""
+    from matplotlib import ticker
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            log = axis.get_scale() == "log"
+            if isinstance(axis.get_major_formatter(), (ticker.ScalarFormatter, ticker.LogFormatter)):
+                axis.set_major_formatter(ticker.FuncFormatter(tick_text))
+            if log and isinstance(axis.get_minor_formatter(), ticker.LogFormatter):
+                lo, hi = sorted(v for v in axis.get_view_interval())
+                narrow = lo > 0 and hi / lo < 10      # less than a decade: the minor ticks carry the labels
+                axis.set_minor_formatter(ticker.FuncFormatter(tick_text) if narrow else ticker.NullFormatter())
 
 
 _SVG_ID = re.compile(r'(\bid="|url\(#|href="#)([^")]+)')
