@@ -16,7 +16,8 @@ I/O per op), by the metric's direction.  A geometric-mean row per metric closes 
 
 The noise floor is the larger of `threshold` (percent, default 2) and, where the caller gives one, a
 measured floor: `noise_floor` is a mapping {metric: percent} or a callable (metric, key) -> percent or
-None, with key the match key as a dict.  That is the hook for a machine's measured A/A spread.
+None, with key the match key as a dict, plus `engines` and `hosts`: those of the benchmarks matched there,
+on both sides.  That is the hook for a machine's measured A/A spread (`kvlab noise`, Store.noise_floor).
 """
 from __future__ import annotations
 
@@ -140,14 +141,16 @@ def parse_selection(text: str, what: str = "selection") -> Selection:
 
 _SAMPLE_COLUMNS = ("id", "run_id", "engine", "workload", "phase", "threads", "num", "value_size", "key_size",
                    "engine_settings", "trial", "ops", "ops_per_sec", "p50_us", "p99_us", "p999_us", "cpu_us_per_op",
-                   "io_bytes_per_op")
+                   "io_bytes_per_op", "host")
 
 _STORE_QUERY = (
     "SELECT id, run_id, engine, workload, phase, threads, num, value_size, key_size, engine_settings, trial, ops, "
     "ops_per_sec, p50_us, p99_us, p999_us, "
     "(TRY_CAST(acct->>'cpu_user_s' AS DOUBLE) + TRY_CAST(acct->>'cpu_sys_s' AS DOUBLE)) * 1e6 / nullif(ops, 0) "
-    "AS cpu_us_per_op, TRY_CAST(acct->>'io_write_bytes' AS DOUBLE) / nullif(ops, 0) AS io_bytes_per_op, partial, "
-    "{sides} FROM (SELECT *, json_extract(record, '$.accounting') AS acct FROM benchmarks WHERE {where}) ORDER BY id")
+    "AS cpu_us_per_op, TRY_CAST(acct->>'io_write_bytes' AS DOUBLE) / nullif(ops, 0) AS io_bytes_per_op, "
+    "facts[2]->>'$' AS host, partial, {sides} FROM (SELECT *, facts[1] AS acct FROM (SELECT *, "
+    "json_extract(record, ['$.accounting', '$.provenance.machine.hostname']) AS facts FROM benchmarks "
+    "WHERE {where})) ORDER BY id")
 
 
 def store_samples(store: Store, selections, where: Selection | None = None) -> list:
@@ -189,7 +192,8 @@ def result_samples(results, where: Selection | None = None):
                      "key_size": params.get("key_size"), "engine_settings": settings_text(b), "trial": b.trial,
                      "ops": b.ops, "ops_per_sec": b.ops_per_sec, "p50_us": b.latency_us.get("p50"),
                      "p99_us": b.latency_us.get("p99"), "p999_us": b.latency_us.get("p999"), "cpu_us_per_op": cpu,
-                     "io_bytes_per_op": io, "partial": b.partial, "tags": list(b.tags), "sweep_id": None,
+                     "io_bytes_per_op": io, "host": ((b.provenance or {}).get("machine") or {}).get("hostname"),
+                     "partial": b.partial, "tags": list(b.tags), "sweep_id": None,
                      "engine_library": (b.versions or {}).get("engine_library"),
                      "git_commit": (b.versions or {}).get("git_commit")})
     frame = pd.DataFrame(rows, columns=list(_SAMPLE_COLUMNS) + ["partial", "tags", "sweep_id", "engine_library",
@@ -335,7 +339,8 @@ def compare(a, b, *, where=None, store=None, threshold: float = THRESHOLD_PCT, a
             if sa["n"] >= stats.MIN_SAMPLES and sb["n"] >= stats.MIN_SAMPLES:
                 p = stats.mann_whitney_u(sa["values"], sb["values"])[1]
             change = _change_pct(sa["median"], sb["median"])
-            floor, source = noise_floor_pct(m.name, key, threshold, noise_floor)
+            floor, source = noise_floor_pct(m.name, {**key, **_where_measured(groups_a[k], groups_b[k])},
+                                            threshold, noise_floor)
             rows.append({**key, "metric": m.name, **_side_columns("a", sa), **_side_columns("b", sb),
                          "change_pct": change, "p_value": p, "floor_pct": floor, "floor_source": source,
                          "verdict": verdict(m, change, p, alpha, floor),
@@ -371,6 +376,13 @@ def _side_columns(prefix: str, s: dict) -> dict:
     lo, hi = s["median_ci"] or (None, None)
     return {f"{prefix}_n": s["n"], f"{prefix}_median": s["median"], f"{prefix}_ci_lo": lo, f"{prefix}_ci_hi": hi,
             f"{prefix}_ci_level": s["median_ci_level"]}
+
+
+def _where_measured(*parts) -> dict:
+    """The engines and hosts of a matched benchmark's samples on both sides (a measured floor is theirs)."""
+    def values(col):
+        return tuple(sorted({str(v) for p in parts for v in p[col] if v is not None and v == v}))
+    return {"engines": values("engine"), "hosts": values("host")}
 
 
 def _groups(frame, match) -> dict:
