@@ -169,6 +169,21 @@ def test_directory_fsync_makes_its_entries_durable_only(backing):
 
 
 @needs_fuse
+def test_names_ext4_any_fsync_makes_every_pending_entry_durable(backing):
+    """ext4's journal: the commit an fsync forces carries every entry made before it."""
+    (backing / "doomed").write_bytes(b"x")
+    with forgetfs.Mount(backing, names="ext4") as m:
+        write(m.path / "tmp", b"new", sync=False)
+        os.rename(m.path / "tmp", m.path / "CURRENT")
+        os.unlink(m.path / "doomed")
+        write(m.path / "log", b"synced", sync=True)      # a new file's fsync: its name and the rest with it
+        write(m.path / "late", b"after")                  # after the last fsync: gone
+        m.cut()
+    assert sorted(os.listdir(backing)) == ["CURRENT", "log"]
+    assert (backing / "CURRENT").read_bytes() == b"" and (backing / "log").read_bytes() == b"synced"
+
+
+@needs_fuse
 def test_clean_unmount_makes_everything_durable(backing):
     with forgetfs.Mount(backing) as m:
         write(m.path / "a", b"unsynced")
@@ -318,3 +333,75 @@ def test_cli_says_why_when_fuse_cannot_be_had(tmp_path):
     out = subprocess.run([sys.executable, "-m", "kvlab.cli", "crashtest", "--engine", "lmdb", "--kills", "1",
                           "--power-loss", "--no-store"], capture_output=True, text=True, env=env, timeout=120)
     assert out.returncode != 0 and "power-loss tests need FUSE" in out.stderr, out.stderr
+
+
+# --- power cuts on every engine configuration ------------------------------------------------------------------
+
+from kvlab.execution import crashtest as ct  # noqa: E402
+
+from .conftest import require  # noqa: E402
+
+# A setting whose promise a strict-POSIX power cut breaks, and why (docs/crashtest.md, "Findings"): its
+# promise is checked under --names ext4 here, and the finding itself by its own test below.
+FINDINGS = {
+    ("bdb", "txn sync"): "Berkeley DB 5.3 never fsyncs its directory after creating a new log file",
+}
+SETTINGS = [(e, d.name) for e, ds in ct.DURABILITY.items() for d in ds]
+
+
+@needs_fuse
+@pytest.mark.parametrize("engine,setting", SETTINGS, ids=[f"{e}-{s}" for e, s in SETTINGS])
+def test_power_cuts_keep_each_settings_promise(engine, setting):
+    require(engine)
+    names = "ext4" if (engine, setting) in FINDINGS else "posix"
+    r = ct.crashtest(engine, kills=2, seed=3, num=2000, min_s=0.05, max_s=0.25, power_loss=True, setting=setting,
+                     names=names)
+    s = r.summary
+    assert s["kills"] == 2 and all(k.cut and k.cut["event"] == "cut" for k in r.kills), r.kills
+    assert not r.broken_promises, (r.broken_promises, s["kept"], r.kills)
+    if r.claim == "durable":
+        assert s["acked_txns"] > 0 and s["acked_writes_lost"] == 0
+
+
+@needs_fuse
+@pytest.mark.parametrize("engine", ["lmdb", "rocksdb", "wiredtiger-btree"])
+def test_sync_off_loses_what_sync_on_keeps(engine):
+    """The instrument sees what a SIGKILL cannot: without sync, a power cut loses acknowledged writes."""
+    require(engine)
+    off = ct.crashtest(engine, kills=1, seed=2, num=2000, min_s=0.3, max_s=0.3, power_loss=True, sync=False,
+                       settings={"options": "nosync"} if engine == "lmdb" else None)
+    assert off.summary["acked_writes_lost"] > 0 and off.summary["torn_txns"] == 0
+
+
+@needs_fuse
+def test_finding_bdb_loses_the_commits_of_a_new_log_file():
+    """Berkeley DB 5.3 with transactions synced at commit: the commits written to a log file created
+    since the last directory fsync are lost by a power cut when the file system follows POSIX (a new
+    file's name is durable once its directory is fsynced), kept when it follows ext4 (any fsync commits
+    the name).  1 KB values roll the 10 MB log within a second."""
+    require("bdb")
+    posix = ct.crashtest("bdb", kills=1, seed=4, num=2000, value_size=1000, min_s=1.0, max_s=1.0, power_loss=True,
+                         setting="txn sync")
+    k = posix.kills[0]
+    assert k.cut["entries_undone"] >= 1 and k.lost_txns > 0 and not k.torn, k
+    ext4 = ct.crashtest("bdb", kills=1, seed=4, num=2000, value_size=1000, min_s=1.0, max_s=1.0, power_loss=True,
+                        setting="txn sync", names="ext4")
+    assert ext4.kills[0].lost_txns == 0 and not ext4.kills[0].torn
+    for path in posix.summary["kept"]:
+        log = (Path(path) / "forgetfs.log").read_text()
+        assert "create log.0000000002" in log and "undo create log.0000000002" in log
+        import shutil
+        shutil.rmtree(path)
+
+
+@needs_fuse
+def test_cli_power_loss_prints_the_cut_and_its_table(tmp_path):
+    require("lmdb")
+    out = subprocess.run([sys.executable, "-m", "kvlab.cli", "crashtest", "--engine", "lmdb", "--kills", "1",
+                          "--power-loss", "--loss", "torn", "--durability", "nometasync", "--seed", "4",
+                          "--max-delay", "0.2", "--no-store", "--verbose"], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "power cut (torn)" in out.stdout and "nometasync" in out.stdout and "the cut dropped" in out.stdout
+    bad = subprocess.run([sys.executable, "-m", "kvlab.cli", "crashtest", "--engine", "lmdb", "--durability", "nope",
+                          "--power-loss", "--no-store"], capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and "allowed: default, nometasync" in bad.stderr

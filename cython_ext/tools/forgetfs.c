@@ -1,6 +1,7 @@
 /* forgetfs: a FUSE file system that forgets what was never synced, for power-loss crash tests.
  *
- *     forgetfs [--loss all|random|torn] [--seed N] [--log FILE] [--watch-fd FD] BACKING MOUNTPOINT
+ *     forgetfs [--loss all|random|torn] [--names posix|ext4] [--seed N] [--log FILE] [--watch-fd FD]
+ *              BACKING MOUNTPOINT
  *
  * Mounted over BACKING, it passes reads through and keeps every write in its own per-file buffer
  * (4 KiB pages) until that file is fsynced or fdatasynced; reads see the buffered writes.  Creates,
@@ -8,6 +9,9 @@
  * naturally) but stay on an undo list until their parent directory (a rename: its destination's) is
  * fsynced; an unlinked or replaced entry waits in BACKING/.forgetfs-pending (hidden) until then.
  * BACKING therefore always holds the durable file contents plus the not-yet-durable namespace.
+ * --names ext4: an fsync or fdatasync of any file also makes every pending namespace change durable,
+ * in order (what ext4's data=ordered journal does: the commit an fsync forces carries every metadata
+ * change made so far; POSIX promises only the directory fsync, the default, --names posix).
  *
  * Control, by signal:
  *   SIGUSR1  a power cut: stop serving, unmount (lazily), drop every pending write and undo every
@@ -105,6 +109,7 @@ static int root_fd = -1;
 static ino_t root_ino;
 static const char *backing_path;
 static enum loss loss_model = LOSS_ALL;
+static int names_ext4;
 static uint64_t rng_state = 1;
 static uint64_t write_seq;
 static unsigned grave_counter;
@@ -421,6 +426,13 @@ static int ns_undo(struct nsop *op) {
     return rc;
 }
 
+static void journal_commit(void) {   /* --names ext4: the fsync commits every pending entry */
+    if (!names_ext4 || !ns_head) return;
+    int n = 0;
+    while (ns_head) { ns_commit(ns_head); n++; }
+    logmsg("journal commit (--names ext4): %d entries made durable", n);
+}
+
 /* ---- operations ------------------------------------------------------------------------------- */
 
 /* both begin with the backing fd: the kernel may pass a directory's handle to chmod/chown/utimens */
@@ -518,7 +530,10 @@ static int fs_write(const char *path, const char *buf, size_t size, off_t off, s
     struct inode *in = FH(fi)->in;
     int rc = view_write(in, buf, size, off);
     if (rc) return rc;
-    if (FH(fi)->sync && (rc = inode_sync(in))) return rc;
+    if (FH(fi)->sync) {
+        if ((rc = inode_sync(in))) return rc;
+        journal_commit();
+    }
     return (int)size;
 }
 
@@ -560,7 +575,9 @@ static int fs_fallocate(const char *path, int mode, off_t off, off_t len, struct
 
 static int fs_fsync(const char *path, int datasync, struct fuse_file_info *fi) {
     (void)path; (void)datasync;
-    return inode_sync(FH(fi)->in);
+    int rc = inode_sync(FH(fi)->in);
+    if (!rc) journal_commit();
+    return rc;
 }
 
 static int fs_flush(const char *path, struct fuse_file_info *fi) { (void)path; (void)fi; return 0; }
@@ -861,7 +878,7 @@ static void *watch(void *arg) {   /* EOF on the launcher's pipe: it died; shut d
 }
 
 static void usage(void) {
-    fprintf(stderr, "usage: forgetfs [--loss all|random|torn] [--seed N] [--log FILE] [--watch-fd FD] "
+    fprintf(stderr, "usage: forgetfs [--loss all|random|torn] [--names posix|ext4] [--seed N] [--log FILE] [--watch-fd FD] "
                     "BACKING MOUNTPOINT\n");
     exit(2);
 }
@@ -876,6 +893,11 @@ int main(int argc, char **argv) {
             if (!strcmp(m, "all")) loss_model = LOSS_ALL;
             else if (!strcmp(m, "random")) loss_model = LOSS_RANDOM;
             else if (!strcmp(m, "torn")) loss_model = LOSS_TORN;
+            else usage();
+        } else if (!strcmp(argv[i], "--names") && i + 1 < argc) {
+            const char *m = argv[++i];
+            if (!strcmp(m, "posix")) names_ext4 = 0;
+            else if (!strcmp(m, "ext4")) names_ext4 = 1;
             else usage();
         } else if (!strcmp(argv[i], "--seed") && i + 1 < argc) seed = strtoull(argv[++i], NULL, 10);
         else if (!strcmp(argv[i], "--log") && i + 1 < argc) log_path = argv[++i];
@@ -934,7 +956,8 @@ int main(int argc, char **argv) {
     }
     printf("ready\n");
     fflush(stdout);
-    logmsg("mounted %s on %s (loss %s, seed %" PRIu64 ")", backing_path, pos[1], loss_names[loss_model], seed);
+    logmsg("mounted %s on %s (loss %s, names %s, seed %" PRIu64 ")", backing_path, pos[1], loss_names[loss_model],
+           names_ext4 ? "ext4" : "posix", seed);
     fuse_loop(the_fuse);
     fuse_remove_signal_handlers(se);
     signal(SIGPIPE, SIG_IGN);   /* a launcher that died leaves our stdout a broken pipe */

@@ -42,6 +42,10 @@ def add_parser(sub, make):
     c.add_argument("--loss", choices=forgetfs.LOSS_MODELS, default="all",
                    help="what a power cut loses: all pending state (default), a seeded random half of the pending "
                         "pages kept ('random'), or the newest pending write torn at a 512-byte sector ('torn')")
+    c.add_argument("--names", choices=forgetfs.NAME_MODELS, default="posix",
+                   help="with --power-loss, when a created, renamed or removed entry survives a cut: once its "
+                        "directory is fsynced (posix, default: all POSIX promises) or once any file is fsynced "
+                        "(ext4: its journal commits every entry with the fsync)")
     c.add_argument("--durability", default=None, metavar="NAME",
                    help="a durability setting of the engine, with what its documentation promises (decides the "
                         "verdict); 'all' runs each in turn. "
@@ -107,8 +111,8 @@ def cmd_crashtest(args) -> int:
                       f"{k.lost_txns} acked txns lost, reopen {k.recovery_ms or 0:.1f} ms{cut}", flush=True)
         r = crashtest(name, args.kills, sync=args.sync, db=args.db, seed=args.seed, batch=args.batch, num=args.num,
                       value_size=args.value_size, max_s=args.max_delay, on_kill=show, power_loss=args.power_loss,
-                      loss=args.loss, setting=setting, settings=settings)
-        what = f"power cuts (loss {args.loss})" if args.power_loss else "kills"
+                      loss=args.loss, setting=setting, settings=settings, names=args.names)
+        what = f"power cuts (loss {args.loss}, names {args.names})" if args.power_loss else "kills"
         print(f"{name}{f' ({setting})' if setting else ''}: seed {r.seed}, {args.kills} {what}, {args.batch} writes "
               f"a transaction, keys 0..{args.num - 1}", flush=True)
         reports.append(r)

@@ -154,6 +154,7 @@ class CrashReport:
     claim: str = "prefix"          # what the engine promises for it (CLAIMS)
     power_loss: bool = False
     loss: str | None = None        # the loss model of the power cuts
+    names: str | None = None       # when entries are durable: posix (their directory's fsync) or ext4 (any fsync)
     settings: dict = field(default_factory=dict)
 
     @property
@@ -162,7 +163,8 @@ class CrashReport:
         rec = sorted(k.recovery_ms for k in done if k.recovery_ms is not None)
         return {
             "engine": self.engine, "sync": self.sync, "setting": self.setting, "claim": self.claim,
-            "crash": f"power cut ({self.loss})" if self.power_loss else "SIGKILL", "kills": len(self.kills),
+            "crash": (f"power cut ({self.loss}{', ext4' if self.names == 'ext4' else ''})" if self.power_loss
+                      else "SIGKILL"), "kills": len(self.kills),
             "reopen_failures": sum(k.reopen_error is not None for k in self.kills),
             "acked_txns": sum(k.acked for k in self.kills),
             "acked_writes_lost": sum(k.lost_writes for k in self.kills),
@@ -190,6 +192,7 @@ class CrashReport:
     def to_dict(self) -> dict:
         return {"engine": self.engine, "sync": self.sync, "batch": self.batch, "num": self.num, "seed": self.seed,
                 "setting": self.setting, "claim": self.claim, "power_loss": self.power_loss, "loss": self.loss,
+                "names": self.names,
                 "settings": self.settings, "summary": self.summary, "kills": [asdict(k) for k in self.kills]}
 
 
@@ -312,11 +315,12 @@ def _keep(path: Path, engine: str, log: Path | None) -> str:
 def crashtest(engine: str, kills: int, sync: bool = False, db: str | os.PathLike | None = None, seed: int | None = None,
               batch: int = 10, num: int = 10_000, value_size: int = 100, min_s: float = 0.05, max_s: float = 0.8,
               on_kill=None, power_loss: bool = False, loss: str = "all", setting: str | None = None,
-              settings: dict | None = None, keep_damaged: int = 3) -> CrashReport:
+              settings: dict | None = None, keep_damaged: int = 3, names: str = "posix") -> CrashReport:
     """Kill a writing child `kills` times and check the database after each (module docstring).
     `db`: a directory that does not exist yet or is empty (kvlab creates it and leaves it for you to look
     at); by default a temporary one, removed afterwards.  `on_kill(i, Kill)` is called after each.
-    `power_loss`: each kill is also a power cut of a forgetfs mount (`loss`: all, random or torn).
+    `power_loss`: each kill is also a power cut of a forgetfs mount (`loss`: all, random or torn; `names`:
+    posix, entries durable when their directory is fsynced, or ext4, when any file is).
     `setting`: a durability setting of the engine (DURABILITY; its settings replace `sync`); `settings`:
     further engine settings on top.  Under power loss, up to `keep_damaged` databases that broke the
     setting's promise are copied out and left (Kill.kept_at), with the file system's log."""
@@ -336,6 +340,8 @@ def crashtest(engine: str, kills: int, sync: bool = False, db: str | os.PathLike
         raise errors.SpecError(f"crashtest: loss model {loss!r} is unknown; allowed: {', '.join(forgetfs.LOSS_MODELS)}")
     chosen = durability(engine, setting, sync)
     effective = {**chosen.settings, **(settings or {})}
+    if names not in forgetfs.NAME_MODELS:
+        raise errors.SpecError(f"crashtest: names model {names!r} is unknown; allowed: {', '.join(forgetfs.NAME_MODELS)}")
     if power_loss:
         forgetfs.require()
     seed = random.SystemRandom().randrange(1, 2**31) if seed is None else seed
@@ -349,7 +355,7 @@ def crashtest(engine: str, kills: int, sync: bool = False, db: str | os.PathLike
         path.mkdir(parents=True, exist_ok=True)
     report = CrashReport(engine=engine, sync=bool(effective.get("sync")), batch=batch, num=num, seed=seed,
                          setting=chosen.name, claim=chosen.claim, power_loss=power_loss,
-                         loss=loss if power_loss else None, settings=effective)
+                         loss=loss if power_loss else None, names=names if power_loss else None, settings=effective)
     lib = native.load()
     expected: dict = {}
     last = 0
@@ -366,7 +372,7 @@ def crashtest(engine: str, kills: int, sync: bool = False, db: str | os.PathLike
             mount = None
             if power_loss:
                 log.write_text("")
-                mount = forgetfs.Mount(path, loss=loss, seed=rng.randrange(1, 2**62), log=log)
+                mount = forgetfs.Mount(path, loss=loss, seed=rng.randrange(1, 2**62), log=log, names=names)
             try:
                 kill, pipe, started, after, cut = _round(i, engine, path if mount is None else mount.path, effective,
                                                          batch, num, value_size, rng, last, min_s, max_s, env, mount)
@@ -453,14 +459,14 @@ def _round(i, engine, where, settings, batch, num, value_size, rng, last, min_s,
 
 def format_table(reports: list) -> str:
     """One line per engine configuration, setting and kind of crash."""
-    head = (f"{'engine':<18} {'setting':<18} {'crash':<17} {'kills':>5} {'reopen fail':>11} {'acked txns':>10} "
+    head = (f"{'engine':<18} {'setting':<18} {'crash':<21} {'kills':>5} {'reopen fail':>11} {'acked txns':>10} "
             f"{'acked writes lost':>17} {'kills w/ loss':>13} {'torn txns':>9} {'recovery ms p50/max':>20}")
     lines = [head, "-" * len(head)]
     for r in reports:
         s = r.summary
         rec = "-" if s["recovery_ms_p50"] is None else f"{s['recovery_ms_p50']:.1f} / {s['recovery_ms_max']:.1f}"
         setting = s["setting"] or f"sync {'on' if s['sync'] else 'off'}"
-        lines.append(f"{s['engine']:<18} {setting:<18} {s['crash']:<17} {s['kills']:>5} {s['reopen_failures']:>11} "
+        lines.append(f"{s['engine']:<18} {setting:<18} {s['crash']:<21} {s['kills']:>5} {s['reopen_failures']:>11} "
                      f"{s['acked_txns']:>10,} {s['acked_writes_lost']:>17,} {s['kills_with_loss']:>13} "
                      f"{s['torn_txns']:>9} {rec:>20}")
     return "\n".join(lines)

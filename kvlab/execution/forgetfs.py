@@ -4,7 +4,8 @@ system's own buffers until fsync/fdatasync, created/renamed/removed entries stay
 directory is fsynced; `cut()` is a power cut (every pending change lost, or `loss="random"`: a seeded
 random half of the pending pages kept, or `"torn"`: the newest pending write torn at a 512-byte sector),
 then the backing directory holds what a disk would hold after the power came back.  `close()` is a
-clean unmount (everything made durable).
+clean unmount (everything made durable).  `names="ext4"`: an fsync of any file also makes every pending
+entry durable, as ext4's journal does (the default, "posix", waits for the directory's fsync).
 
 The helper is compiled on first use (gcc and libfuse3-dev, from scripts/setup.sh) into a cache folder
 keyed by its source's hash.  The mount is always removed: the helper watches a pipe from this process
@@ -28,6 +29,7 @@ from .. import errors
 
 SOURCE = Path(__file__).resolve().parents[2] / "cython_ext" / "tools" / "forgetfs.c"
 LOSS_MODELS = ("all", "random", "torn")
+NAME_MODELS = ("posix", "ext4")   # when a new, renamed or removed entry is durable (forgetfs.c)
 FSTYPE = "fuse.forgetfs"
 
 
@@ -133,9 +135,12 @@ class Mount:
         summary = m.cut()                            # the power cut; m.path is gone afterwards
     """
 
-    def __init__(self, backing, mountpoint=None, loss: str = "all", seed: int = 0, log=None, ready_s: float = 20.0):
+    def __init__(self, backing, mountpoint=None, loss: str = "all", seed: int = 0, log=None, names: str = "posix",
+                 ready_s: float = 20.0):
         if loss not in LOSS_MODELS:
             raise errors.SpecError(f"forgetfs: loss model {loss!r} is unknown; allowed: {', '.join(LOSS_MODELS)}")
+        if names not in NAME_MODELS:
+            raise errors.SpecError(f"forgetfs: names model {names!r} is unknown; allowed: {', '.join(NAME_MODELS)}")
         require()
         self.backing = Path(backing).resolve()
         if not self.backing.is_dir():
@@ -146,7 +151,8 @@ class Mount:
         self.summary: dict | None = None
         self._watch_r, self._watch_w = os.pipe()
         os.set_inheritable(self._watch_w, False)
-        cmd = [str(executable()), "--loss", loss, "--seed", str(seed), "--watch-fd", str(self._watch_r)]
+        cmd = [str(executable()), "--loss", loss, "--names", names, "--seed", str(seed), "--watch-fd",
+               str(self._watch_r)]
         if log:
             cmd += ["--log", str(log)]
         cmd += [str(self.backing), str(self.path)]
