@@ -312,6 +312,58 @@ def _keep(path: Path, engine: str, log: Path | None) -> str:
     return str(dest)
 
 
+def _reopen(cfg, path: Path, settings: dict, env=None):
+    """(state, recovery ms, None), or (None, ms or None, what went wrong)."""
+    t0 = time.perf_counter()
+    recovery_ms = None
+    try:
+        handle = native.load().Engine(cfg.adapter, str(path), _config(cfg.name, settings))
+        recovery_ms = (time.perf_counter() - t0) * 1e3
+        try:
+            return _read_state(handle), recovery_ms, None
+        finally:
+            handle.close()
+    except errors.KvlabError as exc:
+        return None, recovery_ms, str(exc) if recovery_ms is None else f"reading it back: {exc}"
+
+
+def _reopen_in_child(cfg, path: Path, settings: dict, env):
+    args = {"read": True, "engine": cfg.name, "path": str(path), "settings": settings}
+    try:
+        out = subprocess.run([sys.executable, "-m", CHILD, json.dumps(args)], env=env, capture_output=True,
+                             timeout=600)
+    except subprocess.TimeoutExpired:
+        return None, None, "the reopen did not finish in 600 s"
+    if out.returncode != 0 or not out.stdout:
+        err = out.stderr.decode(errors="replace").strip().splitlines()
+        sig = f" (signal {-out.returncode})" if out.returncode < 0 else ""
+        return None, None, f"the reader died{sig}: {err[-1] if err else 'no message'}"
+    r = json.loads(out.stdout)
+    state = None if r["state"] is None else \
+        {bytes.fromhex(k): (tuple(v) if v[0] != "foreign" else ("foreign", bytes.fromhex(v[1]))) for k, v in r["state"]}
+    return state, r["recovery_ms"], r["error"]
+
+
+def _reader(args: dict):
+    """The reopen after a power cut, in its own process: JSON on stdout."""
+    state, ms, error = _reopen(engines.get(args["engine"]), Path(args["path"]), args["settings"])
+    if state is not None:
+        state = [[k.hex(), list(v) if v[0] != "foreign" else ["foreign", v[1].hex()]] for k, v in state.items()]
+    sys.stdout.write(json.dumps({"state": state, "recovery_ms": ms, "error": error}))
+
+
+def _fresh(path: Path, chosen: Durability, lib, cfg, settings: dict, power_loss: bool, clear: bool = False):
+    """An empty database in `path` (cleared first if asked): the setting's files, then, for power cuts,
+    the database made and closed once so that it exists durably before the first cut."""
+    if clear:
+        for p in path.iterdir():
+            shutil.rmtree(p) if p.is_dir() and not p.is_symlink() else p.unlink()
+    for name, text in chosen.files:
+        (path / name).write_text(text)
+    if power_loss:
+        lib.Engine(cfg.adapter, str(path), _config(cfg.name, settings)).close()
+
+
 def crashtest(engine: str, kills: int, sync: bool = False, db: str | os.PathLike | None = None, seed: int | None = None,
               batch: int = 10, num: int = 10_000, value_size: int = 100, min_s: float = 0.05, max_s: float = 0.8,
               on_kill=None, power_loss: bool = False, loss: str = "all", setting: str | None = None,
@@ -364,10 +416,7 @@ def crashtest(engine: str, kills: int, sync: bool = False, db: str | os.PathLike
                                                                    os.environ.get("PYTHONPATH", "")] if p))
     log = Path(tempfile.mkstemp(prefix="kvlab-forgetfs-", suffix=".log")[1]) if power_loss else None
     try:
-        for name, text in chosen.files:
-            (path / name).write_text(text)
-        if power_loss:   # the empty database, made durably before the first cut
-            lib.Engine(cfg.adapter, str(path), _config(engine, effective)).close()
+        _fresh(path, chosen, lib, cfg, effective, power_loss)
         for i in range(kills):
             mount = None
             if power_loss:
@@ -385,23 +434,23 @@ def crashtest(engine: str, kills: int, sync: bool = False, db: str | os.PathLike
                     on_kill(i, kill)
                 break
             acked = pipe.acked
-            t0 = time.perf_counter()
-            try:
-                handle = lib.Engine(cfg.adapter, str(path), _config(engine, effective))
-            except errors.KvlabError as exc:
-                kill = Kill(after, max(0, acked - last), max(0, started - last), None, 0, 0, False, str(exc),
-                            None, cut)
+            # a database that opens but cannot be read through is as broken as one that does not open; after
+            # a power cut it may even abort the reader (LMDB's assertions), so that one reads in a child
+            actual, recovery_ms, what = (_reopen_in_child if power_loss else _reopen)(cfg, path, effective, env)
+            if what is not None:
+                kill = Kill(after, max(0, acked - last), max(0, started - last), None, 0, 0, False, what,
+                            recovery_ms, cut)
                 if power_loss and kept < keep_damaged:
                     kill.kept_at = _keep(path, engine, log)
                 report.kills.append(kill)
                 if on_kill:
                     on_kill(i, kill)
+                if power_loss and temporary:   # the damaged one kept: the next cut starts a new history
+                    kept += kill.kept_at is not None
+                    _fresh(path, chosen, lib, cfg, effective, power_loss, clear=True)
+                    expected, last = {}, 0
+                    continue
                 break   # nothing to continue from
-            recovery_ms = (time.perf_counter() - t0) * 1e3
-            try:
-                actual = _read_state(handle)
-            finally:
-                handle.close()
             x, state = _verify(expected, last, pipe.intents, actual)
             torn = x is None
             if torn:   # continue from what is there, after every sequence number used so far
@@ -473,4 +522,5 @@ def format_table(reports: list) -> str:
 
 
 if __name__ == "__main__":
-    _child(json.loads(sys.argv[1]))
+    _args = json.loads(sys.argv[1])
+    _reader(_args) if _args.get("read") else _child(_args)
