@@ -1,5 +1,5 @@
-"""Every notebook runs at smoke scale with papermill and exports its figures; the
-committed notebooks carry no outputs and open with a parameters cell."""
+"""Every notebook runs at smoke scale with papermill and exports its figures, each passing the figure check;
+the committed notebooks carry no outputs and open with a parameters cell."""
 import json
 from pathlib import Path
 
@@ -28,6 +28,9 @@ def test_all_notebooks_run_at_smoke_scale(tmp_path):
         assert figures, f"{name} exported no figure"
         for svg in figures:
             assert svg.with_suffix(".png").exists() and svg.with_suffix(".pdf").exists()
+    # every exported figure passed the figure check (plots.save writes NAME.check.txt beside one that did not)
+    failed = {str(p.relative_to(folder)): p.read_text() for p in sorted(folder.rglob("*.check.txt"))}
+    assert not failed, "figures that failed the figure check:\n" + "\n".join(f"{k}:\n{v}" for k, v in failed.items())
     # the figures the issues name: seed 003's tests and ratios, YCSB A-F and its latency-throughput curve
     for name, stem in (("04_transactions", "transactions_tests"), ("04_transactions", "transactions_ratios"),
                        ("05_ycsb", "ycsb_throughput"), ("05_ycsb", "ycsb_latency_throughput")):

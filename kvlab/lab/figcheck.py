@@ -7,7 +7,8 @@ STYLE.md's point 17, each one a function of what is on the canvas, in display co
 - legend-over-data: a legend's box holds a data point (a line's vertex, a scatter point) or covers part of
   a bar, in any panel (a legend beside its axes can still fall on the next panel);
 - text-overlap: two texts overlap (titles, axis labels, tick labels in view, legend texts, annotations,
-  the caption; rotated labels as rotated boxes), or a legend's box covers a text that is not its own;
+  the caption; rotated labels as rotated boxes), a panel's text runs into another panel's plot area (an axis
+  label into its neighbour), or a legend's box covers a text that is not its own;
 - repeated-legend: one label in two legends of one figure: panels that share hues get one legend;
 - reference-beyond-machine: a reference line (labelled "ideal...", or with gid "reference") on a CPU %
   axis above 100% x the cores, or on a speedup axis ("relative to 1 thread", "speedup") above the cores;
@@ -15,6 +16,9 @@ STYLE.md's point 17, each one a function of what is on the canvas, in display co
   operations to have that percentile (p99 needs 100; db_bench's compact is one operation);
 - axis-without-unit: an axis labelled 'value' (or 'values', 'metric'): one panel per unit instead;
 - engine-colour: one engine drawn in two colours, or (given the house palette) not in its own colour.
+
+Texts may touch: every box is shrunk by 1 pixel (at the figure's dpi) before it is tested.  A closed figure
+is drawn on a fresh Agg canvas (`render`).
 """
 from __future__ import annotations
 
