@@ -124,6 +124,7 @@ class Figure:
     caption: str
     svg: str
     problems: list
+    section: str = "figures"     # or "comparison": drawn beside the comparison's tables
 
 
 @dataclasses.dataclass
@@ -336,7 +337,7 @@ def _figures(entries, sweeps, comparison, store) -> tuple:
     from . import plots
     figures, notes = [], []
 
-    def add(make, title, caption, results=None):
+    def add(make, title, caption, results=None, section="figures"):
         plt = _pyplot()
         try:
             fig = make()
@@ -346,19 +347,20 @@ def _figures(entries, sweeps, comparison, store) -> tuple:
         try:
             _plain_ticks(fig)
             problems = [str(p) for p in plots.check(fig, results=results)]
-            figures.append(Figure(title, caption, _svg(fig, len(figures) + 1, title), problems))
+            figures.append(Figure(title, caption, _svg(fig, len(figures) + 1, title), problems, section))
         finally:
             plt.close(fig)
 
     measured = [en for en in entries if en.b.ops and not en.b.partial]
     if measured:
-        frame, dropped, runs_per_bar = _throughput_frame(measured)
+        frame, fixed, dropped, runs_per_bar = _throughput_frame(measured)
         log = frame.ops_per_sec.max() / max(frame.ops_per_sec[frame.ops_per_sec > 0].min(), 1e-12) >= 50 \
             if (frame.ops_per_sec > 0).any() else False
 
         def throughput():
             fig = plots.bars(frame, x="benchmark", y="ops_per_sec", hue="engine",
-                             title="throughput: median ops/s per engine and benchmark", log=log)
+                             title="throughput: median ops/s per engine and benchmark"
+                                   + (f" at {', '.join(fixed)}" if fixed else ""), log=log)
             fig.axes[0].set_ylabel("ops/s (log scale)" if log else "ops/s")
             fig.axes[0].set_xlabel("")
             return fig
@@ -367,6 +369,8 @@ def _figures(entries, sweeps, comparison, store) -> tuple:
             f"Each bar: the median ops/s of the benchmarks with that engine and key ({lo if lo == hi else f'{lo} to {hi}'}"
             f" benchmark{'s' if hi > 1 else ''} a bar); partial benchmarks left out."
             + (" Log scale: the engines are more than 50x apart." if log else "")
+            + (f" Drawn at {', '.join(fixed)}, the most frequent setting (the others are in the table)." if fixed
+               else "")
             + (f" Not drawn (more than {MAX_BAR_GROUPS} benchmarks): {', '.join(dropped)}." if dropped else ""))
     spectra, left_out, small = _spectrum_sets(entries)
     for name, chosen, lines_left, pooled in spectra:
@@ -400,7 +404,7 @@ def _figures(entries, sweeps, comparison, store) -> tuple:
         add(lambda: plots.compare(comparison), "Comparison: B against A",
             "Per metric, B's median as its change against A's median (%), with B's interval of the median (bar) and "
             "A's (grey); the shaded band is the noise floor; green: better, red: worse, grey: no significant "
-            "change; the diamond is the geometric mean.")
+            "change; the diamond is the geometric mean.", section="comparison")
     return figures, notes
 
 
@@ -410,37 +414,43 @@ def _pyplot():
 
 
 def _label_keys(entries) -> list:
-    """What tells benchmarks of one workload apart in this report: the keys that vary across it."""
+    """What tells benchmarks of one workload apart in this report: [(key, getter)] of the keys that vary
+    across `entries` (a getter's value is hashable: a mix's value size range becomes a tuple)."""
     keys = []
     for k, get in (("phase", lambda b: b.phase), ("threads", lambda b: b.threads),
-                   ("num", lambda b: (b.params or {}).get("num")),
-                   ("value_size", lambda b: (b.params or {}).get("value_size"))):
-        if len({get(e.b) for e in entries}) > 1:
+                   ("num", lambda b: _hashable((b.params or {}).get("num"))),
+                   ("value_size", lambda b: _hashable((b.params or {}).get("value_size")))):
+        if len({get(en.b) for en in entries}) > 1:
             keys.append((k, get))
     return keys
 
 
+def _hashable(v):
+    return tuple(v) if isinstance(v, list) else json.dumps(v, sort_keys=True) if isinstance(v, dict) else v
+
+
 def _benchmark_label(b, keys) -> str:
-    parts = [b.workload]
-    for k, get in keys:
-        v = get(b)
-        parts.append({"phase": lambda: str(v), "threads": lambda: f"{v} thr", "num": lambda: f"num {num(v)}",
-                      "value_size": lambda: f"{num(v)} B"}[k]())
-    return " ".join(parts)
+    return " ".join([b.workload] + [_benchmark_label_part(k, get(b)) for k, get in keys])
+
+
+def _benchmark_label_part(key: str, v) -> str:
+    return {"phase": str(v), "threads": f"{v} thr", "num": f"num {num(v)}", "value_size": f"{num(v)} B values"}[key]
 
 
 def _throughput_frame(measured):
+    """(frame: engine, benchmark, median ops/s; what was held at one value; benchmarks not drawn; how many
+    benchmarks each bar is the median of)."""
     import pandas as pd
+    measured, fixed = _fewer_lines(measured, MAX_BAR_GROUPS // 2, per_engine=False)
     keys = _label_keys(measured)
-    rows = [{"engine": e.b.engine, "benchmark": _benchmark_label(e.b, keys), "ops_per_sec": e.b.ops_per_sec}
-            for e in measured]
+    rows = [{"engine": en.b.engine, "benchmark": _benchmark_label(en.b, keys), "ops_per_sec": en.b.ops_per_sec}
+            for en in measured]
     frame = pd.DataFrame(rows)
     labels = list(dict.fromkeys(frame.benchmark))
     dropped = labels[MAX_BAR_GROUPS:]
     frame = frame[frame.benchmark.isin(labels[:MAX_BAR_GROUPS])]
     grouped = frame.groupby(["engine", "benchmark"], sort=False).ops_per_sec
-    out = grouped.median().reset_index()
-    return out, dropped, grouped.size().tolist()
+    return grouped.median().reset_index(), fixed, dropped, grouped.size().tolist()
 
 
 def _spectrum_sets(entries) -> tuple:
@@ -461,19 +471,55 @@ def _spectrum_sets(entries) -> tuple:
     out = []
     for title, group in list(sets.items())[:MAX_SPECTRA]:
         whole = [en for en in group if not en.b.partial] or group
+        whole, fixed = _fewer_lines(whole)
         keys = _label_keys(whole)
         lines = {}
         for en in whole:
             lines.setdefault((en.b.engine, _benchmark_label(en.b, keys)), []).append(en)
         chosen, pooled = [], []
-        for (engine, label), same in list(lines.items())[:MAX_LINES]:
+        kept = _round_robin(list(lines), MAX_LINES)
+        for engine, label in kept:
+            same = lines[(engine, label)]
             ranked = sorted(same, key=lambda en: en.b.ops_per_sec)
             chosen.append(ranked[(len(ranked) - 1) // 2])
             if len(same) > 1:
                 pooled.append(f"{engine} {label}: {len(same)}")
-        left = [f"{engine} {label}" for engine, label in list(lines)[MAX_LINES:]]
-        out.append((title, chosen, left, "; ".join(pooled)))
+        left = [f"{engine} {label}" for engine, label in lines if (engine, label) not in kept]
+        out.append((title + (f" at {', '.join(fixed)}" if fixed else ""), chosen, left, "; ".join(pooled)))
     return out, list(sets)[MAX_SPECTRA:], list(dict.fromkeys(small))
+
+
+def _fewer_lines(entries, limit: int = MAX_LINES, per_engine: bool = True) -> tuple:
+    """(entries, what was held): while a figure would have more than `limit` lines (or, per_engine False, x
+    positions), the least telling key that varies (value size, then num, threads, phase) is held at its most
+    frequent value (phase: run), so every engine keeps its line at one setting; the table has the rest."""
+    fixed = []
+    order = ("value_size", "num", "threads", "phase")
+    while True:
+        keys = dict(_label_keys(entries))
+        shown = {((en.b.engine,) if per_engine else ()) + (en.b.workload,) + tuple(get(en.b) for get in keys.values())
+                 for en in entries}
+        free = [k for k in order if k in keys]
+        if len(shown) <= limit or not free:
+            return entries, fixed
+        key, get = free[0], keys[free[0]]
+        values = [get(en.b) for en in entries]
+        value = "run" if key == "phase" and "run" in values else max(dict.fromkeys(values), key=values.count)
+        entries = [en for en in entries if get(en.b) == value]
+        fixed.append(_benchmark_label_part(key, value))
+
+
+def _round_robin(lines: list, limit: int) -> list:
+    """At most `limit` of (engine, label), taking each engine's lines in turn, so every engine is drawn."""
+    by_engine = {}
+    for line in lines:
+        by_engine.setdefault(line[0], []).append(line)
+    kept = []
+    while len(kept) < min(limit, len(lines)):
+        for queue in by_engine.values():
+            if queue and len(kept) < limit:
+                kept.append(queue.pop(0))
+    return [line for line in lines if line in kept]
 
 
 def _sweep_figure(store, name, metric):
@@ -558,14 +604,14 @@ def _anchor(run: str) -> str:
 def _page(entries, groups, where, comparison, figures, notes, title) -> str:
     runs = _runs(entries)
     title = title or "kvlab report: " + ", ".join(g.label for g in groups)
-    sections = [
-        _header(entries, runs, groups, where, comparison, title),
-        _contents(comparison, figures),
-        _summary_table(entries),
-    ]
+    # numbered in the order they appear: the comparison's first
+    shown = [f for f in figures if f.section == "comparison"] + [f for f in figures if f.section != "comparison"]
+    numbers = {id(f): i for i, f in enumerate(shown, 1)}
+    sections = [_header(entries, runs, groups, where, comparison, title), _contents(comparison, figures)]
     if comparison is not None:
-        sections.append(_comparison_section(comparison))
-    sections.append(_figures_section(figures, notes))
+        sections.append(_comparison_section(comparison, [f for f in shown if f.section == "comparison"], numbers))
+    sections.append(_figures_section([f for f in shown if f.section != "comparison"], numbers, notes))
+    sections.append(_summary_table(entries))
     sections.append(_runs_section(runs))
     return (f"<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
             f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
@@ -620,8 +666,9 @@ def _header(entries, runs, groups, where, comparison, title) -> str:
 
 
 def _contents(comparison, figures) -> str:
-    items = [("summary", "Summary")] + ([("comparison", "Comparison")] if comparison is not None else []) + \
-        [("figures", f"Figures ({len(figures)})"), ("runs", "Runs: warnings and provenance")]
+    plain = sum(1 for f in figures if f.section != "comparison")
+    items = ([("comparison", "Comparison")] if comparison is not None else []) + \
+        [("figures", f"Figures ({plain})"), ("summary", "Summary"), ("runs", "Runs: warnings and provenance")]
     return "<nav><ul>" + "".join(f"<li><a href=\"#{k}\">{v}</a></li>" for k, v in items) + "</ul></nav>"
 
 
@@ -695,7 +742,7 @@ def _interval_text(rec, side) -> str:
     return text
 
 
-def _comparison_section(frame) -> str:
+def _comparison_section(frame, figures, numbers) -> str:
     attrs = frame.attrs
     match = attrs.get("match", list(comparing.MATCH))
     lines = []
@@ -738,22 +785,32 @@ def _comparison_section(frame) -> str:
     notes = "".join(f"<li>{e(n)}</li>" for n in attrs.get("notes", []))
     return ("<section id=\"comparison\">\n<h2>Comparison: B against A</h2>\n" + "\n".join(lines) + "\n"
             + "\n".join(tables) + f"\n<p class=\"legend\">{e(legend)}</p>"
-            + (f"\n<ul class=\"notes\">{notes}</ul>" if notes else "") + "\n</section>")
+            + (f"\n<ul class=\"notes\">{notes}</ul>" if notes else "")
+            + "".join(_figure_html(f, numbers[id(f)]) for f in figures) + "\n</section>")
 
 
-def _figures_section(figures, notes) -> str:
+def _figure_html(f: Figure, n: int) -> str:
+    check = "" if not f.problems else (
+        "<p class=\"check\">Figure check: " + "; ".join(e(p) for p in f.problems) + "</p>")
+    return (f"<figure id=\"figure-{n}\">\n{f.svg}\n<figcaption><strong>Figure {n}. {e(f.title)}.</strong> "
+            f"{e(f.caption)}</figcaption>\n{check}</figure>")
+
+
+def _figures_section(figures, numbers, notes) -> str:
     parts = ["<section id=\"figures\">", "<h2>Figures</h2>"]
-    for i, f in enumerate(figures, 1):
-        check = "" if not f.problems else (
-            "<p class=\"check\">Figure check: " + "; ".join(e(p) for p in f.problems) + "</p>")
-        parts.append(f"<figure id=\"figure-{i}\">\n{f.svg}\n<figcaption><strong>Figure {i}. {e(f.title)}.</strong> "
-                     f"{e(f.caption)}</figcaption>\n{check}</figure>")
+    parts += [_figure_html(f, numbers[id(f)]) for f in figures]
     if not figures:
         parts.append("<p>No figure: nothing was measured (every benchmark selected is empty).</p>")
     if notes:
         parts.append("<ul class=\"notes\">" + "".join(f"<li>{e(n)}</li>" for n in notes) + "</ul>")
     parts.append("</section>")
     return "\n".join(parts)
+
+
+def _spec_grid(spec: dict) -> str:
+    """A run's spec, every field, as compact name: value cells (values as JSON, which RunSpec.from_dict reads)."""
+    cells = "".join(f"<div><dt>{e(k)}</dt><dd>{e(json.dumps(v, default=str))}</dd></div>" for k, v in spec.items())
+    return f"<dl class=\"spec\">{cells}</dl>"
 
 
 def _kv_table(d: dict) -> str:
@@ -807,7 +864,7 @@ def _run_section(run: str, group) -> str:
         "<h4>Benchmarks</h4><table class=\"data\"><thead><tr><th class=\"l\">workload</th><th class=\"l\">phase</th>"
         "<th class=\"r\">threads</th><th class=\"r\">trial</th><th class=\"r\">ops</th><th class=\"r\">seconds</th>"
         f"<th class=\"r\">seed</th><th class=\"l\">started</th></tr></thead><tbody>{benches}</tbody></table>",
-        "<h4>Spec</h4>" + (f"<pre>{e(json.dumps(spec, indent=1, default=str))}</pre>" if spec else
+        "<h4>Spec</h4>" + (_spec_grid(spec) if spec else
                            "<p class=\"none\">not recorded (a record older than provenance)</p>"),
         "<h4>Engine settings</h4><table class=\"kv\">"
         f"<tr><th scope=\"row\">given</th><td>{e(json.dumps(prov.get('engine_config_given') or {}, default=str))}</td></tr>"
@@ -881,6 +938,11 @@ ul.warnings { margin: 0.3rem 0; padding-left: 1.2rem; font-size: 0.85rem; color:
 ul.notes { font-size: 0.85rem; color: var(--muted); }
 article.run { border-top: 1px solid var(--line); padding-top: 0.2rem; }
 details { margin: 0.4rem 0 1rem; }
+dl.spec { display: grid; grid-template-columns: repeat(auto-fill, minmax(250px, 1fr)); gap: 0.1rem 1.2rem;
+       margin: 0; font-size: 0.85em; }
+dl.spec div { display: flex; gap: 0.5rem; border-bottom: 1px dotted var(--line); min-width: 0; }
+dl.spec dt { color: var(--muted); font-weight: 600; }
+dl.spec dd { margin: 0; font-family: ui-monospace, "DejaVu Sans Mono", monospace; word-break: break-all; }
 summary { cursor: pointer; color: var(--accent); font-size: 0.9rem; }
 footer { margin-top: 3rem; color: var(--muted); font-size: 0.8rem; border-top: 1px solid var(--line);
        padding-top: 0.6rem; }
