@@ -242,11 +242,11 @@ def test_histogram_records_are_lossless_and_checked():
 
 def test_a_version_5_record_upgrades(captured):
     d = next(b for b, _ in captured if b.workload == "readrandom").to_dict()
-    assert d["schema"] == result_mod.SCHEMA == "kvlab.result/6"
+    assert d["schema"] == result_mod.SCHEMA == "kvlab.result/7"
     old = {k: v for k, v in d.items() if k != "histograms"}
     old["schema"] = "kvlab.result/5"
     b = BenchmarkResult.from_dict(json.loads(json.dumps(old)))
-    assert b.histograms is None and b.to_dict()["schema"] == "kvlab.result/6"
+    assert b.histograms is None and b.to_dict()["schema"] == "kvlab.result/7"
     assert b.latency_us == d["latency_us"]           # its saved percentiles still read
     with pytest.raises(errors.ResultsError, match="keeps no histograms.*older than kvlab.result/6"):
         b.histogram()

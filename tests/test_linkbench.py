@@ -199,7 +199,7 @@ def test_cli_load_then_request(tmp_path):
     assert out.returncode == 0, out.stderr
     assert "get_links_list" in out.stdout and "I/O per query" in out.stdout
     rec = json.loads((tmp_path / "r.json").read_text())
-    assert rec[-1]["schema"] == "kvlab.result/6" and rec[-1]["mix"]["templates"]["add_link"]["count"] > 0
+    assert rec[-1]["schema"] == "kvlab.result/7" and rec[-1]["mix"]["templates"]["add_link"]["count"] > 0
     out = subprocess.run(kvlab + ["linkbench", "request", "--engine", "lmdb", "--no-store", "-D", "maxidd=3",
                                   "--db", str(db)], capture_output=True, text=True, timeout=60)
     assert out.returncode == 2 and "maxidd" in out.stderr

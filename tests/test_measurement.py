@@ -179,7 +179,10 @@ def test_store_migrates_version_1(tmp_path):
     con.execute("ALTER TABLE benchmarks DROP COLUMN num; ALTER TABLE benchmarks DROP COLUMN value_size; "
                 "ALTER TABLE benchmarks DROP COLUMN key_size; ALTER TABLE benchmarks DROP COLUMN latency_unit; "
                 "ALTER TABLE benchmarks DROP COLUMN engine_settings; ALTER TABLE benchmarks DROP COLUMN tags; "
-                "DROP TABLE crashtests")
+                "DROP TABLE crashtests; DROP TABLE IF EXISTS noise; ALTER TABLE benchmarks DROP COLUMN write_amp; "
+                "ALTER TABLE benchmarks DROP COLUMN read_amp; ALTER TABLE benchmarks DROP COLUMN space_amp; "
+                "ALTER TABLE intervals DROP COLUMN write_amp; ALTER TABLE intervals DROP COLUMN read_amp; "
+                "ALTER TABLE intervals DROP COLUMN space_amp")
     con.execute("UPDATE benchmarks SET record = ?", [json.dumps(old)])
     con.close()
     row = Store(path).frame().to_dict("records")[0]

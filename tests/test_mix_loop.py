@@ -203,7 +203,7 @@ def test_kvlab_run_a_preset_mix_records_transactions(tmp_path):
 def test_old_records_upgrade_with_no_mix():
     from kvlab.results.result import upgrade
     assert upgrade({"schema": "kvlab.result/2", "engine": "lmdb"})["mix"] is None
-    assert upgrade({"schema": "kvlab.result/1", "engine": "lmdb"})["schema"] == "kvlab.result/6"
+    assert upgrade({"schema": "kvlab.result/1", "engine": "lmdb"})["schema"] == "kvlab.result/7"
 
 
 def test_distribution_override_and_refusals():

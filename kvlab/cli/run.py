@@ -1,6 +1,8 @@
 """`kvlab run`: workloads on one engine, with kvlab's own flags (one spelling each, '-' between words)."""
 from __future__ import annotations
 
+import argparse
+
 from .. import errors
 from ..model import engines
 from ..model.spec import RunSpec, make_spec
@@ -59,8 +61,9 @@ def add_parser(sub, make):
     g.add_argument("--cpus", default=None, metavar="LIST", help="pin the run, engine threads included: 0, 0-1, 0,2")
     g.add_argument("--interval", type=amount(0, 3600), default=None, metavar="S",
                    help="time-series interval in s (default 1; 0: off)")
-    g.add_argument("--warmup", type=amount(0, 1e6), default=None, metavar="S",
-                   help="seconds left out of each run phase's summary (default 0)")
+    g.add_argument("--warmup", type=_warmup, default=None, metavar="S|auto",
+                   help="seconds left out of each run phase's summary (default 0), or auto: the start-up transient "
+                        "MSER-5 finds in the time series")
     g.add_argument("--repeat", type=count(1, 1000), default=None, metavar="N",
                    help="trials (default 1); more add the median and a 95%% interval")
     g.add_argument("--use-existing-db", action="store_true",
@@ -78,6 +81,17 @@ def add_parser(sub, make):
                    help=f"any engine setting (repeatable): {', '.join(engines.ENGINE_SETTINGS)}")
     add_running_options(r)
     return r
+
+
+def _warmup(text):
+    """--warmup: seconds, or auto."""
+    if str(text).strip().lower() == "auto":
+        return "auto"
+    try:
+        return amount(0, 1e6)(text)
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a warm-up; allowed: seconds from 0 to 1000000, or "
+                                         "auto") from None
 
 
 def _engine_settings(args) -> dict:

@@ -93,12 +93,42 @@ class Snapshot:
     nivcsw: int
     io: dict
     disk: dict | None
+    db_bytes: int | None = None   # the database's allocated size, where the caller asked (interval samples)
 
 
-def snapshot(device: str | None = None) -> Snapshot:
+def snapshot(device: str | None = None, db_path=None) -> Snapshot:
     ru = resource.getrusage(resource.RUSAGE_SELF)
+    db_bytes = None
+    if db_path is not None:
+        from .dbdir import size_on_disk
+        db_bytes = size_on_disk(db_path)
     return Snapshot(time.monotonic_ns(), ru.ru_utime, ru.ru_stime, ru.ru_nvcsw, ru.ru_nivcsw, _proc_io(),
-                    _diskstats(device))
+                    _diskstats(device), db_bytes)
+
+
+def log_mark(path) -> tuple:
+    """Where an engine's info log (RocksDB's and LevelDB's LOG) ends now: (inode, size), (None, 0) if absent."""
+    try:
+        st = os.stat(path)
+        return st.st_ino, st.st_size
+    except OSError:
+        return None, 0
+
+
+def log_since(path, mark: tuple) -> str:
+    """The whole lines an engine's info log gained since `mark` (log_mark); a log replaced since (an engine
+    reopened: the old one renamed LOG.old...) is read from its start.  '' when there is none."""
+    inode, offset = mark
+    try:
+        with open(path, "rb") as f:
+            if os.fstat(f.fileno()).st_ino != inode:
+                offset = 0
+            f.seek(offset)
+            data = f.read()
+    except OSError:
+        return ""
+    end = data.rfind(b"\n")
+    return data[:end + 1].decode("utf-8", "replace") if end >= 0 else ""
 
 
 def delta(before: Snapshot, after: Snapshot) -> dict:

@@ -20,7 +20,7 @@ from ..model import workloads
 from ..model.workloads.distributions import distribution as make_distribution
 from .. import errors
 from ..model.spec import RunSpec, cpu_set, make_spec
-from ..results import sanity, stats
+from ..results import amplification, sanity, stats, steady
 from ..results.histogram import Histogram, merge_all
 from ..results.result import BenchmarkResult, RunResult, histograms_record
 from . import accounting, buildfacts, dbdir, mixplan, native, system
@@ -150,6 +150,10 @@ class _Session:
         self.engine_settings = None
         self.device, self.device_note = accounting.block_device(where.path)
         self.storage = accounting.storage(where.path)
+        # what the workload believes the database holds (space amplification), and why a figure cannot be had here
+        self.live = amplification.live_start(known=not where.existed)
+        self.storage_why = amplification.storage_notes(self.storage, self.device, self.device_note)
+        self.engine_log_state = {}
         # the machine as this trial starts (load, other busy processes, governor, clocksource, memory)
         self.system = system.snapshot()
         self.warnings.extend(w for w in system.warnings(self.system) if w not in self.warnings)
@@ -233,14 +237,18 @@ class _Session:
             params["value_size"] = plan["value_max"]
             params["batch"] = 1
         run = self.native.Run(engine, wl.native, params, mix=plan, graph=graph)
+        amp = _PhaseAmp(self, wl, params, plan, engine, graph is not None)
         started = time.strftime("%Y-%m-%dT%H:%M:%S%z")
         peak_scope = "phase" if accounting.reset_peak_rss() else "process"
         before = accounting.snapshot(self.device)
         tracker = None
         if self.control is not None:
             tracker = ProgressTracker(run, spec.engine, wl.name, phase, wl.native, params)
-        sampler = _Sampler(run, spec.interval, 0.0 if load else spec.warmup, self.device, self.control, tracker)
+        auto = spec.warmup == "auto" and not load
+        sampler = _Sampler(run, spec.interval, 0.0 if load or auto else spec.warmup, self.device, self.control,
+                           tracker, self.where.path)
         threads, partial = sampler.execute()
+        cut = _auto_warmup(sampler) if auto else None
         after = accounting.snapshot(self.device)
         params["latency_clock"], params["ns_per_tick"] = run.latency_clock
         ended = time.strftime("%Y-%m-%dT%H:%M:%S%z")
@@ -251,21 +259,25 @@ class _Session:
             got = engine.stats()
             if got is not None:
                 engine_stats = {"numbers": got[0], "text": got[1]}
-        return _build(self, wl, phase, params, threads, partial, started, ended, before, after, sampler,
-                      peak_scope, engine_stats, plan)
+        result = _build(self, wl, phase, params, threads, partial, started, ended, before, after, sampler,
+                        peak_scope, engine_stats, plan, amp)
+        if not load:
+            _steady_state(result, sampler, cut)
+        return result
 
 
 class _Sampler:
     """Runs the native Run on a helper thread and samples it from this one."""
 
-    def __init__(self, run, interval, warmup, device, control=None, tracker=None):
+    def __init__(self, run, interval, warmup, device, control=None, tracker=None, db_path=None):
         self.run, self.interval, self.warmup, self.device = run, interval, warmup, device
+        self.db_path = db_path   # each sample's allocated size of the database (space amplification per interval)
         self.control, self.tracker = control, tracker
         self.samples = []        # (monotonic ns, native snapshot, accounting snapshot)
         self.warm = None         # the sample at the end of the warm-up
 
     def _sample(self):
-        return time.monotonic_ns(), self.run.snapshot(), accounting.snapshot(self.device)
+        return time.monotonic_ns(), self.run.snapshot(), accounting.snapshot(self.device, self.db_path)
 
     def execute(self):
         box = {}
@@ -349,6 +361,120 @@ class _Sampler:
         return partial
 
 
+class _PhaseAmp:
+    """A phase's amplification (kvlab.results.amplification): the engine's own counters before it, the live set
+    it starts from, then the figures of the phase (whole, warm-up included, as its accounting) and of each
+    interval."""
+
+    def __init__(self, session, wl, params, plan, engine, graph: bool):
+        self.session, self.native, self.plan, self.graph = session, wl.native, plan, graph
+        self.n, self.key_size, self.threads = params["num"], params["key_size"], params["threads"]
+        self.value_size = (plan["value_min"] + plan["value_max"]) / 2 if plan else params["value_size"]
+        self.live0 = session.live
+        counters = amplification.ENGINE_COUNTERS.get(session.cfg.adapter)
+        self.counters = counters if session.spec.engine_stats else None
+        self.stats_before = None
+        if self.counters is not None:
+            got = engine.stats()
+            self.stats_before = {"numbers": got[0], "text": got[1]} if got is not None else None
+        self.log = session.where.path / counters.log_file if self.counters and counters.log_file else None
+        self.log_mark = accounting.log_mark(self.log) if self.log else None
+
+    def _ops(self, snap) -> dict:
+        """Ops per op type so far, workers and writer together, from a native snapshot (a mix's from its op
+        histograms: its progress counts transactions)."""
+        out = {}
+        for side in ("workers", "writer"):
+            s = snap[side]
+            counts = ({op: int(c.sum()) for op, c in s["hist"].items() if op not in ("txn", "response", "lag")}
+                      if self.plan is not None else s["ops"])
+            for op, k in counts.items():
+                out[op] = out.get(op, 0) + k
+        return out
+
+    def _live(self, ops, arcs=None) -> dict:
+        return amplification.apply_phase(self.live0, self.native, self.n, ops, self.key_size + self.value_size,
+                                         arcs=arcs, graph=self.graph)
+
+    def interval(self, na, nb, acct, db_bytes) -> dict:
+        a, b = self._ops(na), self._ops(nb)
+        ops = {op: k - a.get(op, 0) for op, k in b.items()}
+        return amplification.interval_figures(
+            user_bytes=amplification.user_write_bytes(ops, self.key_size, self.value_size),
+            reads=amplification.read_ops(ops), delta=acct, allocated=db_bytes,
+            live_bytes=self._live(b).get("bytes"), storage_why=self.session.storage_why)
+
+    def phase(self, threads, before, after, acct, engine_stats) -> dict:
+        ops = {}
+        for t in threads:
+            for op, k in t["ops"].items():
+                ops[op] = ops.get(op, 0) + k
+        # fillseq: each thread writes its share of the key space from its first key on (kv_driver's split)
+        arcs = [(self.n * t["index"] // self.threads, t["ops"].get("write", 0)) for t in threads
+                if t["role"] == "worker"]
+        live = self._live(ops, arcs)
+        self.session.live = live
+        engine = None
+        if self.counters is not None:
+            text = accounting.log_since(self.log, self.log_mark) if self.log else ""
+            engine = self.counters.read(self.stats_before, engine_stats, text, self.session.engine_log_state)
+        elif amplification.ENGINE_COUNTERS.get(self.session.cfg.adapter) is not None:
+            engine = {"bytes_written": None, "blocks_read": None, "source": None,
+                      "note": "the engine's statistics were not collected (engine_stats=False)"}
+        return amplification.figures(
+            user_bytes=amplification.user_write_bytes(ops, self.key_size, self.value_size),
+            reads=amplification.read_ops(ops), delta=accounting.delta(before, after),
+            allocated=acct.get("db_size_bytes"), live=live, storage_why=self.session.storage_why, engine=engine)
+
+
+def _throughput_series(samples) -> tuple:
+    """(ops/s, mid-time s, index of the sample it starts at) of each interval between samples, workers only (a
+    mix's transactions), the last interval (the run's end, threads finishing) left out."""
+    xs, ts, idx = [], [], []
+    if not samples:
+        return xs, ts, idx
+    t0 = samples[0][0]
+    for i, ((ta, na, _), (tb, nb, _)) in enumerate(zip(samples, samples[1:])):
+        secs = (tb - ta) / 1e9
+        if secs <= 0:
+            continue
+        done = sum(nb["workers"]["ops"].values()) - sum(na["workers"]["ops"].values())
+        xs.append(done / secs)
+        ts.append(((ta + tb) / 2 - t0) / 1e9)
+        idx.append(i)
+    return xs[:-1], ts[:-1], idx[:-1]
+
+
+def _auto_warmup(sampler) -> dict:
+    """warmup="auto": MSER-5 over the interval throughput; the cut becomes the sampler's warm-up snapshot (an
+    interval boundary, where every counter and histogram was read), so the summary leaves it out exactly as a
+    fixed warm-up ending there would."""
+    xs, ts, idx = _throughput_series(sampler.samples)
+    cut = steady.mser5(xs)
+    cut["intervals"] = len(xs)
+    if cut["cut"]:
+        sampler.warm = sampler.samples[idx[cut["cut"]]]
+    return cut
+
+
+def _steady_state(b, sampler, cut):
+    """After the warm-up (fixed or auto): does throughput still trend over the last half?  A warning if so; with
+    warmup="auto", the method, the cut and the test go into b.warmup."""
+    xs, ts, _ = _throughput_series(sampler.samples)
+    if cut is not None:
+        k = cut["cut"]
+    else:
+        k = sum(1 for t in ts if b.warmup and t < b.warmup.get("seconds", 0))
+    tr = steady.trend(xs[k:], ts[k:])
+    warning = steady.not_steady_warning(tr)
+    if warning and warning not in b.warnings:
+        b.warnings.append(warning)
+    if cut is not None:
+        base = b.warmup or {"seconds": 0.0, "ops_excluded": 0, "excluded": False}
+        b.warmup = {**base, "method": "MSER-5", "cut_intervals": k, "intervals": cut["intervals"],
+                    "batch": cut["batch"], "batches": cut["batches"], "note": cut["note"], "steady_state": tr}
+
+
 def _interval_hist(counts, ns_per_tick) -> Histogram:
     return Histogram(counts, int(counts.sum()), 0, 2 ** 62, ns_per_tick)
 
@@ -378,7 +504,7 @@ def _template_intervals(a, b, secs, plan, ns_per_tick) -> dict:
     return out
 
 
-def _intervals(samples, t_origin, plan=None) -> list:
+def _intervals(samples, t_origin, plan=None, amp=None) -> list:
     out = []
     for (ta, na, aa), (tb, nb, ab) in zip(samples, samples[1:]):
         secs = (tb - ta) / 1e9
@@ -408,6 +534,8 @@ def _intervals(samples, t_origin, plan=None) -> list:
         for k in ("disk_reads", "disk_writes"):
             if k in acct:
                 rec[k] = acct[k]
+        if amp is not None:
+            rec["amplification"] = amp.interval(na, nb, acct, ab.db_bytes)
         out.append(rec)
     return out
 
@@ -507,7 +635,7 @@ def _mix_as_run(mix, spec):
 
 
 def _build(session, wl, phase, params, threads, partial, started, ended, before, after, sampler,
-           peak_scope, engine_stats, plan=None) -> BenchmarkResult:
+           peak_scope, engine_stats, plan=None, amp=None) -> BenchmarkResult:
     spec = session.spec
     workers = [t for t in threads if t["role"] == "worker"]
     writer = next((t for t in threads if t["role"] == "writer"), None)
@@ -598,7 +726,9 @@ def _build(session, wl, phase, params, threads, partial, started, ended, before,
         key_encoding=session.native.KEY_ENCODING, writer=writer_record, partial=partial,
         warnings=warnings_all, started_at=started, ended_at=ended,
         per_thread_ops=[sum(t["ops"].values()) for t in workers],
-        accounting=acct, intervals=_intervals(sampler.samples, sampler.samples[0][0] if sampler.samples else t0, plan),
+        accounting=acct,
+        intervals=_intervals(sampler.samples, sampler.samples[0][0] if sampler.samples else t0, plan, amp),
+        amplification=amp.phase(threads, before, after, acct, engine_stats) if amp is not None else None,
         warmup=warmup, engine_stats=engine_stats, provenance=provenance, trial=session.trial,
         mix=({**mix_record, "distribution": _mix_as_run(wl.mix, spec).distribution.to_dict(),
               "definition": wl.mix.to_dict()} if plan else None),

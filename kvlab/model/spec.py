@@ -46,7 +46,8 @@ class RunSpec:
     keep_db: bool = False
     auto_load: bool = True            # a read workload on a fresh db gets a fillseq load phase first
     interval: float = 1.0             # seconds between time-series samples; 0 = no time series
-    warmup: float = 0.0               # seconds at the start of each run phase left out of its summary
+    warmup: float | str = 0.0         # seconds at the start of each run phase left out of its summary, or
+                                      # "auto": the transient MSER-5 finds in the time series (results/steady.py)
     repeat: int = 1                   # trials; > 1 adds median and 95% CI across trials
     engine_stats: bool = True         # attach the engine's internal statistics after each phase
     distribution: str | None = None   # mixes: the key distribution instead of each mix's own
@@ -119,8 +120,16 @@ class RunSpec:
         _number_range("interval", self.interval, 0, 3600)
         if 0 < self.interval < 0.05:
             raise errors.SpecError(f"interval={self.interval} is too short; allowed: 0 (off) or 0.05 to 3600 s")
-        _number_range("warmup", self.warmup, 0, 7 * 24 * 3600)
-        if self.warmup and self.duration and self.warmup >= self.duration:
+        if isinstance(self.warmup, str):
+            if self.warmup.strip().lower() != "auto":
+                raise errors.SpecError(f"warmup={self.warmup!r}: allowed: seconds, or 'auto' (MSER-5 on the time "
+                                       "series)")
+            object.__setattr__(self, "warmup", "auto")
+            if not self.interval:
+                raise errors.SpecError("warmup='auto' finds the warm-up in the time series: it needs interval > 0")
+        else:
+            _number_range("warmup", self.warmup, 0, 7 * 24 * 3600)
+        if self.warmup != "auto" and self.warmup and self.duration and self.warmup >= self.duration:
             raise errors.SpecError(f"warmup={self.warmup} must be shorter than duration={self.duration}")
         _int_range("repeat", self.repeat, 1, 1000)
         # readmissing draws keys from [num, 2 num); every index must fit the key's digits

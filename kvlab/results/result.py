@@ -19,7 +19,7 @@ import numpy as np
 from .. import errors
 from .histogram import Histogram
 
-SCHEMA = "kvlab.result/6"
+SCHEMA = "kvlab.result/7"
 # Older schemas this version reads, each with the step that brings a record one version on.
 UPGRADES = {
     # /1 (foundation) had no accounting, time series, warm-up, provenance or trials
@@ -34,6 +34,8 @@ UPGRADES = {
     "kvlab.result/4": lambda d: {**d, "schema": "kvlab.result/5", "tags": []},
     # /5 kept a few percentiles of each latency histogram, not the histograms
     "kvlab.result/5": lambda d: {**d, "schema": "kvlab.result/6", "histograms": None},
+    # /6 had no amplification figures (a phase's, and each interval's)
+    "kvlab.result/6": lambda d: {**d, "schema": "kvlab.result/7", "amplification": None},
 }
 
 
@@ -89,6 +91,9 @@ class BenchmarkResult:
     # ..}, templates: {name: {service, response}}, writer}, each {bounds, ns_per_tick, count, min, max, counts:
     # runs [first bucket, counts...]} or the name of the by_op entry it equals
     histograms: dict | None = None
+    # write, read and space amplification of the phase, each figure with its source, None with the reason in
+    # notes where it cannot be had (results/amplification.py); each interval has its own under "amplification"
+    amplification: dict | None = None
 
     @property
     def ops_per_sec(self) -> float:
@@ -117,7 +122,7 @@ class BenchmarkResult:
             "accounting": self.accounting, "intervals": self.intervals, "warmup": self.warmup,
             "engine_stats": self.engine_stats, "provenance": self.provenance, "trial": self.trial,
             "repetitions": self.repetitions, "mix": self.mix, "graph": self.graph, "tags": list(self.tags),
-            "histograms": self.histograms,
+            "histograms": self.histograms, "amplification": self.amplification,
         }
 
     def histogram(self, op: str = "all", kind: str = "service", template: str | None = None) -> Histogram:
@@ -230,6 +235,9 @@ def frame_rows(benchmarks, kind="summary") -> list:
             for k, v in (b.accounting or {}).items():
                 if not isinstance(v, (dict, list)):
                     row[f"accounting.{k}"] = v
+            for k, v in (b.amplification or {}).items():
+                if not isinstance(v, (dict, list, str)):
+                    row[f"amplification.{k}"] = v
             rows.append(row)
         elif kind == "latency":
             for op, lat in {"all": b.latency_us, **b.latency_by_op}.items():
@@ -250,7 +258,8 @@ def frame_rows(benchmarks, kind="summary") -> list:
             for i, iv in enumerate(b.intervals):
                 base = {**ident, "interval": i, "t_start_s": iv["t_start_s"], "t_end_s": iv["t_end_s"],
                         "cpu_pct": iv.get("cpu_pct"), "io_read_bytes": iv.get("io_read_bytes"),
-                        "io_write_bytes": iv.get("io_write_bytes")}
+                        "io_write_bytes": iv.get("io_write_bytes"),
+                        **{f"amplification.{k}": v for k, v in (iv.get("amplification") or {}).items()}}
                 for side in ("workers", "writer"):
                     for op, n in iv.get(side, {}).get("ops", {}).items():
                         lat = iv[side]["latency_us"].get(op, {})

@@ -27,7 +27,7 @@ from pathlib import Path
 from .. import errors
 from .result import BenchmarkResult, RunResult, _jsonable, load_json, write_json_atomic
 
-STORE_VERSION = 6
+STORE_VERSION = 7
 
 _V1 = """
 CREATE TABLE benchmarks (
@@ -39,6 +39,20 @@ CREATE SEQUENCE benchmark_ids START 1;
 
 # step n upgrades a store at version n to n+1
 _MIGRATIONS = {
+    # amplification (kvlab.result/7): write (the process's bytes written / user bytes), read (device block reads
+    # per read op) and space (allocated / live bytes) per benchmark and per interval, taken from each record
+    6: """
+ALTER TABLE benchmarks ADD COLUMN write_amp DOUBLE;
+ALTER TABLE benchmarks ADD COLUMN read_amp DOUBLE;
+ALTER TABLE benchmarks ADD COLUMN space_amp DOUBLE;
+ALTER TABLE intervals ADD COLUMN write_amp DOUBLE;
+ALTER TABLE intervals ADD COLUMN read_amp DOUBLE;
+ALTER TABLE intervals ADD COLUMN space_amp DOUBLE;
+UPDATE benchmarks SET
+    write_amp = TRY_CAST(json_extract(record, '$.amplification.write_amp') AS DOUBLE),
+    read_amp = TRY_CAST(json_extract(record, '$.amplification.read_amp') AS DOUBLE),
+    space_amp = TRY_CAST(json_extract(record, '$.amplification.space_amp') AS DOUBLE);
+""",
     # the machine's A/A spread (kvlab noise): per metric, the max-min range of N identical runs in % of their
     # median, keyed by host, engine, workload, phase and threads; compare takes the latest as its noise floor
     5: """
@@ -231,15 +245,16 @@ class Store:
             for b in benchmarks:
                 d = b.to_dict()
                 acct = b.accounting or {}
+                amp = b.amplification or {}
                 bid = con.execute("SELECT nextval('benchmark_ids')").fetchone()[0]
                 lat = b.latency_us
                 con.execute(
                     "INSERT INTO benchmarks (id, run_id, engine, workload, phase, threads, ops, seconds, ops_per_sec, "
                     "micros_per_op, found, seed, record, trial, partial, p50_us, p99_us, p999_us, p9999_us, max_us, "
                     "cpu_pct, db_size_bytes, engine_library, git_commit, transactions, txn_per_sec, sweep_id, point_id, "
-                    "num, value_size, key_size, latency_unit, engine_settings, tags) "
+                    "num, value_size, key_size, latency_unit, engine_settings, tags, write_amp, read_amp, space_amp) "
                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-                    "?, ?, ?, ?, ?, ?)",
+                    "?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     [bid, run_id, b.engine, b.workload, b.phase, b.threads, b.ops, b.seconds, b.ops_per_sec,
                      b.micros_per_op, b.found, b.seed, json.dumps(d, default=_jsonable), b.trial, b.partial,
                      lat.get("p50"), lat.get("p99"), lat.get("p999"), lat.get("p9999"), lat.get("max"),
@@ -247,17 +262,22 @@ class Store:
                      b.versions.get("git_commit"), (b.mix or {}).get("transactions"), (b.mix or {}).get("txn_per_sec"),
                      (point or {}).get("sweep_id"), (point or {}).get("point_id"), b.params.get("num"),
                      b.params.get("value_size"), b.params.get("key_size"), b.latency_unit, settings_text(b),
-                     list(b.tags)])
+                     list(b.tags), amp.get("write_amp"), amp.get("read_amp"), amp.get("space_amp")])
                 for i, iv in enumerate(b.intervals):
+                    iamp = iv.get("amplification") or {}
                     for side in ("workers", "writer"):
                         for op, n in iv.get(side, {}).get("ops", {}).items():
                             l = iv[side]["latency_us"].get(op, {})
                             con.execute(
-                                "INSERT INTO intervals VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                                "INSERT INTO intervals (benchmark_id, interval, side, op, t_start_s, t_end_s, ops, "
+                                "ops_per_sec, p50_us, p99_us, p999_us, max_us, cpu_pct, io_read_bytes, io_write_bytes, "
+                                "write_amp, read_amp, space_amp) "
+                                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                                 [bid, i, side, op, iv["t_start_s"], iv["t_end_s"], n,
                                  iv[side]["ops_per_sec"][op], l.get("p50"), l.get("p99"), l.get("p999"),
                                  l.get("max"), iv.get("cpu_pct"), iv.get("io_read_bytes"),
-                                 iv.get("io_write_bytes")])
+                                 iv.get("io_write_bytes"), iamp.get("write_amp"), iamp.get("read_amp"),
+                                 iamp.get("space_amp")])
             if point is not None:
                 _insert_point(con, point, "done", run_id)
             con.execute("COMMIT")
@@ -379,8 +399,8 @@ class Store:
             return con.execute(
                 "SELECT id, run_id, stored_at, engine, workload, phase, threads, trial, ops, seconds, ops_per_sec, "
                 "micros_per_op, found, p50_us, p99_us, p999_us, p9999_us, max_us, cpu_pct, db_size_bytes, seed, "
-                "engine_library, git_commit, partial, num, value_size, key_size, latency_unit, engine_settings, tags "
-                f"FROM benchmarks{where} ORDER BY id", args).df()
+                "engine_library, git_commit, partial, num, value_size, key_size, latency_unit, engine_settings, tags, "
+                f"write_amp, read_amp, space_amp FROM benchmarks{where} ORDER BY id", args).df()
         finally:
             con.close()
 

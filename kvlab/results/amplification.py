@@ -1,0 +1,393 @@
+"""Write, read and space amplification of a phase and of each interval, each figure labelled with its source.
+
+- **write amplification**: bytes written to storage / bytes the user wrote (the keys and values of the writes
+  the workload made; a delete writes its key).  Three figures, each from its own counter:
+  `write_amp` the process's (/proc/self/io write_bytes: bytes it dirtied in the page cache, so a page
+  rewritten before the kernel writes it back counts once); `write_amp_device` the block device's
+  (/proc/diskstats sectors written: device-wide, so other processes count too, and the kernel writes dirty
+  pages back up to ~30 s late, so a short phase's figure can fall below its writes); `write_amp_engine` the
+  engine's own account where it keeps one (ENGINE_COUNTERS: RocksDB's and LevelDB's table files from their
+  info LOG plus RocksDB's WAL, WiredTiger's block manager and log, Berkeley DB's buffer pool).
+- **read amplification**: `read_amp` is block reads per read op (device read requests / read ops) and
+  `read_bytes_per_read` the device's bytes read per read op; `process_read_bytes_per_read` the process's
+  (/proc/self/io read_bytes).  Read ops: read, seek, read-modify-write, range and scan ops.
+- **space amplification**: `space_amp` is the allocated size on disk (st_blocks of the database directory)
+  over the live logical bytes: the keys and values the workload believes are live (`live_after`).
+
+A figure that cannot be computed is None, with the reason under `notes[figure]`: no block device under the
+database (tmpfs, overlay), a database in memory (tmpfs: nothing reaches storage), no user writes or reads in
+the phase, live data unknown (a database that existed before the run).
+
+Pure functions: the runner (kvlab.execution) reads the counters and hands them over.
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from typing import Callable
+
+WRITE_OPS = ("write", "insert", "rmw")     # ops that store a key and a value
+DELETE_OPS = ("delete",)                   # ops that store a key (a tombstone, or the removal of one)
+READ_OPS = ("read", "seek", "rmw", "range", "scan")
+# filesystems that keep files in memory: nothing they hold is written to or read from storage
+MEMORY_FS = ("tmpfs", "ramfs", "devtmpfs", "hugetlbfs")
+
+FIGURES = ("write_amp", "write_amp_device", "write_amp_engine", "read_amp", "read_bytes_per_read",
+           "process_read_bytes_per_read", "space_amp")
+INTERVAL_FIGURES = ("write_amp", "write_amp_device", "read_amp", "read_bytes_per_read", "space_amp")
+
+SOURCES = {
+    "write_amp": "/proc/self/io write_bytes (bytes the process dirtied in the page cache) / user bytes written",
+    "write_amp_device": "/proc/diskstats sectors written x 512 on the database's block device (device-wide) / "
+                        "user bytes written",
+    "read_amp": "/proc/diskstats reads completed on the database's block device (device-wide) / read ops",
+    "read_bytes_per_read": "/proc/diskstats sectors read x 512 (device-wide) / read ops",
+    "process_read_bytes_per_read": "/proc/self/io read_bytes / read ops",
+    "space_amp": "allocated size of the database directory (st_blocks x 512) / live logical bytes (keys + values "
+                 "the workload believes are live)",
+    "user_bytes": "keys + values of the writes the workload made (a delete: its key)",
+}
+
+
+def user_write_bytes(ops: dict, key_size: int, value_size: float) -> float:
+    """Bytes the user wrote: each write-type op its key and value, each delete its key."""
+    writes = sum(ops.get(op, 0) for op in WRITE_OPS)
+    deletes = sum(ops.get(op, 0) for op in DELETE_OPS)
+    return writes * (key_size + value_size) + deletes * key_size
+
+
+def read_ops(ops: dict) -> int:
+    return sum(ops.get(op, 0) for op in READ_OPS)
+
+
+# --- live data -----------------------------------------------------------------------------------------------
+
+def live_start(known: bool) -> dict:
+    """The live set of a fresh database (known, empty), or of one that existed before the run (unknown)."""
+    if known:
+        return {"keys": 0.0, "bytes": 0.0, "how": "a new database"}
+    return {"keys": None, "bytes": None,
+            "how": "the database existed before the run (--use-existing-db): kvlab does not know what it holds"}
+
+
+def covered_arcs(n: int, arcs) -> int:
+    """Distinct keys of sequential writes on a key space of n: `arcs` [(first key, keys written)], each
+    wrapping modulo n (a thread's share of fillseq, which runs on past it when timed)."""
+    spans = []
+    for first, count in arcs:
+        if count <= 0:
+            continue
+        if count >= n:
+            return n
+        first %= n
+        end = first + count
+        spans += [(first, min(end, n))] + ([(0, end - n)] if end > n else [])
+    spans.sort()
+    total, cur_lo, cur_hi = 0, None, None
+    for lo, hi in spans:
+        if cur_hi is None or lo > cur_hi:
+            if cur_hi is not None:
+                total += cur_hi - cur_lo
+            cur_lo, cur_hi = lo, hi
+        else:
+            cur_hi = max(cur_hi, hi)
+    if cur_hi is not None:
+        total += cur_hi - cur_lo
+    return total
+
+
+def live_after(live: dict, pattern: str, n: int, count: float, entry_bytes: float,
+               distinct: float | None = None) -> dict:
+    """The expected live set after `count` ops of `pattern` on a key space of `n` keys, from `live`
+    ({"keys", "bytes", "how"}; keys None: unknown).  Patterns:
+      "sequential"  writes of distinct keys (`distinct`: how many, from covered_arcs; else min(count, n));
+      "random"      writes of keys drawn uniformly with replacement: a key escapes all of them with probability
+                    q = (1 - 1/n)^count, so n(1 - q) keys are (re)written and the old ones survive with q;
+      "delete"      deletes of keys drawn uniformly: the live ones survive with q;
+      "insert"      writes of new keys (a mix's inserts); "remove" deletes of live keys (a mix's deletes);
+      "none"        nothing written (reads, compact), or writes over live keys that keep their sizes.
+    Old keys are taken as spread uniformly over the key space."""
+    if live.get("keys") is None or count <= 0 or pattern == "none":
+        return dict(live)
+    keys, size = live["keys"], live["bytes"]
+    per_key = size / keys if keys else entry_bytes
+    if pattern == "sequential":
+        m = min(distinct if distinct is not None else count, n)
+        f = m / n
+        keys, size = keys * (1 - f) + m, size * (1 - f) + m * entry_bytes
+        how = "sequential writes: every key written is live"
+    elif pattern == "random":
+        q = math.exp(count * math.log1p(-1.0 / n)) if n > 1 else 0.0
+        keys, size = keys * q + n * (1 - q), size * q + n * (1 - q) * entry_bytes
+        how = "uniform random writes: expected distinct keys n(1 - (1 - 1/n)^writes) with the earlier ones"
+    elif pattern == "delete":
+        q = math.exp(count * math.log1p(-1.0 / n)) if n > 1 else 0.0
+        keys, size = keys * q, size * q
+        how = "uniform random deletes: each live key survives with (1 - 1/n)^deletes"
+    elif pattern == "insert":
+        keys, size = keys + count, size + count * entry_bytes
+        how = "a mix: each insert adds a key, each delete removes one, updates keep the count"
+    elif pattern == "remove":
+        gone = min(count, keys)
+        keys, size = keys - gone, size - gone * per_key
+        how = "a mix: each insert adds a key, each delete removes one, updates keep the count"
+    else:
+        raise ValueError(f"live pattern {pattern!r} is unknown")
+    return {"keys": keys, "bytes": size, "how": how}
+
+
+# how each native loop changes the live set (the rest write nothing, or rewrite live keys: "none")
+LIVE_PATTERNS = {"fillseq": "sequential", "fillrandom": "random", "overwrite": "random", "readwhilewriting": "random",
+                 "crashwrite": "random", "deleterandom": "delete"}
+
+
+def apply_phase(live: dict, native: str, n: int, ops: dict, entry_bytes: float, arcs=None,
+                graph: bool = False) -> dict:
+    """The live set after a phase (or part of one) of native loop `native` that did `ops` (op type -> count)
+    on a key space of `n`: LIVE_PATTERNS, a mix's inserts and deletes, a LinkBench graph (not tracked).
+    `arcs`: fillseq's per-thread (first key, keys written), for its exact distinct count."""
+    if graph or native == "graphload":
+        return {"keys": None, "bytes": None, "how": "a LinkBench graph: kvlab does not track its live bytes"}
+    if native == "mix":
+        live = live_after(live, "insert", n, ops.get("insert", 0), entry_bytes)
+        live = live_after(live, "remove", n, ops.get("delete", 0), entry_bytes)
+        if ops.get("clear_range") and live.get("keys") is not None:
+            live = {"keys": None, "bytes": None, "how": "a mix cleared key ranges, whose sizes kvlab does not know"}
+        return live
+    pattern = LIVE_PATTERNS.get(native, "none")
+    if pattern == "none":
+        return dict(live)
+    count = ops.get("delete", 0) if pattern == "delete" else ops.get("write", 0)
+    distinct = covered_arcs(n, arcs) if pattern == "sequential" and arcs else None
+    return live_after(live, pattern, n, count, entry_bytes, distinct=distinct)
+
+
+# --- the engines' own counters -------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class EngineCounters:
+    """How an engine accounts for what it wrote: `log_file` is its info log in the database directory (read
+    between the phase's ends for its exact table-file sizes), `read(before, after, log_text, state)` turns the
+    engine statistics before and after the phase ({numbers, text}, or None) and the log's new lines into
+    {"bytes_written", its parts, "blocks_read", "source", "note"}; `state` is kept across a session's phases."""
+    read: Callable
+    log_file: str | None = None
+
+
+def _num(stats, key):
+    return ((stats or {}).get("numbers") or {}).get(key)
+
+
+def _delta(before, after, key):
+    a = _num(after, key)
+    if a is None:
+        return None
+    return a - (_num(before, key) or 0)
+
+
+_GIB = 1024.0 ** 3
+_RDB_WAL = re.compile(r"Cumulative WAL: .*?written: ([0-9.]+) GB")
+_RDB_EVENT = re.compile(r"EVENT_LOG_v1 (\{.*\})\s*$")
+
+
+def _rocksdb(before, after, log_text, state) -> dict:
+    import json
+    jobs = state.setdefault("jobs", {})
+    flush = compaction = 0
+    for line in log_text.splitlines():
+        m = _RDB_EVENT.search(line)
+        if not m:
+            continue
+        try:
+            ev = json.loads(m.group(1))
+        except ValueError:
+            continue
+        kind = ev.get("event")
+        if kind in ("flush_started", "compaction_started"):
+            jobs[ev.get("job")] = kind
+        elif kind == "table_file_creation":
+            if jobs.get(ev.get("job")) == "flush_started":
+                flush += int(ev.get("file_size", 0))
+            else:
+                compaction += int(ev.get("file_size", 0))
+    out = {"flush_bytes": flush, "compaction_bytes": compaction, "wal_bytes": None, "blocks_read": None,
+           "source": "RocksDB: flush and compaction output from its LOG's table_file_creation events (exact bytes) "
+                     "+ WAL bytes from its rocksdb.stats 'Cumulative WAL ... written' (to 0.01 GiB)",
+           "note": "RocksDB counts no block reads unless its statistics are on (kvlab leaves them off)"}
+    wal = [_RDB_WAL.search((s or {}).get("text") or "") for s in (before, after)]
+    if wal[1] is not None:
+        out["wal_bytes"] = round((float(wal[1].group(1)) - (float(wal[0].group(1)) if wal[0] else 0.0)) * _GIB)
+        out["bytes_written"] = flush + compaction + out["wal_bytes"]
+    else:
+        out["bytes_written"] = flush + compaction
+        out["note"] += "; no WAL figure in its statistics: tables only"
+    return out
+
+
+_LDB_FLUSH = re.compile(r"Level-0 table #\d+: (\d+) bytes OK")
+_LDB_COMPACTION = re.compile(r"Generated table #\d+@\d+: \d+ keys, (\d+) bytes")
+
+
+def _leveldb(before, after, log_text, state) -> dict:
+    flush = sum(int(m.group(1)) for m in _LDB_FLUSH.finditer(log_text))
+    compaction = sum(int(m.group(1)) for m in _LDB_COMPACTION.finditer(log_text))
+    return {"bytes_written": flush + compaction, "flush_bytes": flush, "compaction_bytes": compaction,
+            "wal_bytes": None, "blocks_read": None,
+            "source": "LevelDB: table files written by memtable flushes ('Level-0 table #N: B bytes OK') and "
+                      "compactions ('Generated table ... B bytes') in its LOG (exact bytes)",
+            "note": "LevelDB counts neither its log (WAL) bytes nor block reads: the engine figure is table files only"}
+
+
+def _wiredtiger(before, after, log_text, state) -> dict:
+    blocks = _delta(before, after, "block-manager: bytes written")
+    log = _delta(before, after, "log: log bytes written")
+    if blocks is None:
+        return {"bytes_written": None, "blocks_read": None, "source": "WiredTiger statistics",
+                "note": "WiredTiger's statistics have no 'block-manager: bytes written' here"}
+    return {"bytes_written": blocks + (log or 0), "block_manager_bytes": blocks, "log_bytes": log,
+            "blocks_read": _delta(before, after, "block-manager: blocks read"),
+            "bytes_read": _delta(before, after, "block-manager: bytes read"),
+            "source": "WiredTiger statistics: 'block-manager: bytes written' + 'log: log bytes written'; "
+                      "'block-manager: blocks read'", "note": None}
+
+
+def _bdb(before, after, log_text, state) -> dict:
+    pages = _delta(before, after, "pages_written")
+    size = _num(after, "btree_pagesize")
+    if pages is None or not size:
+        return {"bytes_written": None, "blocks_read": None, "source": "Berkeley DB memp_stat",
+                "note": "Berkeley DB's buffer-pool statistics are missing"}
+    return {"bytes_written": pages * size, "pages_written": pages, "page_size": size,
+            "blocks_read": _delta(before, after, "pages_read"),
+            "source": "Berkeley DB memp_stat: pages written out of the buffer pool (st_page_out) x page size; "
+                      "pages read in (st_page_in)",
+            "note": "its log is not counted; pages stay in the buffer pool until a checkpoint, eviction or close"}
+
+
+def _lmdb(before, after, log_text, state) -> dict:
+    return {"bytes_written": None, "blocks_read": None, "source": "LMDB mdb_env_info / mdb_env_stat",
+            "note": "LMDB counts no pages written or read (its statistics are page counts of the tree and the "
+                    "last page number): no engine figure"}
+
+
+# adapter -> how its engine accounts; an adapter without a row has no engine figure
+ENGINE_COUNTERS = {
+    "rocksdb": EngineCounters(_rocksdb, log_file="LOG"),
+    "leveldb": EngineCounters(_leveldb, log_file="LOG"),
+    "wiredtiger": EngineCounters(_wiredtiger),
+    "bdb": EngineCounters(_bdb),
+    "lmdb": EngineCounters(_lmdb),
+}
+
+
+# --- the figures ---------------------------------------------------------------------------------------------
+
+def _ratio(num, den):
+    if num is None or den is None or den <= 0:
+        return None
+    return num / den
+
+
+def storage_notes(storage: dict | None, device: str | None, device_note: str) -> dict:
+    """Why figures cannot be computed on this storage: {"process": reason or None, "device": reason or None}."""
+    fstype = (storage or {}).get("fstype")
+    process = device_reason = None
+    if fstype in MEMORY_FS:
+        process = (f"the database is on {fstype}, in memory: nothing it writes or reads reaches storage, "
+                   "so the process's storage counters stay at 0")
+    if device is None:
+        device_reason = f"no block device: {device_note}"
+    elif fstype in MEMORY_FS:
+        device_reason = process
+    return {"process": process, "device": device_reason}
+
+
+def figures(*, user_bytes: float, reads: int, delta: dict, allocated: float | None, live: dict,
+            storage_why: dict, engine: dict | None = None, what: str = "phase") -> dict:
+    """The amplification record of a phase: every figure of FIGURES (None where it cannot be computed, with the
+    reason in notes), the counts behind them, and where each came from (sources).
+
+    `delta`: the phase's counter differences (accounting.delta: io_write_bytes, io_read_bytes, disk_*);
+    `allocated`: the database's allocated bytes at the phase's end; `live`: the live set then (live_after);
+    `storage_why`: storage_notes(); `engine`: the engine's own account (ENGINE_COUNTERS) or None."""
+    notes = {}
+    out = {k: None for k in FIGURES}
+    out.update({"user_write_bytes": user_bytes, "read_ops": reads, "live_keys": live.get("keys"),
+                "live_bytes": live.get("bytes"), "allocated_bytes": allocated,
+                "written_bytes": delta.get("io_write_bytes"), "device_written_bytes": delta.get("disk_write_bytes"),
+                "device_read_bytes": delta.get("disk_read_bytes"), "device_reads": delta.get("disk_reads")})
+    process_why, device_why = storage_why.get("process"), storage_why.get("device")
+    has_device = "disk_write_bytes" in delta and device_why is None
+    no_writes = f"no user writes in this {what}"
+    no_reads = f"no read ops in this {what}"
+    # write amplification
+    for fig, ok, why, num in (("write_amp", process_why is None, process_why, delta.get("io_write_bytes")),
+                              ("write_amp_device", has_device, device_why, delta.get("disk_write_bytes"))):
+        if not ok:
+            notes[fig] = why or "the counter is unavailable"
+        elif not user_bytes:
+            notes[fig] = no_writes
+        else:
+            out[fig] = _ratio(num, user_bytes)
+    if (out["write_amp_device"] is not None and out["write_amp"] is not None
+            and out["write_amp_device"] < out["write_amp"] / 2):
+        notes["write_amp_device"] = (
+            "below half the process's figure: the kernel writes dirty pages back later (dirty_expire_centisecs, "
+            "30 s by default), so what was still in the page cache at the end of this " + what + " is not in it")
+    if engine is not None:
+        out["engine"] = engine
+        if engine.get("bytes_written") is None:
+            notes["write_amp_engine"] = engine.get("note") or "the engine keeps no such counter"
+        elif not user_bytes:
+            notes["write_amp_engine"] = no_writes
+        else:
+            out["write_amp_engine"] = engine["bytes_written"] / user_bytes
+    else:
+        notes["write_amp_engine"] = "this engine keeps no account of what it writes that kvlab reads"
+    # read amplification
+    if not reads:
+        for fig in ("read_amp", "read_bytes_per_read", "process_read_bytes_per_read"):
+            notes[fig] = no_reads
+    else:
+        if has_device:
+            out["read_amp"] = _ratio(delta.get("disk_reads"), reads)
+            out["read_bytes_per_read"] = _ratio(delta.get("disk_read_bytes"), reads)
+        else:
+            notes["read_amp"] = notes["read_bytes_per_read"] = device_why or "the counter is unavailable"
+        if process_why is None:
+            out["process_read_bytes_per_read"] = _ratio(delta.get("io_read_bytes"), reads)
+        else:
+            notes["process_read_bytes_per_read"] = process_why
+        if engine is not None and engine.get("blocks_read") is not None:
+            out["engine_blocks_read_per_read"] = engine["blocks_read"] / reads
+    # space amplification
+    if live.get("bytes") is None:
+        notes["space_amp"] = f"live data unknown: {live.get('how')}"
+    elif not live["bytes"]:
+        notes["space_amp"] = "no live data"
+    elif allocated is None:
+        notes["space_amp"] = "the database's allocated size is unknown"
+    else:
+        out["space_amp"] = allocated / live["bytes"]
+        out["live_how"] = live.get("how")
+    out["sources"] = {k: v for k, v in SOURCES.items()}
+    if engine is not None:
+        out["sources"]["write_amp_engine"] = engine.get("source")
+    out["notes"] = notes
+    return out
+
+
+def interval_figures(*, user_bytes: float, reads: int, delta: dict, allocated: float | None,
+                     live_bytes: float | None, storage_why: dict) -> dict:
+    """An interval's figures (INTERVAL_FIGURES, None where they cannot be computed; the reasons are the phase's
+    notes)."""
+    has_device = "disk_write_bytes" in delta and storage_why.get("device") is None
+    process = storage_why.get("process") is None
+    return {
+        "write_amp": _ratio(delta.get("io_write_bytes"), user_bytes) if process else None,
+        "write_amp_device": _ratio(delta.get("disk_write_bytes"), user_bytes) if has_device else None,
+        "read_amp": _ratio(delta.get("disk_reads"), reads) if has_device else None,
+        "read_bytes_per_read": _ratio(delta.get("disk_read_bytes"), reads) if has_device else None,
+        "space_amp": _ratio(allocated, live_bytes),
+    }
