@@ -68,10 +68,14 @@ ACCOUNTING_COLUMNS = [
     ("cpu_user_s", "user CPU s", ">"), ("cpu_sys_s", "system CPU s", ">"), ("cpu_pct", "CPU %", ">"),
     ("db_mib", "DB size MiB", ">"), ("rss_mib", "peak RSS MiB", ">"),
     ("ctx_voluntary", "waits", ">"), ("ctx_involuntary", "preempted", ">"),
-    ("kb_written_per_op", "KB written/op", ">"),
+    ("kb_written_per_op", "KB written/op", ">"), ("write_amp", "write amp", ">"), ("read_amp", "read amp", ">"),
+    ("space_amp", "space amp", ">"),
 ]
 ACCOUNTING_LEGEND = ("  CPU % of one core; waits/preempted: voluntary/involuntary context switches; KB written/op: "
-                     "the process's storage writes per operation ('-': not measurable here)")
+                     "the process's storage writes per operation ('-': not measurable here)\n"
+                     "  write amp: the process's storage writes / the keys and values written; read amp: the device's "
+                     "block reads per read op; space amp: allocated size / live keys and values ('-': not "
+                     "computable here, or nothing to compute; the reason is in the result's amplification.notes)")
 
 
 def accounting_rows(result) -> list:
@@ -83,7 +87,8 @@ def accounting_rows(result) -> list:
                      "cpu_pct": a.get("cpu_pct"), "db_mib": mib(a.get("db_size_bytes")),
                      "rss_mib": mib(a.get("process_peak_rss_bytes")), "ctx_voluntary": a.get("ctx_voluntary"),
                      "ctx_involuntary": a.get("ctx_involuntary"),
-                     "kb_written_per_op": a.get("io_kb_written_per_op")})
+                     "kb_written_per_op": a.get("io_kb_written_per_op"),
+                     **{k: (b.amplification or {}).get(k) for k in ("write_amp", "read_amp", "space_amp")}})
     return rows
 
 

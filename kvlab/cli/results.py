@@ -106,10 +106,12 @@ LIST_COLUMNS = [
     ("run_id", "run", "<"), ("stored", "stored", "<"), ("engine", "engine", "<"), ("workload", "workload", "<"),
     ("phase", "phase", "<"), ("num", "num", ">"), ("value_size", "value B", ">"), ("threads", "thr", ">"),
     ("trial", "trial", ">"), ("ops_per_sec", "ops/s", ">"), ("p50", "p50", ">"), ("p99", "p99", ">"),
-    ("p999", "p99.9", ">"), ("unit", "latency", "<"), ("settings", "settings", "<"), ("partial", "partial", "<"),
-    ("tags", "tags", "<"),
+    ("p999", "p99.9", ">"), ("unit", "latency", "<"), ("write_amp", "W-amp", ">"), ("read_amp", "R-amp", ">"),
+    ("space_amp", "S-amp", ">"), ("settings", "settings", "<"), ("partial", "partial", "<"), ("tags", "tags", "<"),
 ]
-LIST_LEGEND = "  p50 ... p99.9 in microseconds per op (or per batch, where latency says so); partial: stopped early"
+LIST_LEGEND = ("  p50 ... p99.9 in microseconds per op (or per batch, where latency says so); W-amp: the process's "
+               "storage writes / keys and values written; R-amp: device block reads per read op; S-amp: allocated "
+               "size / live keys and values ('-': none); partial: stopped early")
 
 
 def _listing(store, filters) -> list:

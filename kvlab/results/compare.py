@@ -53,6 +53,9 @@ METRICS = (
     Metric("p999_us", "p99.9 latency (us)", False, ("faster", "slower")),
     Metric("cpu_us_per_op", "CPU per op (us: user + system CPU / ops)", False, ("better", "worse")),
     Metric("io_bytes_per_op", "I/O per op (bytes written / ops)", False, ("better", "worse")),
+    Metric("write_amp", "write amplification (process bytes written / user bytes written)", False,
+           ("better", "worse")),
+    Metric("read_amp", "read amplification (device block reads / read ops)", False, ("better", "worse")),
 )
 BY_NAME = {m.name: m for m in METRICS}
 
@@ -141,14 +144,14 @@ def parse_selection(text: str, what: str = "selection") -> Selection:
 
 _SAMPLE_COLUMNS = ("id", "run_id", "engine", "workload", "phase", "threads", "num", "value_size", "key_size",
                    "engine_settings", "trial", "ops", "ops_per_sec", "p50_us", "p99_us", "p999_us", "cpu_us_per_op",
-                   "io_bytes_per_op", "host")
+                   "io_bytes_per_op", "host", "write_amp", "read_amp")
 
 _STORE_QUERY = (
     "SELECT id, run_id, engine, workload, phase, threads, num, value_size, key_size, engine_settings, trial, ops, "
     "ops_per_sec, p50_us, p99_us, p999_us, "
     "(TRY_CAST(acct->>'cpu_user_s' AS DOUBLE) + TRY_CAST(acct->>'cpu_sys_s' AS DOUBLE)) * 1e6 / nullif(ops, 0) "
     "AS cpu_us_per_op, TRY_CAST(acct->>'io_write_bytes' AS DOUBLE) / nullif(ops, 0) AS io_bytes_per_op, "
-    "facts[2]->>'$' AS host, partial, {sides} FROM (SELECT *, facts[1] AS acct FROM (SELECT *, "
+    "facts[2]->>'$' AS host, write_amp, read_amp, partial, {sides} FROM (SELECT *, facts[1] AS acct FROM (SELECT *, "
     "json_extract(record, ['$.accounting', '$.provenance.machine.hostname']) AS facts FROM benchmarks "
     "WHERE {where})) ORDER BY id")
 
@@ -193,6 +196,8 @@ def result_samples(results, where: Selection | None = None):
                      "ops": b.ops, "ops_per_sec": b.ops_per_sec, "p50_us": b.latency_us.get("p50"),
                      "p99_us": b.latency_us.get("p99"), "p999_us": b.latency_us.get("p999"), "cpu_us_per_op": cpu,
                      "io_bytes_per_op": io, "host": ((b.provenance or {}).get("machine") or {}).get("hostname"),
+                     "write_amp": (b.amplification or {}).get("write_amp"),
+                     "read_amp": (b.amplification or {}).get("read_amp"),
                      "partial": b.partial, "tags": list(b.tags), "sweep_id": None,
                      "engine_library": (b.versions or {}).get("engine_library"),
                      "git_commit": (b.versions or {}).get("git_commit")})
