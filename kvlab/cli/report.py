@@ -29,8 +29,9 @@ def add_parser(sub, make):
                    help="a sweep's stored points, as a group, with the sweep's figures")
     r.add_argument("--where", default=None, metavar="TERMS",
                    help="terms every group must also satisfy (engine=lmdb,phase=run)")
-    r.add_argument("--compare", nargs=2, default=None, metavar=("A", "B"),
-                   help="compare B against A (each a selection as above; both are added to the report)")
+    r.add_argument("--compare", nargs=2, default=None, metavar="SIDE",
+                   help="compare the second SIDE (B) against the first (A), each a selection as above; both are "
+                        "added to the report")
     r.add_argument("--no-compare", action="store_true",
                    help="do not compare, even when exactly two groups are given")
     r.add_argument("--threshold", type=amount(0, 1000), default=compare.THRESHOLD_PCT, metavar="PCT",
