@@ -8,14 +8,14 @@ import sys
 from .. import errors
 from .._version import __version__
 from ..execution import native
-from . import (compare, crashtest, dbbench, engines, linkbench, notebooks, report, rerun, results, run, sweep,
-               workloads, ycsb)
+from . import (compare, crashtest, dbbench, engines, linkbench, noise, notebooks, report, rerun, results, run,
+               sweep, workloads, ycsb)
 from .parsing import Parser
 from .run import spec_from_args  # noqa: F401  (kvlab.cli.spec_from_args)
 
 # in the order `kvlab --help` lists them
-COMMANDS = (run, ycsb, dbbench, compare, rerun, results, report, engines, workloads, sweep, crashtest, linkbench,
-            notebooks)
+COMMANDS = (run, ycsb, dbbench, compare, noise, rerun, results, report, engines, workloads, sweep, crashtest,
+            linkbench, notebooks)
 BY_NAME = {c.NAME: c for c in COMMANDS}
 
 
@@ -66,7 +66,7 @@ def entry():
 
 # commands that run an engine: started without room in glibc's static TLS for a library linked into kvlab
 # (kvlab.execution.native), the command re-executes itself once with it, since glibc reads it only at start
-_RUNS_ENGINES = {"run", "compare", "dbbench", "ycsb", "sweep", "crashtest", "linkbench", "notebooks", "rerun"}
+_RUNS_ENGINES = {"run", "compare", "dbbench", "ycsb", "sweep", "crashtest", "linkbench", "notebooks", "rerun", "noise"}
 _REEXECUTED = "KVLAB_REEXECUTED"   # set in the re-executed process: never twice, whatever its environment
 
 

@@ -18,7 +18,7 @@ from ..model.spec import RunSpec
 from ..results import stats
 from ..results.result import BenchmarkResult, RunResult
 from .progress import RunControl
-from .runner import run_spec
+from . import runner
 
 SIDES = ("A", "B")
 
@@ -47,7 +47,7 @@ def run_interleaved(spec_a: RunSpec, spec_b: RunSpec, repeat: int,
                 if on_result is not None:
                     on_result(side, b)
 
-            result = run_spec(specs[side], on_result=mark, control=control)
+            result = runner.run_spec(specs[side], on_result=mark, control=control)
             trials[side].append(list(result))
             order += 1
             if on_trial is not None:
