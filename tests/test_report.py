@@ -117,8 +117,11 @@ def test_python_api_and_results_in_hand(stored, tmp_path):
     assert "<title>LMDB reads &lt;b&gt;</title>" in text
     assert all(f'id="run-{r}"' in text for r in runs["lmdb"]) and not any(r in text for r in runs["rocksdb"])
     r = kvlab.run("lmdb", "fillseq,readrandom", num=2000, seed=3)
+    r[1].partial = True                     # as a run stopped part-way would be
     text = kvlab.report(r, out=tmp_path / "hand.html").read_text()
     assert 'id="run-in-hand-1"' in text and text.count("<svg") == 3
+    assert text.count(">PARTIAL</strong>") == 2                      # its row and its run
+    assert "1 partial (stopped early)" in text
 
 
 def test_sweep_report_draws_the_sweep(tmp_path, capsys):
@@ -147,6 +150,7 @@ def test_bad_input_is_refused_before_anything_is_written(stored, tmp_path, capsy
         ([runs["lmdb"][0][:6], "--out", out], f"did you mean {runs['lmdb'][0]}?"),
         (["rep", "--out", out], "did you mean tag:rep?"),
         (["--out", out], "nothing selected"),
+        (["--tag", "rep", "--out", " "], "--out is empty"),
         (["--tag", "rep", "--where", "engine=wiredtiger-btree", "--out", out], "with --where"),
         (["--tag", "rep", "--out", str(tmp_path)], "is a directory"),
         (["--tag", "rep", "--out", str(afile / "r.html")], "is a file, so nothing can be made below it"),

@@ -43,6 +43,8 @@ def add_parser(sub, make):
 
 
 def handle(args) -> int:
+    if not args.out.strip():
+        raise UsageError("report: --out is empty; allowed: a file name (report.html)")
     check_output_file(args.out, "--out")
     if args.compare and args.no_compare:
         raise UsageError("report: --compare and --no-compare contradict each other; give one")
