@@ -105,6 +105,11 @@ def test_two_groups_are_compared(stored, tmp_path, capsys):
                                str(path), "--out", str(out)], capsys)
     assert code == 0, err
     assert "3 runs" in said and "B compared against A" in said
+    code, said, err = _report(["tag:rep-lmdb", "tag:rep-rocksdb", "--where", "workload=readrandom", "--store",
+                               str(path), "--out", str(out)], capsys)
+    assert code == 0, err
+    text = out.read_text()
+    assert "4 runs, 4 benchmarks" in said and "readrandom run 1 thr" in text and "fillseq run 1 thr" not in text
 
 
 def test_python_api_and_results_in_hand(stored, tmp_path):

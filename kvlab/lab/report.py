@@ -222,7 +222,7 @@ def build(*selections, tag=None, sweep=None, where=None, compare=None, out=None,
     figures, figure_notes = _figures(entries, sweeps, comparison, store)
     notes += figure_notes
     text = _page(entries, groups, where_sel, comparison, figures, notes, title)
-    return Page(text, len({e.run for e in entries}), len(entries), len(figures), comparison is not None, notes)
+    return Page(text, len({en.run for en in entries}), len(entries), len(figures), comparison is not None, notes)
 
 
 def _group(value, label_for_hand: str) -> Group:
@@ -321,7 +321,8 @@ def _comparison(sides, where, store, threshold, explicit):
     comparison was asked for by name)."""
     values = [g.results if g.results is not None else g.label for g in sides]
     try:
-        frame = comparing.compare(values[0], values[1], where=where, store=store, threshold=threshold)
+        frame = comparing.compare(values[0], values[1], where=where.text if where is not None else None, store=store,
+                                  threshold=threshold)
     except errors.ResultsError as exc:
         if explicit:
             raise
