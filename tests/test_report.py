@@ -138,7 +138,7 @@ def test_sweep_report_draws_the_sweep(tmp_path, capsys):
     code, said, err = _report(["--sweep", "rep-sweep", "--store", str(store), "--out", str(out)], capsys)
     assert code == 0, err
     text = out.read_text()
-    assert "Sweep rep-sweep: ops per sec." in text and "Sweep rep-sweep: p99 us." in text
+    assert "Sweep rep-sweep: ops/s." in text and "Sweep rep-sweep: p99 (µs)." in text
     assert "sweep rep-sweep" in text       # each run says the sweep it belongs to
     _self_contained(text)
 

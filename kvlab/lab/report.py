@@ -366,9 +366,10 @@ def _figures(entries, sweeps, comparison, store) -> tuple:
             fig.axes[0].set_xlabel("")
             return fig
         lo, hi = min(runs_per_bar), max(runs_per_bar)
+        count = f"{lo}" if lo == hi else f"{lo} to {hi}"
         add(throughput, "Throughput",
-            f"Each bar: the median ops/s of the benchmarks with that engine and key ({lo if lo == hi else f'{lo} to {hi}'}"
-            f" benchmark{'s' if hi > 1 else ''} a bar); partial benchmarks left out."
+            f"Each bar: the median ops/s of the benchmarks with that engine and key ({count} benchmark"
+            f"{'s' if hi > 1 else ''} a bar); partial benchmarks left out."
             + (" Log scale: the engines are more than 50x apart." if log else "")
             + (f" Drawn at {', '.join(fixed)}, the most frequent setting (the others are in the table)." if fixed
                else "")
@@ -392,10 +393,14 @@ def _figures(entries, sweeps, comparison, store) -> tuple:
                      f"draw): {', '.join(small[:10])}{' ...' if len(small) > 10 else ''}")
     for name in sweeps[:MAX_SWEEPS]:
         for metric in ("ops_per_sec", "p99_us"):
-            made = _sweep_figure(store, name, metric)
+            try:
+                made = _sweep_figure(store, name, metric)
+            except errors.KvlabError as exc:
+                notes.append(f"sweep {name}: no figure ({exc})")
+                break
             if made is None:
                 continue
-            add(made, f"Sweep {name}: {metric.replace('_', ' ')}",
+            add(made, f"Sweep {name}: {plots.axis_label(metric)}",
                 f"Sweep {name}: the median of each setting's repeats against its first numeric axis, the other "
                 "axes that vary as colours and panels; the band, where drawn, is the interval of the median.")
     if len(sweeps) > MAX_SWEEPS:
@@ -765,8 +770,9 @@ def _comparison_section(frame, figures, numbers) -> str:
                 comparing.key_text({k: rec.get(k) for k in match if k in rec})
             verdict = "" if geomean else (rec.get("verdict") or "~")
             css = {"faster": "good", "better": "good", "slower": "bad", "worse": "bad"}.get(verdict, "same")
-            cells = [e(name), num(rec["a_median"]), "" if geomean else e(_interval_text(rec, "a")), num(rec["b_median"]),
-                     "" if geomean else e(_interval_text(rec, "b")), e(_change_text(rec["change_pct"])),
+            cells = [e(name), num(rec["a_median"]), "" if geomean else e(_interval_text(rec, "a")),
+                     num(rec["b_median"]), "" if geomean else e(_interval_text(rec, "b")),
+                     e(_change_text(rec["change_pct"])),
                      "" if geomean else _p_text(rec.get("p_value")),
                      "" if geomean else f"{int(rec['a_n'])}/{int(rec['b_n'])}",
                      f"<span class=\"verdict {css}\">{e(verdict)}</span>" if verdict else ""]
@@ -851,7 +857,8 @@ def _run_section(run: str, group) -> str:
             + ("; tags " + " ".join(f"<span class=\"tag\">{e(t)}</span>" for t in tags) if tags else "") + "</p>")
     if warnings:
         shown = "".join(f"<li>{e(w)}</li>" for w in warnings[:MAX_WARNINGS_SHOWN])
-        more = f"<li>... and {len(warnings) - MAX_WARNINGS_SHOWN} more</li>" if len(warnings) > MAX_WARNINGS_SHOWN else ""
+        hidden = len(warnings) - MAX_WARNINGS_SHOWN
+        more = f"<li>... and {hidden} more</li>" if hidden > 0 else ""
         head += f"\n<ul class=\"warnings\">{shown}{more}</ul>"
     else:
         head += "\n<p class=\"nowarn\">no warnings</p>"
@@ -867,10 +874,8 @@ def _run_section(run: str, group) -> str:
         f"<th class=\"r\">seed</th><th class=\"l\">started</th></tr></thead><tbody>{benches}</tbody></table>",
         "<h4>Spec</h4>" + (_spec_grid(spec) if spec else
                            "<p class=\"none\">not recorded (a record older than provenance)</p>"),
-        "<h4>Engine settings</h4><table class=\"kv\">"
-        f"<tr><th scope=\"row\">given</th><td>{e(json.dumps(prov.get('engine_config_given') or {}, default=str))}</td></tr>"
-        f"<tr><th scope=\"row\">in effect</th><td>{e(json.dumps(prov.get('engine_config_effective') or {}, default=str))}"
-        "</td></tr></table>",
+        "<h4>Engine settings</h4>" + _kv_table({"given": prov.get("engine_config_given") or {},
+                                                "in effect": prov.get("engine_config_effective") or {}}),
         "<h4>Versions</h4>" + _kv_table({**(first.versions or {}), **(prov.get("build") or {}),
                                          "key_encoding": first.key_encoding}),
         "<h4>Machine</h4>" + _kv_table(prov.get("machine") or {}),
