@@ -81,11 +81,11 @@ def _compare_parser(actions, make):
                    help="ignore the floors `kvlab noise` stored: only --threshold is the noise floor")
     add_store_option(c)
     g = c.add_argument_group("fair trials: run A and B here, interleaved")
-    g.add_argument("--run", nargs=2, default=None, metavar=("SPEC_A", "SPEC_B"),
-                   help="instead of stored sides, run both: each a `kvlab run` argument string ('--engine lmdb "
-                        "--workload readrandom --num 100000') or a stored run id whose spec is reused; A B A B ..., "
-                        "each trial in a fresh database unless the spec gives --db; a side without --seed takes the "
-                        "other's seed (the same keys)")
+    g.add_argument("--run", nargs=2, default=None, metavar="SPEC",
+                   help="A's spec, then B's, run here instead of stored sides: each a `kvlab run` argument string "
+                        "('--engine lmdb --workload readrandom --num 100000') or a stored run id whose spec is "
+                        "reused; A B A B ..., each trial in a fresh database unless the spec gives --db; a side "
+                        "without --seed takes the other's seed (the same keys)")
     g.add_argument("--repeat", type=count(1, 1000), default=None, metavar="N",
                    help=f"trials a side with --run (default {RUN_REPEAT}; 4 or more a side can reach p < 0.05)")
     g.add_argument("--tag", action="append", default=[], metavar="TAG",
