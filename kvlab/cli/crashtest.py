@@ -46,6 +46,13 @@ def add_parser(sub, make):
                    help="with --power-loss, when a created, renamed or removed entry survives a cut: once its "
                         "directory is fsynced (posix, default: all POSIX promises) or once any file is fsynced "
                         "(ext4: its journal commits every entry with the fsync)")
+    c.add_argument("--cut-on", default=None, metavar="REGEX",
+                   help="a crash point: kill (and cut) --min-delay seconds after a new entry whose name matches REGEX "
+                        "appears in the database directory, once the writer has opened it (e.g. '^log\\.0+2$', "
+                        "BerkeleyDB's second log file); at --max-delay when none does")
+    c.add_argument("--min-delay", type=amount(0, 3600), default=0.05, metavar="S",
+                   help="kill no sooner than S seconds into a round, or S seconds after the --cut-on entry (default "
+                        "0.05)")
     c.add_argument("--durability", default=None, metavar="NAME",
                    help="a durability setting of the engine, with what its documentation promises (decides the "
                         "verdict); 'all' runs each in turn. "
@@ -110,8 +117,9 @@ def cmd_crashtest(args) -> int:
                 print(f"  {name} kill {i + 1}: after {k.after_s:.2f} s, {k.acked} acked, {state}, "
                       f"{k.lost_txns} acked txns lost, reopen {k.recovery_ms or 0:.1f} ms{cut}", flush=True)
         r = crashtest(name, args.kills, sync=args.sync, db=args.db, seed=args.seed, batch=args.batch, num=args.num,
-                      value_size=args.value_size, max_s=args.max_delay, on_kill=show, power_loss=args.power_loss,
-                      loss=args.loss, setting=setting, settings=settings, names=args.names)
+                      value_size=args.value_size, min_s=min(args.min_delay, args.max_delay), max_s=args.max_delay,
+                      on_kill=show, power_loss=args.power_loss, loss=args.loss, setting=setting, settings=settings,
+                      names=args.names, cut_on=args.cut_on)
         what = f"power cuts (loss {args.loss}, names {args.names})" if args.power_loss else "kills"
         print(f"{name}{f' ({setting})' if setting else ''}: seed {r.seed}, {args.kills} {what}, {args.batch} writes "
               f"a transaction, keys 0..{args.num - 1}", flush=True)

@@ -29,6 +29,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import shutil
 import signal
 import struct
@@ -368,14 +369,17 @@ def _fresh(path: Path, chosen: Durability, lib, cfg, settings: dict, power_loss:
 def crashtest(engine: str, kills: int, sync: bool = False, db: str | os.PathLike | None = None, seed: int | None = None,
               batch: int = 10, num: int = 10_000, value_size: int = 100, min_s: float = 0.05, max_s: float = 0.8,
               on_kill=None, power_loss: bool = False, loss: str = "all", setting: str | None = None,
-              settings: dict | None = None, keep_damaged: int = 3, names: str = "posix") -> CrashReport:
+              settings: dict | None = None, keep_damaged: int = 3, names: str = "posix",
+              cut_on: str | None = None) -> CrashReport:
     """Kill a writing child `kills` times and check the database after each (module docstring).
     `db`: a directory that does not exist yet or is empty (kvlab creates it and leaves it for you to look
     at); by default a temporary one, removed afterwards.  `on_kill(i, Kill)` is called after each.
     `power_loss`: each kill is also a power cut of a forgetfs mount (`loss`: all, random or torn; `names`:
     posix, entries durable when their directory is fsynced, or ext4, when any file is).
     `setting`: a durability setting of the engine (DURABILITY; its settings replace `sync`); `settings`:
-    further engine settings on top.  Under power loss, up to `keep_damaged` databases that broke the
+    further engine settings on top.  `cut_on`: a regular expression; the kill comes `min_s` seconds after a
+    new entry whose name matches it appears in the database directory after the writer opened it (a crash point: a new log file, say),
+    or at `max_s` when none does.  Under power loss, up to `keep_damaged` databases that broke the
     setting's promise are copied out and left (Kill.kept_at), with the file system's log."""
     cfg = engines.get(engine)
     native.require_built(engine)
@@ -393,6 +397,11 @@ def crashtest(engine: str, kills: int, sync: bool = False, db: str | os.PathLike
         raise errors.SpecError(f"crashtest: loss model {loss!r} is unknown; allowed: {', '.join(forgetfs.LOSS_MODELS)}")
     chosen = durability(engine, setting, sync)
     effective = {**chosen.settings, **(settings or {})}
+    if cut_on is not None:
+        try:
+            re.compile(cut_on)
+        except re.error as exc:
+            raise errors.SpecError(f"crashtest: cut_on {cut_on!r} is not a regular expression: {exc}") from None
     if names not in forgetfs.NAME_MODELS:
         raise errors.SpecError(f"crashtest: names model {names!r} is unknown; allowed: {', '.join(forgetfs.NAME_MODELS)}")
     if power_loss:
@@ -425,7 +434,8 @@ def crashtest(engine: str, kills: int, sync: bool = False, db: str | os.PathLike
                 mount = forgetfs.Mount(path, loss=loss, seed=rng.randrange(1, 2**62), log=log, names=names)
             try:
                 kill, pipe, started, after, cut = _round(i, engine, path if mount is None else mount.path, effective,
-                                                         batch, num, value_size, rng, last, min_s, max_s, env, mount)
+                                                         batch, num, value_size, rng, last, min_s, max_s, env, mount,
+                                                         cut_on, path)
             finally:
                 if mount is not None:
                     mount.close()   # after a cut: only makes sure the mount is gone
@@ -474,7 +484,18 @@ def crashtest(engine: str, kills: int, sync: bool = False, db: str | os.PathLike
     return report
 
 
-def _round(i, engine, where, settings, batch, num, value_size, rng, last, min_s, max_s, env, mount):
+def _wait_for_entry(folder: Path, pattern: str, before: set, limit_s: float) -> float | None:
+    """Seconds until a new entry matching `pattern` appears in `folder` (polled each millisecond), or None."""
+    rx, t0 = re.compile(pattern), time.perf_counter()
+    while time.perf_counter() - t0 < limit_s:
+        if any(rx.search(n) for n in set(os.listdir(folder)) - before):
+            return time.perf_counter() - t0
+        time.sleep(0.001)
+    return None
+
+
+def _round(i, engine, where, settings, batch, num, value_size, rng, last, min_s, max_s, env, mount, cut_on=None,
+           backing=None):
     """One writer, started on `where`, killed at a random moment (then the power cut, with a mount):
     (None, pipe, last transaction started, seconds to the kill, the cut's summary), or a Kill first
     when the writer could not open the database."""
@@ -494,8 +515,16 @@ def _round(i, engine, where, settings, batch, num, value_size, rng, last, min_s,
             return Kill(0.0, 0, 0, None, 0, 0, False, "the next writer's open: " + text.splitlines()[-1],
                         None), None, 0, 0.0, None
         raise errors.EngineError(f"crashtest: the {engine} writer did not start: {text[-800:]}")
-    after = rng.uniform(min_s, max_s)
-    time.sleep(after)
+    if cut_on:   # entries the writer's open made are not the crash point
+        before = set(os.listdir(backing))
+        t0 = time.perf_counter()
+        seen = _wait_for_entry(backing, cut_on, before, max_s)
+        if seen is not None:
+            time.sleep(min_s)
+        after = time.perf_counter() - t0
+    else:
+        after = rng.uniform(min_s, max_s)
+        time.sleep(after)
     if child.poll() is not None:
         _, err = child.communicate()
         raise errors.EngineError(f"crashtest: the {engine} writer ended before the kill: "
