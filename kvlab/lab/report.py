@@ -392,14 +392,12 @@ def _figures(entries, sweeps, comparison, store) -> tuple:
         notes.append(f"not in the latency figures (fewer than {MIN_SPECTRUM_OPS} timed operations, no tail to "
                      f"draw): {', '.join(small[:10])}{' ...' if len(small) > 10 else ''}")
     for name in sweeps[:MAX_SWEEPS]:
-        for metric in ("ops_per_sec", "p99_us"):
-            try:
-                made = _sweep_figure(store, name, metric)
-            except errors.KvlabError as exc:
-                notes.append(f"sweep {name}: no figure ({exc})")
-                break
-            if made is None:
-                continue
+        try:
+            drawn = _sweep_figures(store, name)
+        except errors.KvlabError as exc:
+            notes.append(f"sweep {name}: no figure ({exc})")
+            continue
+        for metric, made in drawn:
             add(made, f"Sweep {name}: {plots.axis_label(metric)}",
                 f"Sweep {name}: the median of each setting's repeats against its first numeric axis, the other "
                 "axes that vary as colours and panels; the band, where drawn, is the interval of the median.")
@@ -528,25 +526,26 @@ def _round_robin(lines: list, limit: int) -> list:
     return [line for line in lines if line in kept]
 
 
-def _sweep_figure(store, name, metric):
-    """A function drawing sweep `name`'s `metric` against its first numeric axis (on a log scale where its
-    medians are 30x apart or more), or None (the sweep has no such metric)."""
+def _sweep_figures(store, name) -> list:
+    """[(metric, a function drawing it)]: sweep `name`'s ops/s and p99 (those it has) against its first numeric
+    axis, each on a log scale where its medians are 30x apart or more."""
     from ..results import sweeps as stored
     from . import plots
     frame = stored.tidy(store, name)
-    if metric not in frame.columns:
-        return None
     defined = store.query("SELECT definition FROM sweeps WHERE sweep_id = ?", [name])
     axes = json.loads(defined.definition.iloc[0]).get("axes", {}) if not defined.empty else {}
     axes = {k: v for k, v in axes.items() if k in frame.columns}
     numeric = [k for k, v in axes.items() if all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in v)]
     x = numeric[0] if numeric else next(iter(axes), None)
-    if x is None:
-        return None
-    values = frame[metric].dropna().astype(float)
-    positive = values[values > 0]
-    log = bool(len(positive) == len(values) and len(values) and positive.max() / positive.min() >= 30)
-    return lambda: plots.sweep(frame, metric, x=x, axes=list(axes), log=log)
+    out = []
+    for metric in ("ops_per_sec", "p99_us"):
+        if x is None or metric not in frame.columns:
+            continue
+        values = frame[metric].dropna().astype(float)
+        positive = values[values > 0]
+        log = bool(len(positive) == len(values) and len(values) and positive.max() / positive.min() >= 30)
+        out.append((metric, lambda metric=metric, log=log: plots.sweep(frame, metric, x=x, axes=list(axes), log=log)))
+    return out
 
 
 def tick_text(v, _pos=None) -> str:
