@@ -428,7 +428,8 @@ class StoredFloors:
         for (host, engine, workload, threads, phase), got in self.found.items():
             if got is None or used[(used.workload == workload) & (used.threads == threads)].empty:
                 continue
-            spread = ", ".join(f"{m} {got[m]:.1f}%" for m in stored.NOISE_METRICS if got.get(m) is not None)
+            spread = ", ".join(f"{m} {got[m]:.1f}%" for m in stored.NOISE_METRICS
+                               if got.get(m) is not None and m in set(frame.metric))
             out.append(f"noise floor from `kvlab noise` ({got.get('n')} runs, {str(got.get('measured_at'))[:16]}) "
                        f"for {engine} {workload} {phase or ''} {threads} thr on {host}: {spread}; where it is "
                        "above --threshold it decides '~'")
@@ -500,10 +501,12 @@ def print_comparison(frame, out=None) -> None:
                    ("change", "change", ">"), ("p", "p", ">"), ("n", "n A/B", ">"), ("verdict", "verdict", "<")]
         output.table(rows, columns, out=out)
     alpha, threshold = attrs.get("alpha", compare.ALPHA), attrs.get("threshold_pct", compare.THRESHOLD_PCT)
+    measured = ", or the one `kvlab noise` measured where larger: see the notes" \
+        if "floor_source" in frame and (frame.floor_source == "measured").any() else ""
     print(file=out)
     print(f"  median: of each side's samples; 95% CI: the median's interval (exact order statistics); change: B's "
           f"median against A's; p: two-sided Mann-Whitney U; ~: p >= {alpha:g}, no p, or |change| < the noise floor "
-          f"({threshold:g}%, --threshold)", file=out)
+          f"({threshold:g}%, --threshold{measured})", file=out)
     for n in sorted(below_level):
         level = 1 - 2 / 2 ** n
         print(f"  ({stats._percent(level)}): with {n} samples no interval reaches 95%; the min-max range is a "
