@@ -34,6 +34,9 @@ LABELS = {"ops_per_sec": "ops/s", "p50_us": "p50", "p99_us": "p99", "p999_us": "
 def add_parser(sub, make):
     p = make(sub, NAME, help=HELP, description=DESCRIPTION)
     run.add_parser(None, lambda _sub, _name, **_kwargs: p)   # every `kvlab run` option, on this parser
+    for action in p._actions:
+        if action.dest == "repeat":
+            action.help = f"identical runs (default {DEFAULT_REPEAT}, at least {MIN_REPEAT})"
     return p
 
 
