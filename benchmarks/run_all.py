@@ -7,6 +7,6 @@ HERE = Path(__file__).resolve().parent
 for script, args in (("vs_dbbench.py", []), ("harness_overhead.py", []), ("scaling.py", []), ("memory.py", []),
                      ("accounting_cost.py", []), ("harness_instructions.py", []),
                      ("progress_overhead.py", []), ("distributions.py", []), ("mix_loop.py", []), ("open_loop.py", ["--seconds", "1"]),
-                     ("result_size.py", []), ("compare_speed.py", [])):
+                     ("result_size.py", []), ("compare_speed.py", []), ("report_speed.py", [])):
     print(f"\n=== {script}", flush=True)
     subprocess.run([sys.executable, str(HERE / script), *args], check=True)

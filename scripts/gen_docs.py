@@ -102,8 +102,11 @@ def _option_rows(actions, prog) -> list:
         if isinstance(action, (argparse._SubParsersAction, argparse._HelpAction)):
             continue
         if action.option_strings:
+            shown = action.metavar
+            if isinstance(shown, tuple):   # nargs=2 and the like: one name per value
+                shown = " ".join(shown)
             metavar = "" if action.nargs == 0 else " " + (
-                action.metavar or (action.dest.upper() if not action.choices else "{" + ",".join(map(str, action.choices)) + "}"))
+                shown or (action.dest.upper() if not action.choices else "{" + ",".join(map(str, action.choices)) + "}"))
             name = ", ".join(f"`{s}{metavar}`" for s in action.option_strings)
         else:
             name = f"`{action.metavar or action.dest}`"

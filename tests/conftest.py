@@ -63,7 +63,7 @@ SLOW = ("test_notebooks.py::test_all_notebooks_run_at_smoke_scale", "test_fuzz_a
         "test_sanity.py::test_a_superlinear", "test_sanity.py::test_a_step_within", "test_sanity.py::test_a_one_thread",
         "test_reopen.py", "test_linkbench.py::test_counts_equal", "test_cli.py::test_seed_dbbench_lines_run",
         "test_progress.py::test_kernel_stays_responsive")
-BROWSER = ("test_browser.py",)
+BROWSER = ("test_browser.py", "test_report.py::test_report_renders_in_chromium")
 TIMING = ("test_measurement.py::test_warmup_excluded_and_reported", "test_workloads.py::test_duration_bound_run",
           "test_mix_loop.py::test_open_loop_is_stopped_while_it_waits", "test_progress.py")
 ENGINE_FIXTURES = {"engine_name", "open_engine", "case"}
