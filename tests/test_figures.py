@@ -325,8 +325,8 @@ class _Recorder:
 
 
 def _data(notebook, tmp):
-    """What the notebook computes before its plotting cells, by its own reproduce calls, on LMDB and RocksDB
-    at a scale below smoke."""
+    """What the notebook computes before its plotting cells, by the calls its own cells make (reproduce's,
+    crashtest's), on LMDB and RocksDB at a scale below smoke."""
     import pandas as pd
 
     from kvlab.lab import reproduce
@@ -373,6 +373,15 @@ def _data(notebook, tmp):
         relabel = {"setting": "larger_than_ram"}
         return dict(p=p, qps_c=qps_c, lat_c=lat_c, io_c=io_c, res_c=res_c, qps_b=qps_c.assign(**relabel),
                     lat_b=lat_c.assign(**relabel), io_b=io_c.assign(**relabel), res_b=[], pd=pd)
+    if notebook == "07_durability":
+        from kvlab.execution.crashtest import DURABILITY, crashtest
+        p = dict(cuts=1, num=2000, max_s=0.2, engines=engines)
+        common = dict(seed=1, num=p["num"], max_s=p["max_s"])
+        # SIGKILLs only: power cuts need FUSE (the notebook leaves them out too where it has none)
+        reports = [crashtest(e, p["cuts"], setting=d.name, **common) for e in engines for d in DURABILITY[e]]
+        frame = pd.DataFrame([r.summary | {"broken": "; ".join(r.broken_promises)} for r in reports])
+        frame["crash"] = frame["crash"].str.replace(r" \(.*", "", regex=True)
+        return dict(p=p, reports=reports, frame=frame, seed=1, loss="all", names="posix", pd=pd)
     raise AssertionError(f"no data for notebook {notebook}: add it to _data")
 
 
@@ -397,7 +406,7 @@ def notebook_figures(tmp_path_factory):
 
 
 def test_the_notebooks_export_the_figures_named_here():
-    assert len(FIGURES) == len(set(FIGURES)) >= 15
+    assert len(FIGURES) == len(set(FIGURES)) >= 16
     assert "quickstart_latency_spectrum" in FIGURES and "transactions_tests" in FIGURES
 
 
