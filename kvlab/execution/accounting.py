@@ -115,20 +115,22 @@ def log_mark(path) -> tuple:
         return None, 0
 
 
-def log_since(path, mark: tuple) -> str:
-    """The whole lines an engine's info log gained since `mark` (log_mark); a log replaced since (an engine
-    reopened: the old one renamed LOG.old...) is read from its start.  '' when there is none."""
+def log_since(path, mark: tuple) -> tuple[str, tuple]:
+    """(the whole lines an engine's info log gained since `mark` (log_mark), the mark after them); a log replaced
+    since (an engine reopened: the old one renamed LOG.old...) is read from its start.  ('', mark) when there is
+    none."""
     inode, offset = mark
     try:
         with open(path, "rb") as f:
-            if os.fstat(f.fileno()).st_ino != inode:
+            now = os.fstat(f.fileno()).st_ino
+            if now != inode:
                 offset = 0
             f.seek(offset)
             data = f.read()
     except OSError:
-        return ""
-    end = data.rfind(b"\n")
-    return data[:end + 1].decode("utf-8", "replace") if end >= 0 else ""
+        return "", mark
+    end = data.rfind(b"\n") + 1
+    return data[:end].decode("utf-8", "replace"), (now, offset + end)
 
 
 def delta(before: Snapshot, after: Snapshot) -> dict:

@@ -154,6 +154,7 @@ class _Session:
         self.live = amplification.live_start(known=not where.existed)
         self.storage_why = amplification.storage_notes(self.storage, self.device, self.device_note)
         self.engine_log_state = {}
+        self.engine_counted = None   # (engine handle, its statistics, its log's mark) where the last phase ended
         # the machine as this trial starts (load, other busy processes, governor, clocksource, memory)
         self.system = system.snapshot()
         self.warnings.extend(w for w in system.warnings(self.system) if w not in self.warnings)
@@ -373,12 +374,17 @@ class _PhaseAmp:
         self.live0 = session.live
         counters = amplification.ENGINE_COUNTERS.get(session.cfg.adapter)
         self.counters = counters if session.spec.engine_stats else None
-        self.stats_before = None
-        if self.counters is not None:
-            got = engine.stats()
-            self.stats_before = {"numbers": got[0], "text": got[1]} if got is not None else None
+        self.engine, self.stats_before, self.log_mark = engine, None, None
         self.log = session.where.path / counters.log_file if self.counters and counters.log_file else None
-        self.log_mark = accounting.log_mark(self.log) if self.log else None
+        if self.counters is not None:
+            last = session.engine_counted
+            if last is not None and last[0] is engine:
+                # on from where the last phase's account ended: what the engine did between phases counts too
+                _, self.stats_before, self.log_mark = last
+            else:
+                got = engine.stats()
+                self.stats_before = {"numbers": got[0], "text": got[1]} if got is not None else None
+                self.log_mark = accounting.log_mark(self.log) if self.log else None
 
     def _ops(self, snap) -> dict:
         """Ops per op type so far, workers and writer together, from a native snapshot (a mix's from its op
@@ -416,8 +422,9 @@ class _PhaseAmp:
         self.session.live = live
         engine = None
         if self.counters is not None:
-            text = accounting.log_since(self.log, self.log_mark) if self.log else ""
+            text, mark = accounting.log_since(self.log, self.log_mark) if self.log else ("", None)
             engine = self.counters.read(self.stats_before, engine_stats, text, self.session.engine_log_state)
+            self.session.engine_counted = (self.engine, engine_stats, mark)
         elif amplification.ENGINE_COUNTERS.get(self.session.cfg.adapter) is not None:
             engine = {"bytes_written": None, "blocks_read": None, "source": None,
                       "note": "the engine's statistics were not collected (engine_stats=False)"}
