@@ -42,13 +42,19 @@ def test_a_load_phase_and_a_compaction_are_not_held_to_the_length_of_a_figure(tm
     assert _has(read, "too short") and not _has(compact, "too short")
 
 
+def _sanity(warnings) -> list:
+    """A result's warnings but the machine's (kvlab.execution.system: busy or untuned at the start, which a
+    shared test machine often is): those are about the machine, not about the result."""
+    return [w for w in warnings if not w.startswith("machine ")]
+
+
 def test_a_clean_run_has_no_warning(tmp_path):
     """More than 1 s and 10,000 ops, after a warm-up: nothing to say (and the load phase says nothing)."""
     require("lmdb")
     r = kvlab.run("lmdb", "readrandom", num=100_000, duration=1.5, warmup=0.3, seed=1, interval=0)
     assert [b.phase for b in r] == ["load", "run"]
     assert r[1].seconds > 1 and r[1].ops > 10_000
-    assert [b.warnings for b in r] == [[], []]
+    assert [_sanity(b.warnings) for b in r] == [[], []]
 
 
 def test_a_one_thread_point_right_after_the_load_without_warm_up(tmp_path):
@@ -65,7 +71,7 @@ def test_a_one_thread_point_right_after_the_load_without_warm_up(tmp_path):
     again = kvlab.run("lmdb", "readrandom", num=100_000, duration=1.2, seed=1, interval=0, db=db,
                       use_existing_db=True)
     two = kvlab.run("lmdb", "readrandom", num=100_000, duration=1.2, threads=2, seed=1, interval=0)
-    assert [b.phase for b in again] == ["run"] and again[0].warnings == []
+    assert [b.phase for b in again] == ["run"] and _sanity(again[0].warnings) == []
     assert not any("right after" in w for b in two for w in b.warnings)
 
 
@@ -97,7 +103,7 @@ def test_an_open_loop_on_schedule_is_not_overloaded():
                   seed=1, interval=0)
     b = r[-1]
     assert b.mix["pacing"]["mode"] == "open" and b.mix["pacing"]["achieved_ratio"] >= 0.99
-    assert b.warnings == []
+    assert _sanity(b.warnings) == []
 
 
 def _hogs(cpus):
@@ -137,7 +143,7 @@ def test_a_superlinear_thread_scaling_step_names_its_cause(loaded_lmdb):
     assert w.startswith("superlinear thread scaling: lmdb readrandom ran ") and " at 2 threads against " in w
     assert "more than the 2x that 1 core at 1 thread and 2 cores at 2 allow" in w
     assert "worker thread(s) were on a CPU only" in w and "benchmarks/bare_loop.c" in w
-    assert two[0].warnings == [w] and one[0].warnings == []   # carried by the higher point's result
+    assert _sanity(two[0].warnings) == [w] and _sanity(one[0].warnings) == []   # carried by the higher point's result
 
 
 def test_a_step_within_the_cores_is_not_superlinear(loaded_lmdb):
@@ -151,7 +157,7 @@ def test_a_step_within_the_cores_is_not_superlinear(loaded_lmdb):
     finally:
         _stop(hogs)
     assert sanity.annotate_scaling([*one, *two]) == []
-    assert [b.warnings for b in (*one, *two)] == [[], []]
+    assert [_sanity(b.warnings) for b in (*one, *two)] == [[], []]
 
 
 def test_compare_checks_scaling_across_its_runs(tmp_path, capsys, monkeypatch):

@@ -42,7 +42,7 @@ def main(argv=None, reexec: bool = False) -> int:
     try:
         parser = build_parser()
         if reexec and argv:
-            _reexec_with_static_tls_room(argv[0])
+            _reexec_with_static_tls_room(argv)
         if argv[:1] == [dbbench.NAME]:   # kvlab's own options, then db_bench's flags, as db_bench takes them
             args, rest = parser.parse_known_args(argv)
             return dbbench.handle(args, rest)
@@ -70,8 +70,12 @@ _RUNS_ENGINES = {"run", "compare", "dbbench", "ycsb", "sweep", "crashtest", "lin
 _REEXECUTED = "KVLAB_REEXECUTED"   # set in the re-executed process: never twice, whatever its environment
 
 
-def _reexec_with_static_tls_room(command: str) -> None:
-    if command not in _RUNS_ENGINES or os.environ.get(_REEXECUTED) or not native.needs_static_tls_room():
+def _runs_engines(argv) -> bool:
+    return argv[0] in _RUNS_ENGINES or (argv[0] == "results" and any(a.startswith("--run") for a in argv))
+
+
+def _reexec_with_static_tls_room(argv) -> None:
+    if not _runs_engines(argv) or os.environ.get(_REEXECUTED) or not native.needs_static_tls_room():
         return
     try:   # the interpreter started again exactly as it was (its flags, the script or -m, the arguments)
         os.execve(sys.executable, sys.orig_argv, {**native.with_static_tls_room(os.environ), _REEXECUTED: "1"})

@@ -42,12 +42,7 @@ def snapshot(window: float = WINDOW_S) -> dict:
     """The machine now: load, other busy processes (their CPU over `window` seconds), CPU frequency and
     turbo, clocksource, memory.  Each part that cannot be read is None, with a note saying why."""
     cores = os.cpu_count() or 1
-    first = _process_cpu()
-    t0 = time.monotonic()
-    time.sleep(window)
-    second = _process_cpu()
-    seconds = time.monotonic() - t0
-    busy, others = _busy(first, second, seconds)
+    busy, others, seconds, runnable = _look(window)
     return {
         "taken_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "cores": cores,
@@ -55,12 +50,38 @@ def snapshot(window: float = WINDOW_S) -> dict:
         "busy_processes": busy,
         "others_cpu_pct": round(others, 1),
         "look_s": round(seconds, 3),
+        "others_runnable": runnable,     # other tasks runnable at the start; 0: no look was needed
         "cpu_pressure": _psi("cpu"),
         "cpufreq": _cpufreq(),
         "turbo": _turbo(),
         "clocksource": _clocksource(),
         "memory": _memory(),
     }
+
+
+def _look(window: float) -> tuple:
+    """(busy processes, their CPU %, the look's length, runnable tasks besides this one): other processes' CPU
+    over `window` seconds.  Where no other task is runnable at the start (/proc/loadavg), nothing else is
+    using a CPU now and the window is skipped: a quiet machine pays nothing per trial."""
+    others_runnable = _runnable() - 1
+    if others_runnable <= 0:
+        return [], 0.0, 0.0, max(others_runnable, 0)
+    first = _process_cpu()
+    t0 = time.monotonic()
+    time.sleep(window)
+    second = _process_cpu()
+    seconds = time.monotonic() - t0
+    busy, others = _busy(first, second, seconds)
+    return busy, others, seconds, others_runnable
+
+
+def _runnable() -> int:
+    """Tasks running or runnable now, this one included (the kernel's count in /proc/loadavg); 2 if unknown."""
+    try:
+        with open("/proc/loadavg") as f:
+            return int(f.read().split()[3].split("/")[0])
+    except (OSError, ValueError, IndexError):
+        return 2
 
 
 def warnings(state: dict | None) -> list:
