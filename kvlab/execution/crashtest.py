@@ -330,17 +330,25 @@ def _reopen(cfg, path: Path, settings: dict, env=None):
 
 
 def _reopen_in_child(cfg, path: Path, settings: dict, env):
-    args = {"read": True, "engine": cfg.name, "path": str(path), "settings": settings}
-    try:
+    fd, answer = tempfile.mkstemp(prefix="kvlab-crashtest-read-", suffix=".json")
+    os.close(fd)
+    args = {"read": True, "engine": cfg.name, "path": str(path), "settings": settings, "out": answer}
+    try:   # the answer goes to its own file: engines print on stdout (WiredTiger's messages)
         out = subprocess.run([sys.executable, "-m", CHILD, json.dumps(args)], env=env, capture_output=True,
                              timeout=600)
+        text = Path(answer).read_text()
     except subprocess.TimeoutExpired:
         return None, None, "the reopen did not finish in 600 s"
-    if out.returncode != 0 or not out.stdout:
+    finally:
+        Path(answer).unlink(missing_ok=True)
+    try:
+        r = json.loads(text) if out.returncode == 0 else None
+    except ValueError:
+        r = None
+    if r is None:
         err = out.stderr.decode(errors="replace").strip().splitlines()
         sig = f" (signal {-out.returncode})" if out.returncode < 0 else ""
         return None, None, f"the reader died{sig}: {err[-1] if err else 'no message'}"
-    r = json.loads(out.stdout)
     state = None if r["state"] is None else \
         {bytes.fromhex(k): (tuple(v) if v[0] != "foreign" else ("foreign", bytes.fromhex(v[1]))) for k, v in r["state"]}
     return state, r["recovery_ms"], r["error"]
@@ -351,7 +359,7 @@ def _reader(args: dict):
     state, ms, error = _reopen(engines.get(args["engine"]), Path(args["path"]), args["settings"])
     if state is not None:
         state = [[k.hex(), list(v) if v[0] != "foreign" else ["foreign", v[1].hex()]] for k, v in state.items()]
-    sys.stdout.write(json.dumps({"state": state, "recovery_ms": ms, "error": error}))
+    Path(args["out"]).write_text(json.dumps({"state": state, "recovery_ms": ms, "error": error}))
 
 
 def _fresh(path: Path, chosen: Durability, lib, cfg, settings: dict, power_loss: bool, clear: bool = False):
