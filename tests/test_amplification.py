@@ -198,8 +198,14 @@ def test_live_set_model():
     assert amplification.covered_arcs(100, [(0, 70), (50, 40)]) == 90
     assert amplification.covered_arcs(100, [(90, 20)]) == 20
     # random writes: the expected distinct count, with replacement
-    rnd = amplification.live_after(start, "random", 1000, 1000, 10.0)
+    one = [(("seed", "worker", 0), 1000)]
+    rnd = amplification.live_after(start, "random", 1000, 1000, 10.0, streams=one)
     assert rnd["keys"] == pytest.approx(1000 * (1 - (1 - 1 / 1000) ** 1000))
+    # an overwrite from the same stream retraces those keys: nothing new; a second thread's stream adds
+    assert amplification.live_after(rnd, "random", 1000, 1000, 10.0, streams=one)["keys"] == pytest.approx(rnd["keys"])
+    two = one + [(("seed", "worker", 1), 1000)]
+    assert amplification.live_after(rnd, "random", 1000, 2000, 10.0, streams=two)["keys"] == pytest.approx(
+        1000 * (1 - (1 - 1 / 1000) ** 2000))
     # overwrite on a full key space adds nothing
     assert amplification.live_after(full, "random", 1000, 5000, 10.0)["keys"] == pytest.approx(1000)
     # random deletes remove their share
@@ -207,6 +213,17 @@ def test_live_set_model():
         1000 * (1 - 1 / 1000) ** 1000)
     # unknown stays unknown
     assert amplification.live_after(amplification.live_start(False), "random", 10, 5, 1.0)["keys"] is None
+
+
+def test_overwrite_retraces_fillrandoms_keys():
+    """kvlab's random writes draw from (seed, stream, thread): an overwrite of the same seed writes the keys the
+    fillrandom wrote, so the live set does not grow, as readrandom's found count shows."""
+    require("lmdb")
+    r = kvlab.run("lmdb", "fillrandom,overwrite,readrandom", num=20_000, seed=7, interval=0)
+    fill, over, read = r
+    assert over.amplification["live_keys"] == pytest.approx(fill.amplification["live_keys"])
+    assert over.engine_stats["numbers"]["entries"] == fill.engine_stats["numbers"]["entries"]
+    assert abs(read.found / read.ops * 20_000 - read.amplification["live_keys"]) < 0.03 * 20_000
 
 
 # --- steady state ------------------------------------------------------------------------------------------------

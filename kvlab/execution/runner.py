@@ -370,6 +370,7 @@ class _PhaseAmp:
     def __init__(self, session, wl, params, plan, engine, graph: bool):
         self.session, self.native, self.plan, self.graph = session, wl.native, plan, graph
         self.n, self.key_size, self.threads = params["num"], params["key_size"], params["threads"]
+        self.seed = params["seed"]
         self.value_size = (plan["value_min"] + plan["value_max"]) / 2 if plan else params["value_size"]
         self.live0 = session.live
         counters = amplification.ENGINE_COUNTERS.get(session.cfg.adapter)
@@ -398,17 +399,26 @@ class _PhaseAmp:
                 out[op] = out.get(op, 0) + k
         return out
 
-    def _live(self, ops, arcs=None) -> dict:
+    def _live(self, ops, arcs=None, streams=None) -> dict:
         return amplification.apply_phase(self.live0, self.native, self.n, ops, self.key_size + self.value_size,
-                                         arcs=arcs, graph=self.graph)
+                                         arcs=arcs, streams=streams, graph=self.graph)
+
+    def _stream(self, role, index):
+        """The key stream a write thread draws from (kv_driver: the seed, the writer's or the writers' stream,
+        the thread's index): the same in every phase of this seed, so an overwrite retraces a fillrandom."""
+        return (self.seed, role, index)
 
     def interval(self, na, nb, acct, db_bytes) -> dict:
         a, b = self._ops(na), self._ops(nb)
         ops = {op: k - a.get(op, 0) for op, k in b.items()}
+        # the threads' own counts are known only at the end: so far, the workers' writes shared evenly
+        workers = nb["workers"]["ops"].get("write", 0)
+        streams = [(self._stream("worker", i), workers / self.threads) for i in range(self.threads)]
+        streams.append((self._stream("writer", self.threads), nb["writer"]["ops"].get("write", 0)))
         return amplification.interval_figures(
             user_bytes=amplification.user_write_bytes(ops, self.key_size, self.value_size),
             reads=amplification.read_ops(ops), delta=acct, allocated=db_bytes,
-            live_bytes=self._live(b).get("bytes"), storage_why=self.session.storage_why)
+            live_bytes=self._live(b, streams=streams).get("bytes"), storage_why=self.session.storage_why)
 
     def phase(self, threads, before, after, acct, engine_stats) -> dict:
         ops = {}
@@ -418,7 +428,8 @@ class _PhaseAmp:
         # fillseq: each thread writes its share of the key space from its first key on (kv_driver's split)
         arcs = [(self.n * t["index"] // self.threads, t["ops"].get("write", 0)) for t in threads
                 if t["role"] == "worker"]
-        live = self._live(ops, arcs)
+        streams = [(self._stream(t["role"], t["index"]), t["ops"].get("write", 0)) for t in threads]
+        live = self._live(ops, arcs, streams)
         self.session.live = live
         engine = None
         if self.counters is not None:

@@ -12,7 +12,8 @@
   `read_bytes_per_read` the device's bytes read per read op; `process_read_bytes_per_read` the process's
   (/proc/self/io read_bytes).  Read ops: read, seek, read-modify-write, range and scan ops.
 - **space amplification**: `space_amp` is the allocated size on disk (st_blocks of the database directory)
-  over the live logical bytes: the keys and values the workload believes are live (`live_after`).
+  over the live logical bytes: the keys and values the workload believes are live (`live_after`: fillseq's
+  keys exactly, random writes' expected distinct keys given kvlab's deterministic key streams).
 
 A figure that cannot be computed is None, with the reason under `notes[figure]`: no block device under the
 database (tmpfs, overlay), a database in memory (tmpfs: nothing reaches storage), no user writes or reads in
@@ -62,11 +63,18 @@ def read_ops(ops: dict) -> int:
 
 
 # --- live data -----------------------------------------------------------------------------------------------
+#
+# kvlab's random writes are deterministic: thread i of a write loop draws its keys from the stream (seed, write
+# stream, i), so a fillrandom and an overwrite of the same seed and thread count write the same keys, and only
+# writes past the longest earlier run of a stream reach new ones.  The live set is therefore kept as what
+# determines it: the fraction of the key space sequential writes covered, the longest prefix drawn from each
+# random-write stream, the survivors of random deletes and a mix's inserted keys beyond the key space.
 
 def live_start(known: bool) -> dict:
     """The live set of a fresh database (known, empty), or of one that existed before the run (unknown)."""
     if known:
-        return {"keys": 0.0, "bytes": 0.0, "how": "a new database"}
+        return {"keys": 0.0, "bytes": 0.0, "n": None, "seq": 0.0, "draws": {}, "survive": 1.0, "extra": 0.0,
+                "entry": 0.0, "how": "a new database"}
     return {"keys": None, "bytes": None,
             "how": "the database existed before the run (--use-existing-db): kvlab does not know what it holds"}
 
@@ -97,56 +105,65 @@ def covered_arcs(n: int, arcs) -> int:
     return total
 
 
-def live_after(live: dict, pattern: str, n: int, count: float, entry_bytes: float,
-               distinct: float | None = None) -> dict:
-    """The expected live set after `count` ops of `pattern` on a key space of `n` keys, from `live`
-    ({"keys", "bytes", "how"}; keys None: unknown).  Patterns:
-      "sequential"  writes of distinct keys (`distinct`: how many, from covered_arcs; else min(count, n));
-      "random"      writes of keys drawn uniformly with replacement: a key escapes all of them with probability
-                    q = (1 - 1/n)^count, so n(1 - q) keys are (re)written and the old ones survive with q;
-      "delete"      deletes of keys drawn uniformly: the live ones survive with q;
-      "insert"      writes of new keys (a mix's inserts); "remove" deletes of live keys (a mix's deletes);
-      "none"        nothing written (reads, compact), or writes over live keys that keep their sizes.
-    Old keys are taken as spread uniformly over the key space."""
+def _count(live: dict, how: str) -> dict:
+    n = live["n"] or 0
+    draws = sum(live["draws"].values())
+    missed = math.exp(draws * math.log1p(-1.0 / n)) if n > 1 else (0.0 if draws else 1.0)
+    keys = n * (1.0 - (1.0 - live["seq"]) * missed) * live["survive"] + live["extra"]
+    return {**live, "keys": keys, "bytes": keys * live["entry"], "how": how}
+
+
+def live_after(live: dict, pattern: str, n: int, count: float, entry_bytes: float, *, arcs=None,
+               streams=None) -> dict:
+    """The expected live set after `count` ops of `pattern` on a key space of `n` keys, from `live` (live_start,
+    or an earlier live_after; keys None: unknown).  Patterns:
+      "sequential"  writes of keys in order: `arcs` [(first key, keys written)] per thread, else the first
+                    min(count, n) keys;
+      "random"      uniform draws with replacement from the streams `streams` [(stream, draws)] (default one
+                    stream of `count`): a key escapes D draws with probability (1 - 1/n)^D, D summed over the
+                    streams' longest prefixes so far;
+      "delete"      `count` deletes of keys drawn uniformly: each live key survives with (1 - 1/n)^count;
+      "insert"      `count` new keys past the key space (a mix's inserts); "remove" `count` deletes of live keys;
+      "none"        nothing written (reads, compact) or live keys rewritten.
+    Bytes are the keys at `entry_bytes` each (the size of the phase's writes)."""
     if live.get("keys") is None or count <= 0 or pattern == "none":
         return dict(live)
-    keys, size = live["keys"], live["bytes"]
-    per_key = size / keys if keys else entry_bytes
+    live = {**live, "n": n, "draws": dict(live["draws"]), "entry": entry_bytes or live["entry"]}
     if pattern == "sequential":
-        m = min(distinct if distinct is not None else count, n)
-        f = m / n
-        keys, size = keys * (1 - f) + m, size * (1 - f) + m * entry_bytes
+        covered = covered_arcs(n, arcs) if arcs else min(count, n)
+        live["seq"] = max(live["seq"], covered / n)
         how = "sequential writes: every key written is live"
     elif pattern == "random":
-        q = math.exp(count * math.log1p(-1.0 / n)) if n > 1 else 0.0
-        keys, size = keys * q + n * (1 - q), size * q + n * (1 - q) * entry_bytes
-        how = "uniform random writes: expected distinct keys n(1 - (1 - 1/n)^writes) with the earlier ones"
+        for stream, drawn in (streams if streams is not None else [(("random", 0), count)]):
+            key = repr((stream, n))
+            live["draws"][key] = max(live["draws"].get(key, 0), drawn)
+        how = ("uniform random writes: expected distinct keys n(1 - (1 - 1/n)^D), D the draws of each key stream "
+               "(seed, thread) past its earlier runs, with the earlier keys")
     elif pattern == "delete":
-        q = math.exp(count * math.log1p(-1.0 / n)) if n > 1 else 0.0
-        keys, size = keys * q, size * q
+        live["survive"] *= math.exp(count * math.log1p(-1.0 / n)) if n > 1 else 0.0
         how = "uniform random deletes: each live key survives with (1 - 1/n)^deletes"
     elif pattern == "insert":
-        keys, size = keys + count, size + count * entry_bytes
+        live["extra"] += count
         how = "a mix: each insert adds a key, each delete removes one, updates keep the count"
     elif pattern == "remove":
-        gone = min(count, keys)
-        keys, size = keys - gone, size - gone * per_key
+        keys = _count(live, "")["keys"]
+        live["survive"] *= max(0.0, 1.0 - count / keys) if keys else 0.0
         how = "a mix: each insert adds a key, each delete removes one, updates keep the count"
     else:
         raise ValueError(f"live pattern {pattern!r} is unknown")
-    return {"keys": keys, "bytes": size, "how": how}
+    return _count(live, how)
 
 
 # how each native loop changes the live set (the rest write nothing, or rewrite live keys: "none")
 LIVE_PATTERNS = {"fillseq": "sequential", "fillrandom": "random", "overwrite": "random", "readwhilewriting": "random",
-                 "crashwrite": "random", "deleterandom": "delete"}
+                 "deleterandom": "delete"}
 
 
-def apply_phase(live: dict, native: str, n: int, ops: dict, entry_bytes: float, arcs=None,
+def apply_phase(live: dict, native: str, n: int, ops: dict, entry_bytes: float, arcs=None, streams=None,
                 graph: bool = False) -> dict:
     """The live set after a phase (or part of one) of native loop `native` that did `ops` (op type -> count)
     on a key space of `n`: LIVE_PATTERNS, a mix's inserts and deletes, a LinkBench graph (not tracked).
-    `arcs`: fillseq's per-thread (first key, keys written), for its exact distinct count."""
+    `arcs`: fillseq's per-thread (first key, keys written); `streams`: the random writes' [(stream, draws)]."""
     if graph or native == "graphload":
         return {"keys": None, "bytes": None, "how": "a LinkBench graph: kvlab does not track its live bytes"}
     if native == "mix":
@@ -159,8 +176,7 @@ def apply_phase(live: dict, native: str, n: int, ops: dict, entry_bytes: float, 
     if pattern == "none":
         return dict(live)
     count = ops.get("delete", 0) if pattern == "delete" else ops.get("write", 0)
-    distinct = covered_arcs(n, arcs) if pattern == "sequential" and arcs else None
-    return live_after(live, pattern, n, count, entry_bytes, distinct=distinct)
+    return live_after(live, pattern, n, count, entry_bytes, arcs=arcs, streams=streams)
 
 
 # --- the engines' own counters -------------------------------------------------------------------------------
