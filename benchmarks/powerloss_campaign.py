@@ -46,11 +46,12 @@ def row(r, sigkill=None) -> str:
     verdict = "BROKEN: " + "; ".join(r.broken_promises) if r.broken_promises else "ok"
     return (f"{s['engine']:<17} {s['setting']:<18} {r.claim:<8} {r.loss:<7} {s['kills']:>4} {s['reopen_failures']:>6} "
             f"{s['acked_txns']:>9,} {s['acked_txns_lost']:>9,} {s['kills_with_loss']:>9} {s['torn_txns']:>5} "
+            f"{s['torn_half']:>4} "
             f"{rec:>13}  {beside:<24} {verdict}")
 
 
 HEAD = (f"{'engine':<17} {'setting':<18} {'promise':<8} {'loss':<7} {'cuts':>4} {'reopen':>6} {'acked txn':>9} "
-        f"{'txns lost':>9} {'cuts/loss':>9} {'torn':>5} {'recov ms p50/max':>13}  {'SIGKILL (same kills)':<24} verdict")
+        f"{'txns lost':>9} {'cuts/loss':>9} {'torn':>5} {'half':>4} {'recov ms p50/max':>13}  {'SIGKILL (same kills)':<24} verdict")
 
 
 def main():

@@ -111,7 +111,7 @@ def cmd_crashtest(args) -> int:
             if k.kept_at:
                 print(f"  {name} kill {i + 1}: the damaged database is kept in {k.kept_at}", flush=True)
             if args.verbose:
-                state = k.reopen_error or ("TORN" if k.torn else f"recovered to txn {k.recovered_to}")
+                state = k.reopen_error or (f"TORN ({k.torn_kind})" if k.torn else f"recovered to txn {k.recovered_to}")
                 cut = "" if not k.cut else (f", the cut dropped {k.cut['pages_dropped']} pages and undid "
                                             f"{k.cut['entries_undone']} entries")
                 print(f"  {name} kill {i + 1}: after {k.after_s:.2f} s, {k.acked} acked, {state}, "

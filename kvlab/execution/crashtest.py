@@ -64,6 +64,8 @@ class Kill:
     recovery_ms: float | None      # time to reopen (the engine's recovery)
     cut: dict | None = None        # power loss: what the file system dropped (forgetfs' summary)
     kept_at: str | None = None     # a damaged database, copied here for inspection
+    torn_kind: str | None = None   # torn: "half" (a transaction partly there) or "out of order" (whole
+    #                                transactions there after missing ones, as far as the writes show)
 
 
 @dataclass(frozen=True)
@@ -172,6 +174,7 @@ class CrashReport:
             "acked_txns_lost": sum(k.lost_txns for k in self.kills),
             "kills_with_loss": sum(k.lost_txns > 0 for k in self.kills),
             "torn_txns": sum(k.torn for k in self.kills),
+            "torn_half": sum(k.torn_kind == "half" for k in self.kills),
             "recovery_ms_p50": rec[len(rec) // 2] if rec else None,
             "recovery_ms_max": rec[-1] if rec else None,
             "kept": [k.kept_at for k in self.kills if k.kept_at],
@@ -269,6 +272,32 @@ def _apply(state: dict, seq: int, ops: list):
             state.pop(key, None)
         else:
             state[key] = (seq, j)
+
+
+def _torn_kind(intents: dict, actual: dict) -> str:
+    """Why a state matched no prefix: "half" when some transaction provably shows some of its writes and lacks
+    others (only writes to keys no later transaction touched count), else "out of order" (as far as the
+    writes show, whole transactions are there after missing ones)."""
+    last_touch = {}
+    for seq, ops in intents.items():
+        for word in ops:
+            key = word >> 1
+            last_touch[key] = max(seq, last_touch.get(key, 0))
+    for seq, ops in intents.items():
+        shown = missing = 0
+        final = {word >> 1: (j, word) for j, word in enumerate(ops)}   # a key written twice shows its last write
+        for j, word in final.values():
+            if last_touch[word >> 1] > seq:
+                continue   # a later transaction decides what this key shows
+            have = actual.get(_key(word >> 1))
+            if word & 1:   # a delete is seen missing when an older value shows; an absent key proves nothing
+                missing += have is not None
+            else:   # an earlier write of this transaction to the key, showing, is both
+                shown += have == (seq, j) or (have is not None and have[0] == seq)
+                missing += have != (seq, j)
+        if shown and missing:
+            return "half"
+    return "out of order"
 
 
 def _verify(expected: dict, last: int, intents: dict, actual: dict):
@@ -472,11 +501,13 @@ def crashtest(engine: str, kills: int, sync: bool = False, db: str | os.PathLike
                 break   # nothing to continue from
             x, state = _verify(expected, last, pipe.intents, actual)
             torn = x is None
+            kind = _torn_kind({q: o for q, o in pipe.intents.items() if q > last}, actual) if torn else None
             if torn:   # continue from what is there, after every sequence number used so far
                 x, state = started, actual
             lost = [s for s in range(x + 1, acked + 1)]
             kill = Kill(after, max(0, acked - last), max(0, started - last), None if torn else x, len(lost),
-                        sum(len(pipe.intents.get(s, ())) for s in lost), torn, None, recovery_ms, cut)
+                        sum(len(pipe.intents.get(s, ())) for s in lost), torn, None, recovery_ms, cut,
+                        torn_kind=kind)
             if power_loss and kept < keep_damaged and (torn or (lost and chosen.claim == "durable")):
                 kill.kept_at = _keep(path, engine, log)
                 kept += 1
