@@ -346,6 +346,11 @@ def figures(*, user_bytes: float, reads: int, delta: dict, allocated: float | No
             notes[fig] = no_writes
         else:
             out[fig] = _ratio(num, user_bytes)
+    if out["write_amp"] is not None and out["write_amp"] < 1:
+        notes["write_amp"] = (
+            "below 1: /proc/self/io counts a page when it becomes dirty, so pages rewritten before the kernel wrote "
+            "them back (a B-tree's leaves, an mmap) count once; with sync on, or over a run longer than the "
+            "writeback delay, it counts what reaches storage")
     if (out["write_amp_device"] is not None and out["write_amp"] is not None
             and out["write_amp_device"] < out["write_amp"] / 2):
         notes["write_amp_device"] = (
