@@ -434,6 +434,8 @@ class _PhaseAmp:
         engine = None
         if self.counters is not None:
             text, mark = accounting.log_since(self.log, self.log_mark) if self.log else ("", None)
+            if self.log is not None and not self.log.exists():
+                text = None   # the engine keeps its info log elsewhere (an options string's db_log_dir)
             engine = self.counters.read(self.stats_before, engine_stats, text, self.session.engine_log_state)
             self.session.engine_counted = (self.engine, engine_stats, mark)
         elif amplification.ENGINE_COUNTERS.get(self.session.cfg.adapter) is not None:

@@ -185,7 +185,8 @@ def apply_phase(live: dict, native: str, n: int, ops: dict, entry_bytes: float, 
 class EngineCounters:
     """How an engine accounts for what it wrote: `log_file` is its info log in the database directory (read
     between the phase's ends for its exact table-file sizes), `read(before, after, log_text, state)` turns the
-    engine statistics before and after the phase ({numbers, text}, or None) and the log's new lines into
+    engine statistics before and after the phase ({numbers, text}, or None) and the log's new lines (None: no
+    log where it should be) into
     {"bytes_written", its parts, "blocks_read", "source", "note"}; `state` is kept across a session's phases."""
     read: Callable
     log_file: str | None = None
@@ -207,8 +208,15 @@ _RDB_WAL = re.compile(r"Cumulative WAL: .*?written: ([0-9.]+) GB")
 _RDB_EVENT = re.compile(r"EVENT_LOG_v1 (\{.*\})\s*$")
 
 
+def _no_log(engine: str) -> dict:
+    return {"bytes_written": None, "blocks_read": None, "source": f"{engine}'s LOG in the database directory",
+            "note": f"no {engine} LOG in the database directory (kept elsewhere?): no engine figure"}
+
+
 def _rocksdb(before, after, log_text, state) -> dict:
     import json
+    if log_text is None:
+        return _no_log("RocksDB")
     jobs = state.setdefault("jobs", {})
     flush = compaction = 0
     for line in log_text.splitlines():
@@ -246,6 +254,8 @@ _LDB_COMPACTION = re.compile(r"Generated table #\d+@\d+: \d+ keys, (\d+) bytes")
 
 
 def _leveldb(before, after, log_text, state) -> dict:
+    if log_text is None:
+        return _no_log("LevelDB")
     flush = sum(int(m.group(1)) for m in _LDB_FLUSH.finditer(log_text))
     compaction = sum(int(m.group(1)) for m in _LDB_COMPACTION.finditer(log_text))
     return {"bytes_written": flush + compaction, "flush_bytes": flush, "compaction_bytes": compaction,
@@ -364,6 +374,8 @@ def figures(*, user_bytes: float, reads: int, delta: dict, allocated: float | No
             notes["write_amp_engine"] = no_writes
         else:
             out["write_amp_engine"] = engine["bytes_written"] / user_bytes
+            if out["write_amp_engine"] < 1 and engine.get("note"):
+                notes["write_amp_engine"] = f"below 1: {engine['note']}"
     else:
         notes["write_amp_engine"] = "this engine keeps no account of what it writes that kvlab reads"
     # read amplification
