@@ -78,7 +78,7 @@ scale = "default"
 num = 1_000_000
 reads = 1_000_000
 threads = [1, 2, 4]
-repeats = 2
+repeats = 3            # the median's interval needs 3 repeats (with 2 a point has its median and no interval)
 cache_size = 1_000_000_000
 engines = ["wiredtiger-btree", "leveldb"]
 store = None           # None: a store in output_dir; "results/kvlab.duckdb" keeps finished points across runs
@@ -94,7 +94,7 @@ sweep   # the grid: how many points, an estimate of the time, how many are store
                  "resumes. `sweep.start(progress=True)` runs it in the background; `sweep.run(client=...)` sends the "
                  "points to Dask workers, one benchmark per host at a time."),
           ("code", '''sweep.run(progress=True)'''),
-          ("code", '''frame = sweep.frame()      # axes as columns; medians and 95% CI across repeats
+          ("code", '''frame = sweep.frame()      # axes as columns; medians and their intervals across repeats (from 3)
 measured = reproduce.read_scalability_table(frame)
 results = sweep.results()
 published = reproduce.published("seed000_read_scalability")

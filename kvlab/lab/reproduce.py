@@ -20,7 +20,7 @@ from .api import run
 SCALES = {
     "read_scalability": {
         "smoke": dict(num=20_000, reads=20_000, threads=[1, 2], repeats=2),
-        "default": dict(num=1_000_000, reads=1_000_000, threads=[1, 2, 4], repeats=2),
+        "default": dict(num=1_000_000, reads=1_000_000, threads=[1, 2, 4], repeats=3),
         "full": dict(num=10_000_000, reads=10_000_000, threads=[1, 2, 4, 8, 12, 16, 20, 24, 28, 32], repeats=3),
     },
     "readwhilewriting": {
