@@ -815,7 +815,8 @@ static void power_cut(char *out, size_t outlen) {
             int64_t off = newest->last_off, end = off + newest->last_len;
             int64_t pieces = (end - 1) / SECTOR - off / SECTOR + 1;
             torn_len = newest->last_len;
-            torn_name = newest->name;
+            torn_name = strdup(newest->name);
+            for (char *c = torn_name; *c; c++) if (*c == '"' || *c == '\\' || (unsigned char)*c < 32) *c = '_';
             torn_kept = 0;
             if (pieces >= 2) {
                 int64_t k = 1 + (int64_t)(rnd() % (uint64_t)(pieces - 1));
