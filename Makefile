@@ -1,5 +1,5 @@
 # kvlab: the two commands in the README are `make compare` and `make test`.
-.PHONY: setup compare test test-fast bench engines docs clean
+.PHONY: setup compare test test-fast lint bench engines docs clean
 
 setup:
 	bash scripts/setup.sh
@@ -9,6 +9,11 @@ compare: setup
 
 test: setup
 	.venv/bin/python -m pytest -q -ra tests
+
+# ruff (pyflakes, pycodestyle, import order, bugbear; pyproject.toml's [tool.ruff]) and codespell
+lint: setup
+	.venv/bin/ruff check
+	.venv/bin/codespell
 
 # the edit-test loop: everything but the long runs and the browser (tiers: tests/conftest.py MARKERS)
 test-fast: setup

@@ -12,9 +12,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import kvlab  # noqa: E402
 from kvlab.execution import native  # noqa: E402
-from kvlab.model import engines  # noqa: E402
 
 BARE = ROOT / "build" / "bare_loop"
 

@@ -14,6 +14,7 @@ import json
 import time
 
 from _common import kvlab  # noqa: F401  (sets up the path)
+
 from kvlab.execution import native
 from kvlab.execution.crashtest import crashtest, format_table
 from kvlab.model import engines

@@ -19,7 +19,9 @@ import subprocess
 import sys
 import tempfile
 
-from _common import build_bare, callgrind_collected as collected, engines, kvlab
+from _common import build_bare, engines, kvlab
+from _common import callgrind_collected as collected
+
 from kvlab.execution import native
 
 

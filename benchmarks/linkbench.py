@@ -19,6 +19,7 @@ import tempfile
 import time
 
 from _common import kvlab  # noqa: F401  (sets up the path)
+
 from kvlab.execution import native
 from kvlab.execution.linkbench import run_linkbench
 from kvlab.model import engines

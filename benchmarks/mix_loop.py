@@ -12,6 +12,7 @@ import statistics
 import tempfile
 
 from _common import kvlab  # noqa: F401  (sets up the path)
+
 from kvlab import _native
 from kvlab.execution.mixplan import compile_mix
 from kvlab.model import engines

@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 from _common import kvlab
+
 from kvlab.execution import forgetfs, native
 from kvlab.execution.crashtest import DURABILITY, crashtest
 from kvlab.model import engines

@@ -17,6 +17,7 @@ import tempfile
 import time
 
 from _common import kvlab, median
+
 from kvlab.execution.progress import RunControl
 
 

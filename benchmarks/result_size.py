@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 
 from _common import kvlab, median
+
 from kvlab.results.result import RunResult, _jsonable
 from kvlab.store import Store
 

@@ -19,6 +19,7 @@ import subprocess
 from pathlib import Path
 
 from _common import kvlab
+
 from kvlab.model.workloads import presets
 
 ARTIFACTS = ("site.ycsb:core:0.17.0", "org.hdrhistogram:HdrHistogram:2.1.4",

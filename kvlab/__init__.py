@@ -18,19 +18,19 @@ from ._version import __version__  # noqa: F401
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     _os.environ.setdefault(_var, "1")
 
-from .errors import KvlabError, SpecError, EngineError, EngineNotBuilt, UnsafeDirectory  # noqa: E402
-from .model.spec import RunSpec, make_spec  # noqa: E402
-from .results.result import BenchmarkResult, RunResult, load_json  # noqa: E402
+from .errors import EngineError, EngineNotBuilt, KvlabError, SpecError, UnsafeDirectory  # noqa: E402
+from .execution.background import RunHandle  # noqa: E402
+from .execution.keys import keys  # noqa: E402
 from .execution.native import describe as list_engines  # noqa: E402
 from .execution.progress import Progress, RunControl  # noqa: E402
 from .execution.runner import run_spec  # noqa: E402
-from .execution.background import RunHandle  # noqa: E402
-from .execution.keys import keys  # noqa: E402
 from .lab.api import linkbench, run, start, start_spec  # noqa: E402
-from .model.sweep import SweepSpec  # noqa: E402
+from .lab.report import report  # noqa: E402,F401
 from .lab.sweeps import Sweep, sweep, sweep_results  # noqa: E402
+from .model.spec import RunSpec, make_spec  # noqa: E402
+from .model.sweep import SweepSpec  # noqa: E402
 from .results.compare import compare  # noqa: E402
-from .lab.report import report  # noqa: E402
+from .results.result import BenchmarkResult, RunResult, load_json  # noqa: E402
 
 __all__ = ["run", "run_spec", "start", "start_spec", "RunHandle", "RunControl", "Progress", "RunSpec", "make_spec",
            "RunResult", "BenchmarkResult", "load_json", "list_engines", "KvlabError", "SpecError", "EngineError",

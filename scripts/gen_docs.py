@@ -169,6 +169,7 @@ def _anchor(path) -> str:
 @page("reference/cli.md")
 def cli_page() -> str:
     import os
+
     from kvlab.cli import build_parser
     os.environ["COLUMNS"] = "88"    # usage lines wrapped the same on every machine
     parser = build_parser()

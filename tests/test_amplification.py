@@ -14,10 +14,9 @@ import subprocess
 import pytest
 
 import kvlab
-from kvlab import errors
-from kvlab import cli
+from kvlab import cli, errors
 from kvlab.results import amplification, steady
-from kvlab.results.result import BenchmarkResult, upgrade
+from kvlab.results.result import upgrade
 from kvlab.results.store import Store
 
 from .conftest import require

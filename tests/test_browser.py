@@ -43,8 +43,8 @@ def lab(tmp_path):
     chromium = shutil.which("chromium")
     _need("Debian's chromium", chromium, "scripts/setup.sh installs it with apt")
     try:
-        import playwright.sync_api  # noqa: F401
         import jupyterlab  # noqa: F401
+        import playwright.sync_api  # noqa: F401
     except ImportError as exc:
         _need(exc.name, False, "pip install -r requirements-dev.txt")
     work = tmp_path / "lab"

@@ -32,6 +32,7 @@ def test_debian_library_files_are_classified_whatever_kvlab_links():
     """Debian's RocksDB and LevelDB keep their asserts; its LMDB does not.  Checked on the files
     themselves, so it holds when kvlab is linked against the release builds of `make engines`."""
     import os
+
     import pytest
     cases = {"librocksdb.so": True, "libleveldb.so": True, "liblmdb.so": False}
     present = {n: e for n, e in cases.items() if os.path.exists(f"/usr/lib/x86_64-linux-gnu/{n}")}

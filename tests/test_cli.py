@@ -108,6 +108,7 @@ def test_the_kvlab_command_starts_with_room_for_rocksdbs_thread_locals(tmp_path)
     import os
     import subprocess
     import sys
+
     from kvlab.execution import native
     env = {k: v for k, v in os.environ.items() if k != "GLIBC_TUNABLES"}
     env["GLIBC_TUNABLES"] = "glibc.malloc.check=0"
@@ -143,6 +144,7 @@ def test_a_process_with_static_tls_room_loads_the_initial_exec_module_where_ther
     import shutil
     import subprocess
     import sys
+
     from kvlab import _native
     from kvlab.execution import native
     stand_in = tmp_path / Path(native._IE_MODULE).name
@@ -171,6 +173,7 @@ def test_the_results_store_maps_the_initial_exec_module_before_duckdb_takes_the_
     import shutil
     import subprocess
     import sys
+
     from kvlab import _native
     from kvlab.execution import native
     stand_in = tmp_path / Path(native._IE_MODULE).name
@@ -200,6 +203,7 @@ def test_an_initial_exec_module_that_finds_no_static_tls_room_falls_back_to_the_
     stand-in here is a real shared object whose initial-exec thread-locals (1 MiB) can never fit the room."""
     import subprocess
     import sys
+
     from kvlab.execution import native
     src = tmp_path / "big_tls.c"
     src.write_text('__thread char big[1 << 20] __attribute__((tls_model("initial-exec")));\n'

@@ -2,6 +2,7 @@
 gives a clean error (exit 2, one `kvlab: error:` line saying what was wrong and what is allowed, nothing
 written) or the right result."""
 import argparse
+import importlib
 import json
 import os
 import subprocess
@@ -10,7 +11,6 @@ import sys
 import pytest
 
 from kvlab import cli
-import importlib
 
 from .conftest import require
 

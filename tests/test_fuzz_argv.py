@@ -87,7 +87,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import kvlab.cli
 from kvlab import errors
 from kvlab.execution import dbdir, native
 from kvlab.model import engines, workloads
@@ -994,13 +993,14 @@ def fuzz_environment(tmp_path_factory, stand_ins: bool):
             from kvlab.execution import runner
             template = runner.run_spec(make_spec("null", "fillseq", num=10, interval=0))[0]
             s = StandIns(template)
+            import papermill
+
             import kvlab.cli.compare
             import kvlab.cli.crashtest
             import kvlab.execution.crashtest  # noqa: F401
             import kvlab.execution.dask_sweep
             import kvlab.execution.linkbench
             import kvlab.execution.sweep
-            import papermill
             mp.setattr(runner, "run_spec", s.run_spec)
             mp.setattr(kvlab.cli.compare, "run_spec", s.run_spec)
             mp.setattr(kvlab.execution.sweep, "run_spec", s.run_spec)

@@ -12,8 +12,7 @@ import pytest
 
 import kvlab
 from kvlab import cli, errors
-from kvlab.results import stats
-from kvlab.results import BenchmarkResult
+from kvlab.results import BenchmarkResult, stats
 from kvlab.results.store import _V1, Store
 
 from .conftest import require

@@ -144,6 +144,7 @@ def test_one_op_templates_keep_the_general_loops_results(tmp_path, name):
 def test_inserts_extend_the_key_space():
     require("lmdb")
     import tempfile
+
     from kvlab.model import engines
     cfg = engines.get("lmdb")
     engine = _native.Engine("lmdb", tempfile.mkdtemp(), cfg.config({}, max_threads=4))
@@ -161,6 +162,7 @@ def test_inserts_extend_the_key_space():
 def test_mix_weights_hold_over_a_long_run():
     require("null")
     import tempfile
+
     from kvlab.model import engines
     engine = _native.Engine("null", tempfile.mkdtemp(), engines.get("null").config({}, max_threads=4))
     mix = Mix("w", [Template("a", [Op("get")], 7), Template("b", [Op("put")], 2), Template("c", [Op("scan", length=3)], 1)])
@@ -229,6 +231,7 @@ def test_cli_workload_distribution_target_rate_and_cpus(tmp_path, capsys):
     definition."""
     require("lmdb")
     import json
+
     from kvlab import cli
     js = tmp_path / "r.json"
     assert cli.main(["run", "--engine", "lmdb", "--workload", "ycsb-a", "--distribution", "uniform",
@@ -328,6 +331,7 @@ def test_poisson_arrivals_at_a_rate_per_client():
 def test_open_loop_is_stopped_while_it_waits():
     require("lmdb")
     import time
+
     import kvlab
     from kvlab.execution.progress import RunControl
     control = RunControl()
@@ -344,6 +348,7 @@ def test_cpus_pins_the_run_engine_threads_included():
     import os
     import time
     from pathlib import Path
+
     import kvlab
     kvlab.run("rocksdb", "fillseq", num=1000)   # RocksDB's thread pools now exist, started unpinned
     before = os.sched_getaffinity(0)

@@ -47,6 +47,7 @@ def test_unknown_scale_and_notebook():
 
 def test_seed003_sentences_are_written_from_the_numbers():
     import pandas as pd
+
     from kvlab.lab import reproduce
     rows = [dict(engine=e, test=t, clients=c, metric="writes_per_sec", value=v * f)
             for e, f in (("lmdb", 1), ("rocksdb", 3))

@@ -7,12 +7,10 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
 import kvlab
-from kvlab.model import engines
 from kvlab.cli import build_parser, spec_from_args
 from kvlab.execution.progress import Progress, RunControl, expected_ops
 from kvlab.lab.display import TextBar

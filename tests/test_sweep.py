@@ -1,6 +1,5 @@
 """Sweeps: expansion and ids, local runs into a real store, resumption after a real SIGKILL, the tidy
 frame, the plot, the CLI.  Points are tiny LMDB/LevelDB runs (a few thousand keys)."""
-import json
 import os
 import signal
 import subprocess

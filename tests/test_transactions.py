@@ -17,8 +17,8 @@ import pytest
 
 from kvlab import _native, errors
 from kvlab.execution.mixplan import compile_mix, txn_kind
-from kvlab.model.workloads.mako import from_mako
 from kvlab.model.workloads.distributions import distribution as make_distribution
+from kvlab.model.workloads.mako import from_mako
 from kvlab.model.workloads.mix import Mix, Op, Template
 
 from .conftest import CONFORMANCE, require

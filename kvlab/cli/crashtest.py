@@ -8,12 +8,11 @@ from __future__ import annotations
 from .. import errors
 from ..execution import forgetfs
 from ..execution.crashtest import DURABILITY, crashtest, durability, format_table
-from ..results.result import write_json_atomic
 from ..model import engines
-from .common import check_output_file
+from ..results.result import write_json_atomic
 from ..results.store import Store
+from .common import check_output_file
 from .parsing import add_store_option, amount, count, tag_value
-
 
 NAME = "crashtest"
 HELP = "SIGKILL a writing process (or cut its power) N times; check durability and atomicity after each reopen"

@@ -8,8 +8,22 @@ import sys
 from .. import errors
 from .._version import __version__
 from ..execution import native
-from . import (compare, crashtest, dbbench, engines, linkbench, noise, notebooks, report, rerun, results, run,
-               sweep, workloads, ycsb)
+from . import (
+    compare,
+    crashtest,
+    dbbench,
+    engines,
+    linkbench,
+    noise,
+    notebooks,
+    report,
+    rerun,
+    results,
+    run,
+    sweep,
+    workloads,
+    ycsb,
+)
 from .parsing import Parser
 from .run import spec_from_args  # noqa: F401  (kvlab.cli.spec_from_args)
 

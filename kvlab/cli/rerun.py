@@ -20,8 +20,8 @@ from ..results import compare
 from ..results.result import RunResult
 from ..results.store import Store
 from . import common, output
-from .results import print_comparison
 from .parsing import UsageError, _did_you_mean, add_running_options
+from .results import print_comparison
 
 NAME = "rerun"
 HELP = "run a stored run again, exactly (its spec, seed, settings and workload definitions), and compare"

@@ -456,6 +456,7 @@ def print_comparison(frame, out=None) -> None:
     """benchstat's layout: the two sides, then one table per metric (a row per matched benchmark, then the
     geometric mean), the legend and the notes."""
     import sys
+
     from ..results import compare, stats
     out = out or sys.stdout
     attrs = frame.attrs

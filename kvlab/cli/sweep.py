@@ -93,6 +93,7 @@ def _point_line(point, result, error):
 def _scaling(store, sweep_id):
     """A threads axis that scales past the cores gets its warning once, over every stored point."""
     import json
+
     from ..results.result import BenchmarkResult
     from ..results.sanity import scaling_warnings
     rows = store.query("SELECT record FROM benchmarks WHERE sweep_id = ? AND phase = 'run'", [sweep_id])

@@ -17,9 +17,9 @@ import concurrent.futures
 import threading
 import weakref
 
-from .progress import RunControl
 from ..model.spec import RunSpec
 from ..results.result import BenchmarkResult, RunResult
+from .progress import RunControl
 from .runner import run_spec
 
 _LIVE: "weakref.WeakSet[BackgroundHandle]" = weakref.WeakSet()

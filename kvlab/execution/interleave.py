@@ -17,8 +17,8 @@ from collections.abc import Callable
 from ..model.spec import RunSpec
 from ..results import stats
 from ..results.result import BenchmarkResult, RunResult
-from .progress import RunControl
 from . import runner
+from .progress import RunControl
 
 SIDES = ("A", "B")
 

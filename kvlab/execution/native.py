@@ -44,7 +44,7 @@ def load_initial_exec() -> None:
     except ImportError:   # "cannot allocate memory in static TLS block": something loaded earlier took the
         return            # room (a DuckDB connection does); the descriptor module, kvlab/_native, serves
     sys.modules["kvlab._native"] = module
-    setattr(sys.modules["kvlab"], "_native", module)
+    sys.modules["kvlab"]._native = module
 
 
 store.BEFORE_CONNECT.append(load_initial_exec)   # a notebook may read its results before its first run

@@ -10,16 +10,15 @@ gets a load phase (fillseq in batches of 1000, reported with phase="load").
 """
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 from typing import Callable
 
-import dataclasses
-
-from ..model import workloads
-from ..model.workloads.distributions import distribution as make_distribution
 from .. import errors
+from ..model import workloads
 from ..model.spec import RunSpec, cpu_set, make_spec
+from ..model.workloads.distributions import distribution as make_distribution
 from ..results import amplification, sanity, stats, steady
 from ..results.histogram import Histogram, merge_all
 from ..results.result import BenchmarkResult, RunResult, histograms_record

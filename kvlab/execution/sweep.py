@@ -27,8 +27,8 @@ from ..model.sweep import SweepPoint, SweepSpec
 from ..results import sweeps as sweep_store
 from ..results.result import BenchmarkResult, RunResult
 from ..results.store import Store
-from .progress import Progress, RunControl, expected_ops, notify
 from .background import BackgroundHandle
+from .progress import Progress, RunControl, expected_ops, notify
 from .runner import run_spec
 
 POINT_OVERHEAD_S = 0.3         # opening and closing an engine, accounting, storing: per point, measured roughly

@@ -59,6 +59,7 @@ def linkbench(engine: str = "lmdb", phase: str = "run", *, config=None, db=None,
     kvlab.model.workloads.linkbench.LinkBench) and engine settings (cache_size, sync, ...).
     `memory_limit` ("512M") runs the phase in a memory cgroup of that size, page cache included."""
     from dataclasses import fields, replace
+
     from ..execution.linkbench import run_linkbench, spec_for
     from ..model.workloads.linkbench import MIX_PROPERTIES, LinkBench
     names = {f.name for f in fields(LinkBench)} - {"mix", "notes"}

@@ -12,8 +12,8 @@ from ..execution.progress import Progress, RunControl
 def in_kernel() -> bool:
     """True inside a Jupyter kernel with ipywidgets installed."""
     try:
-        from IPython import get_ipython
         import ipywidgets  # noqa: F401
+        from IPython import get_ipython
     except ImportError:
         return False
     ip = get_ipython()

@@ -12,7 +12,6 @@ from .._optional import require
 from ..execution import accounting
 from . import figcheck
 
-
 # Published engines drawn in the colour of the kvlab configuration that is the same engine, so a reader
 # matches "rocksdb (published)" to "rocksdb (measured)" across panels and figures.
 _SAME_ENGINE = {"wiredtiger": "wiredtiger-btree", "foundationdb": "fdb", "foundationdb (published)": "fdb",
@@ -37,6 +36,7 @@ def engine_palette(names) -> dict:
     """One colour per engine, the same in every figure: kvlab's configurations in registry order take
     ENGINE_COLOURS; published names take their kvlab twin's; anything else one of OTHER_COLOURS, in order."""
     from matplotlib.colors import to_rgb
+
     from ..model import engines
     fixed = {name: to_rgb(ENGINE_COLOURS[i]) for i, name in enumerate(engines.REGISTRY) if i < len(ENGINE_COLOURS)}
     spare = [to_rgb(c) for c in OTHER_COLOURS]
@@ -497,6 +497,7 @@ def sweep(frame, metric: str = "ops_per_sec", x: str = "threads", axes=None, hue
     (or as named).  Several workloads or phases in the frame get columns of their own."""
     plt = require("matplotlib.pyplot", "kvlab's plots")
     import numpy as np
+
     from .. import errors
     if metric not in frame.columns:
         allowed = [c for c in frame.columns if f"{c}_ci95_lo" in frame.columns]
@@ -632,8 +633,9 @@ def compare(frame, title: str | None = None):
     verdict (green better, red worse, grey ~).  The geometric mean is the diamond at the bottom."""
     plt = require("matplotlib.pyplot", "kvlab's plots")
     from matplotlib.lines import Line2D
-    from ..results.compare import BY_NAME
+
     from .. import errors
+    from ..results.compare import BY_NAME
     needed = {"metric", "a_median", "b_median", "change_pct", "verdict"}
     if not needed <= set(frame.columns):
         raise errors.SpecError(f"plots.compare draws kvlab.compare's frame; missing columns: "

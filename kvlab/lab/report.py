@@ -31,7 +31,6 @@ import numbers
 import os
 import re
 import tempfile
-import time
 from pathlib import Path
 
 from .. import errors

@@ -328,6 +328,7 @@ def seed003(engines, num, duration, max_clients=100, sync=True, cpus=None, seed=
     """Seed 003's six tests (the fdb-* presets) per engine, with sync on as the seed's FDB commits:
     (table in the seed's units, results).  `max_clients` caps the seed's 100 clients (smoke scale)."""
     import pandas as pd
+
     from ..model.workloads.presets import PRESETS
     rows, results = [], []
     for name in engines:
@@ -446,6 +447,7 @@ def seed004(engines, maxid1, requesters, intervals, interval_seconds, memory_lim
     or in a memory cgroup of `memory_limit` (larger than RAM when the database outgrows it).  Returns
     (qps per interval, per-operation latency, I/O per query, results)."""
     import pandas as pd
+
     from ..execution.linkbench import run_linkbench
     from ..model.workloads.linkbench import LinkBench
     setting = "cached" if memory_limit is None else "larger_than_ram"
@@ -498,7 +500,7 @@ def seed004_latency_table(lat, published_df, setting):
     return out
 
 
-def seed004_ratios(qps, lat, io, pub_qps, pub_lat, pub_io) -> "pd.DataFrame":
+def seed004_ratios(qps, lat, io, pub_qps, pub_lat, pub_io) -> "pd.DataFrame":  # noqa: F821  (pandas is imported inside)
     """The seed's claims as ratios between RocksDB and WiredTiger (btree), published beside measured."""
     import pandas as pd
     rows = []

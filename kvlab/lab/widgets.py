@@ -14,8 +14,8 @@ import os
 from .. import errors
 from ..execution import native
 from ..execution.progress import RunControl
-from ..model import workloads
 from ..model import engines as engine_registry
+from ..model import workloads
 from .display import ProgressWidget
 
 SCALES = (("10 thousand keys", 10_000), ("100 thousand keys", 100_000), ("1 million keys", 1_000_000),
@@ -189,6 +189,7 @@ class RunBuilder:
 
     def _show_results(self):
         import pandas as pd
+
         from ..results.result import frame_rows
         frame = pd.DataFrame([{k: row.get(k) for k in SUMMARY_COLUMNS}
                               for row in frame_rows(self.results, "summary")])
@@ -203,6 +204,7 @@ def _ops_figure(results):
     """ops/sec per workload and engine, p99 latency beside it.  Built on a bare Figure (no
     pyplot), so drawing it on the run's thread leaves the notebook's backend alone."""
     import pandas as pd
+
     from .._optional import require
     sns = require("seaborn", "the run builder's figure", extra="jupyterlab")
     Figure = require("matplotlib.figure", "the run builder's figure", extra="jupyterlab").Figure

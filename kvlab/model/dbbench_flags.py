@@ -15,7 +15,6 @@ command line).  The kinds of flag:
 from __future__ import annotations
 
 import difflib
-
 from dataclasses import dataclass
 
 from .. import errors

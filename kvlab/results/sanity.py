@@ -149,7 +149,7 @@ def _superlinear_text(results, low_idx, low, high, lo, hi, rate_lo, rate_hi, bou
             f"{_num(rate_lo)} at {lo} ({rate_hi / rate_lo:.2f}x), more than the {bound:g}x that {cores} allow: per "
             f"thread an op took {us_lo:.3f} us at {_threads(lo)} and {us_hi:.3f} us at {hi}, so the {lo}-thread "
             f"point ran slow rather than the {hi}-thread one fast. Probably: " + "; or ".join(causes) +
-            f". Compare per-op times rather than the speedup, and repeat both points alternately on one loaded "
+            ". Compare per-op times rather than the speedup, and repeat both points alternately on one loaded "
             "database")
 
 

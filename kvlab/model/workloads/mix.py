@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from typing import Mapping
 
 from ... import errors
-from .distributions import Distribution, distribution as make_distribution
+from .distributions import Distribution
+from .distributions import distribution as make_distribution
 
 
 @dataclass(frozen=True)
