@@ -2,7 +2,6 @@
 written, show progress, print each result as it comes, save (--json, the store, tags), pick the exit code."""
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
@@ -27,15 +26,7 @@ def preflight(args, db=None, use_existing=False) -> None:
         Store(args.store).check()
 
 
-def check_output_file(path, flag: str) -> Path:
-    """An output file the command can write: not a directory, its folder writable (made if missing)."""
-    target = Path(path)   # as typed: the writer uses the same path (a shell has already expanded ~)
-    if target.is_dir():
-        raise errors.ResultsError(f"{flag} {path} is a directory; allowed: a file name")
-    dbdir.check_can_make(target.absolute().parent, f"{flag} {path}", errors.ResultsError)
-    if target.exists() and not os.access(target, os.W_OK):
-        raise errors.ResultsError(f"{flag} {path} exists and is not writable")
-    return target
+check_output_file = dbdir.check_output_file   # --json, --out: one rule (kvlab.execution.dbdir)
 
 
 def progress_control(args):

@@ -2,31 +2,9 @@
 table), latency percentiles on every result, the accounting table with a legend, one line per warning."""
 from __future__ import annotations
 
-import math
-import numbers
 import sys
 
-
-def num(v, unit: str = "") -> str:
-    """A number a reader takes in at a glance: 1,234,567 / 12,345 / 123.4 / 1.23 / 0.0123; '-' for none."""
-    if v is None or (isinstance(v, numbers.Real) and math.isnan(v)):
-        return "-"
-    if isinstance(v, bool):
-        return "yes" if v else "no"
-    if not isinstance(v, numbers.Real):
-        return str(v)
-    a = abs(v)
-    if isinstance(v, numbers.Integral) or a >= 1000:
-        text = f"{v:,.0f}"
-    elif a >= 100:
-        text = f"{v:.1f}"
-    elif a >= 1:
-        text = f"{v:.2f}"
-    elif a >= 0.001:
-        text = f"{v:.4f}"
-    else:
-        text = f"{v:.6f}".rstrip("0").rstrip(".") if a >= 1e-6 else ("0" if a == 0 else f"{v:.1e}")
-    return f"{text} {unit}".rstrip() if unit else text
+from ..results.formatting import num
 
 
 def mib(v) -> str:

@@ -10,6 +10,7 @@ import uuid
 
 from .. import errors
 from ..results import store as stored
+from ..results.formatting import change_text, missing, p_text
 from ..results.store import Store
 from . import output
 from .parsing import UsageError, add_store_option, amount, count, given
@@ -189,8 +190,8 @@ def _sweep(store, args) -> int:
         row = {c: rec[c] for c in keys + ["hosts"] + shown}
         for m in shown:
             lo, hi, level = (rec[c] for c in interval_columns(m))
-            summary = {"n": rec["repeats"], "median_ci": None if _missing(lo) else [lo, hi],
-                       "median_ci_level": None if _missing(level) else level}
+            summary = {"n": rec["repeats"], "median_ci": None if missing(lo) else [lo, hi],
+                       "median_ci_level": None if missing(level) else level}
             row[f"{m} interval"] = interval_text(summary, output.num)
         rows.append(row)
     output.table(rows, columns, legend="  medians across repeats; interval: the median's (exact order statistics: 95% "
@@ -198,8 +199,6 @@ def _sweep(store, args) -> int:
     return 0
 
 
-def _missing(v) -> bool:
-    return v is None or (isinstance(v, float) and v != v)
 
 
 # --- kvlab results compare ------------------------------------------------------------------------
@@ -436,20 +435,8 @@ class StoredFloors:
         return out
 
 
-def _change_text(c) -> str:
-    if _missing(c):
-        return "-"
-    if c in (float("inf"), float("-inf")):
-        return "+inf%" if c > 0 else "-inf%"
-    if abs(c) < 1000:
-        return f"{c:+.2f}%"
-    return f"{'+' if c >= 0 else '-'}{output.num(abs(c))}%"
 
 
-def _p_text(p) -> str:
-    if _missing(p):
-        return "-"
-    return "<0.001" if p < 0.001 else f"{p:.3f}"
 
 
 def print_comparison(frame, out=None) -> None:
@@ -473,26 +460,26 @@ def print_comparison(frame, out=None) -> None:
             continue
         rows = []
         for rec in part.to_dict("records"):
-            geomean = rec["workload"] == "geomean" and not _missing(rec.get("geomean_of"))
+            geomean = rec["workload"] == "geomean" and not missing(rec.get("geomean_of"))
             name = f"geomean of {rec['geomean_of']}" if geomean else \
                 compare.key_text({k: rec.get(k) for k in match if k in rec})
             row = {"benchmark": name, "a": rec["a_median"], "b": rec["b_median"],
-                   "change": _change_text(rec["change_pct"]), "a_ci": "", "b_ci": "", "p": "", "n": "",
+                   "change": change_text(rec["change_pct"]), "a_ci": "", "b_ci": "", "p": "", "n": "",
                    "verdict": ""}
             if not geomean:
                 for side in ("a", "b"):
                     s = {"n": int(rec[f"{side}_n"]), "median_ci_level": rec[f"{side}_ci_level"],
-                         "median_ci": None if _missing(rec[f"{side}_ci_lo"]) else
+                         "median_ci": None if missing(rec[f"{side}_ci_lo"]) else
                          [rec[f"{side}_ci_lo"], rec[f"{side}_ci_hi"]]}
                     row[f"{side}_ci"] = _short_interval(s)
                     if s["median_ci"] and s["median_ci_level"] < attrs.get("level", stats.LEVEL):
                         below_level.add(s["n"])
                     if s["n"] < stats.MIN_SAMPLES:
                         too_few.add(s["n"])
-                row["p"] = _p_text(rec["p_value"])
+                row["p"] = p_text(rec["p_value"])
                 row["n"] = f"{int(rec['a_n'])}/{int(rec['b_n'])}"
                 row["verdict"] = rec["verdict"]
-                if not _missing(rec.get("min_p")) and rec["min_p"] >= attrs.get("alpha", compare.ALPHA):
+                if not missing(rec.get("min_p")) and rec["min_p"] >= attrs.get("alpha", compare.ALPHA):
                     cannot_reach.add((int(rec["a_n"]), int(rec["b_n"]), rec["min_p"]))
             rows.append(row)
         print(file=out)

@@ -181,6 +181,18 @@ def check_can_make(path: Path, what: str, error=errors.UnsafeDirectory) -> None:
                     "write in")
 
 
+def check_output_file(path, flag: str) -> Path:
+    """An output file a command can write: not a directory, its folder writable or makeable below a writable
+    one, an existing file writable.  The path as given: the writer uses the same one."""
+    target = Path(path)
+    if target.is_dir():
+        raise errors.ResultsError(f"{flag} {path} is a directory; allowed: a file name")
+    check_can_make(target.absolute().parent, f"{flag} {path}", errors.ResultsError)
+    if target.exists() and not os.access(target, os.W_OK):
+        raise errors.ResultsError(f"{flag} {path} exists and is not writable")
+    return target
+
+
 def _why_not_writable(path: Path) -> str:
     try:
         st = os.statvfs(path)

@@ -39,6 +39,7 @@ from ..execution import dbdir
 from ..results import compare as comparing
 from ..results import stats
 from ..results.compare import Selection, parse_selection
+from ..results.formatting import change_text, missing, num, p_text
 from ..results.result import BenchmarkResult, RunResult
 from ..results.store import Store
 
@@ -52,42 +53,8 @@ MIN_SPECTRUM_OPS = 100   # a latency spectrum needs a tail: p99 needs 100 operat
 
 # --- numbers -----------------------------------------------------------------------------------------
 
-def num(v, unit: str = "") -> str:
-    """A number a reader takes in at a glance, by magnitude: 1,234,567 / 12,345 / 123.4 / 1.23 / 0.0123, and
-    below 0.001 two significant digits written out (0.0000032), never scientific notation; '-' for none.
-    (kvlab.cli.output.num's rules, which a lab module cannot import, without its e-notation below 1e-6.)"""
-    if _missing(v):
-        return "-"
-    if isinstance(v, bool):
-        return "yes" if v else "no"
-    if not isinstance(v, numbers.Real):
-        return str(v)
-    a = abs(v)
-    if math.isinf(a):
-        text = "inf" if v > 0 else "-inf"
-    elif isinstance(v, numbers.Integral) or a >= 1000:
-        text = f"{v:,.0f}"
-    elif a >= 100:
-        text = f"{v:.1f}"
-    elif a >= 1:
-        text = f"{v:.2f}"
-    elif a >= 0.001:
-        text = f"{v:.4f}"
-    elif a == 0:
-        text = "0"
-    else:
-        digits = 1 - math.floor(math.log10(a))       # two significant digits, written out
-        text = f"{v:.{digits}f}"
-    return f"{text} {unit}".rstrip() if unit else text
 
 
-def _missing(v) -> bool:
-    """None, NaN or pandas' NA (a frame's empty cell)."""
-    if v is None:
-        return True
-    if isinstance(v, float):
-        return math.isnan(v)
-    return type(v).__name__ == "NAType"
 
 
 def _plural(n, word: str) -> str:
@@ -146,13 +113,7 @@ def check_out(out, flag: str = "report") -> Path:
     the page is written, after everything else has been checked).  The path as given: the writer uses it."""
     if out is None or not str(out).strip():
         raise errors.SpecError(f"{flag}: a file to write is needed (out=..., --out FILE)")
-    target = Path(out)
-    if target.is_dir():
-        raise errors.ResultsError(f"{flag} {out} is a directory; allowed: a file name")
-    dbdir.check_can_make(target.absolute().parent, f"{flag} {out}", errors.ResultsError)
-    if target.exists() and not os.access(target, os.W_OK):
-        raise errors.ResultsError(f"{flag} {out} exists and is not writable")
-    return target
+    return dbdir.check_output_file(out, flag)
 
 
 def _write(target: Path, text: str) -> Path:
@@ -277,7 +238,7 @@ def _load(store: Store, groups, where) -> list:
         for rec in frame[["run_id", "stored_at", "sweep_id", "record"]].itertuples(index=False):
             b = BenchmarkResult.from_dict(json.loads(rec.record))
             entries.append(Entry(b, rec.run_id or "?", (rec.stored_at or "")[:19] or None,
-                                 None if _missing(rec.sweep_id) else rec.sweep_id))
+                                 None if missing(rec.sweep_id) else rec.sweep_id))
     hand = 0
     for g in groups:
         if g.results is None:
@@ -719,29 +680,19 @@ def _summary_table(entries) -> str:
             f"{e(legend)}</p>\n</section>")
 
 
-def _change_text(c) -> str:
-    if _missing(c):
-        return "-"
-    if math.isinf(c):
-        return "+inf%" if c > 0 else "-inf%"
-    if abs(c) < 1000:
-        return f"{c:+.2f}%"
-    return f"{'+' if c >= 0 else '-'}{num(abs(c))}%"
 
 
 def _p_text(p) -> str:
-    if _missing(p):
-        return "-"
-    return "&lt;0.001" if p < 0.001 else f"{p:.3f}"
+    return html.escape(p_text(p))
 
 
 def _interval_text(rec, side) -> str:
     n = rec.get(f"{side}_n")
     lo, hi, level = rec.get(f"{side}_ci_lo"), rec.get(f"{side}_ci_hi"), rec.get(f"{side}_ci_level")
-    if _missing(lo):
-        return f"n={int(n) if not _missing(n) else 0}: no interval"
+    if missing(lo):
+        return f"n={int(n) if not missing(n) else 0}: no interval"
     text = f"{num(lo)} .. {num(hi)}"
-    if not _missing(level) and level < stats.LEVEL:
+    if not missing(level) and level < stats.LEVEL:
         text += f" ({_percent(level)})"
     return text
 
@@ -763,14 +714,14 @@ def _comparison_section(frame, figures, numbers) -> str:
             continue
         rows = []
         for rec in part.to_dict("records"):
-            geomean = rec.get("workload") == "geomean" and not _missing(rec.get("geomean_of"))
+            geomean = rec.get("workload") == "geomean" and not missing(rec.get("geomean_of"))
             name = f"geomean of {rec['geomean_of']}" if geomean else \
                 comparing.key_text({k: rec.get(k) for k in match if k in rec})
             verdict = "" if geomean else (rec.get("verdict") or "~")
             css = {"faster": "good", "better": "good", "slower": "bad", "worse": "bad"}.get(verdict, "same")
             cells = [e(name), num(rec["a_median"]), "" if geomean else e(_interval_text(rec, "a")),
                      num(rec["b_median"]), "" if geomean else e(_interval_text(rec, "b")),
-                     e(_change_text(rec["change_pct"])),
+                     e(change_text(rec["change_pct"])),
                      "" if geomean else _p_text(rec.get("p_value")),
                      "" if geomean else f"{int(rec['a_n'])}/{int(rec['b_n'])}",
                      f"<span class=\"verdict {css}\">{e(verdict)}</span>" if verdict else ""]
