@@ -315,7 +315,7 @@ def latency_spectrum(results, op="all", title=None):
     ax.set_xticks(ticks)
     ax.set_xticklabels(["0%"] + [f"{100 - 100 / t:.{max(k - 2, 0)}f}%" for k, t in enumerate(ticks[1:], 1)])
     ax.xaxis.set_minor_locator(ticker.NullLocator())
-    ax.yaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.yaxis.set_major_formatter(ticker.FuncFormatter(_si))   # 100k us, never 1e+05
     ax.set_xlabel("percentile (log scale of 1/(1-p))")
     ax.set_ylabel("latency (µs, log scale)")
     workloads = list(dict.fromkeys(b.workload for b in results))
@@ -496,6 +496,7 @@ def sweep(frame, metric: str = "ops_per_sec", x: str = "threads", axes=None, hue
     median's interval as a band) against axis `x`; the other axes that vary go to hue, then columns, then rows
     (or as named).  Several workloads or phases in the frame get columns of their own."""
     plt = require("matplotlib.pyplot", "kvlab's plots")
+    ticker = require("matplotlib.ticker", "kvlab's plots")
     import numpy as np
 
     from .. import errors
@@ -558,6 +559,7 @@ def sweep(frame, metric: str = "ops_per_sec", x: str = "threads", axes=None, hue
                 ax.set_yscale("log")
             else:
                 ax.set_ylim(bottom=0)
+            ax.yaxis.set_major_formatter(ticker.FuncFormatter(_si))   # 2M, not a '1e6' above the axis
             if numeric_x and frame[x].nunique() > 1 and frame[x].min() > 0 and frame[x].max() / frame[x].min() >= 8:
                 ax.set_xscale("log", base=2 if x == "threads" else 10)
             if numeric_x:
