@@ -1,0 +1,13 @@
+"""The published benchmarks' experiments, one module per seed; `kvlab.lab.reproduce` is the face the notebooks
+call and re-exports them all.
+
+    common.py            the scale presets, resolve(), built(), published()
+    read_scalability.py  seed 000: the read thread ladder (notebook 01)
+    readwhilewriting.py  seed 001: load, then readwhilewriting per reader count (notebook 02)
+    dbbench_suite.py     seed 002: db_bench's fill, compact, overwrite, read suite (notebook 03)
+    transactions.py      seed 003: FoundationDB's transaction tests on the embedded engines (notebook 04)
+    ycsb.py              YCSB A-F and the open-loop latency-throughput curve (notebook 05)
+    linkbench.py         seed 004: LinkBench, cached and larger than RAM (notebook 06)
+    quickstart.py        the native loop beside the Python-binding baseline (notebook 00)
+    bindings.py          the Python bindings, one small adapter class each, and their registry
+"""

@@ -1,0 +1,84 @@
+"""What every seed's notebook shares: the scale presets, the parameters they resolve to, which engines are
+built, the published tables (data/reference/, shipped as kvlab._resources) and a fresh database folder."""
+from __future__ import annotations
+
+import shutil
+import tempfile
+
+from ... import _resources
+from ...execution import native
+from ...model import engines as engine_registry
+
+# Per notebook: the scale presets.  "full" is the seed's own scale.
+SCALES = {
+    "read_scalability": {
+        "smoke": dict(num=20_000, reads=20_000, threads=[1, 2], repeats=2),
+        "default": dict(num=1_000_000, reads=1_000_000, threads=[1, 2, 4], repeats=3),
+        "full": dict(num=10_000_000, reads=10_000_000, threads=[1, 2, 4, 8, 12, 16, 20, 24, 28, 32], repeats=3),
+    },
+    "readwhilewriting": {
+        "smoke": dict(num=20_000, readers=[1, 2], duration=1.0, writes_per_second=1000),
+        "default": dict(num=1_000_000, readers=[1, 2, 4], duration=10.0, writes_per_second=10_000),
+        "full": dict(num=100_000_000, readers=[1, 2, 4, 8, 16, 32, 64], duration=600.0, writes_per_second=10_000),
+    },
+    "dbbench_suite": {
+        "smoke": dict(num=10_000, reads=2_000, threads=2),
+        "default": dict(num=500_000, reads=100_000, threads=2),
+        "full": dict(num=50_000_000, reads=500_000, threads=32),
+    },
+    "transactions": {
+        "smoke": dict(num=5_000, duration=0.5, max_clients=10),
+        "default": dict(num=100_000, duration=3.0, max_clients=100),
+        "full": dict(num=1_000_000, duration=60.0, max_clients=100),
+    },
+    "ycsb": {
+        "smoke": dict(num=5_000, operations=4_000, clients=2, rates=[1_000, 10_000, 1_000_000_000], seconds=0.3),
+        "default": dict(num=100_000, operations=100_000, clients=2,
+                        rates=[1_000, 10_000, 100_000, 400_000, 1_000_000, 2_000_000, 4_000_000], seconds=2.0),
+        "full": dict(num=10_000_000, operations=10_000_000, clients=2,
+                     rates=[1_000, 10_000, 100_000, 200_000, 400_000, 700_000, 1_000_000, 1_500_000, 2_000_000,
+                            3_000_000, 4_000_000], seconds=10.0),
+    },
+    "linkbench": {
+        "smoke": dict(maxid1=5_001, requesters=4, intervals=3, interval_seconds=0.5, memory_limit="256M",
+                      bounded_maxid1=150_001),
+        "default": dict(maxid1=100_001, requesters=12, intervals=12, interval_seconds=5.0, memory_limit="384M",
+                        bounded_maxid1=1_000_001),
+        "full": dict(maxid1=10_000_001, requesters=12, intervals=12, interval_seconds=60.0, memory_limit="2G",
+                     bounded_maxid1=30_000_001),
+    },
+    "quickstart": {
+        "smoke": dict(num=5_000),
+        "default": dict(num=200_000),
+        "full": dict(num=1_000_000),
+    },
+}
+
+
+def resolve(notebook: str, scale: str, **given) -> dict:
+    """The notebook's parameters: `given` (the parameters cell) at scale "default",
+    else the preset of that scale."""
+    presets = SCALES[notebook]
+    if scale not in presets:
+        from ...errors import SpecError
+        raise SpecError(f"scale {scale!r} is unknown; allowed: {', '.join(presets)}")
+    return dict(given) if scale == "default" else {**given, **presets[scale]}
+
+
+def built(names) -> list:
+    """The engines of `names` that this kvlab has built, in order."""
+    have = native.built_adapters()
+    return [n for n in names if engine_registry.get(n).adapter in have]
+
+
+def published(name: str):
+    import pandas as pd
+    path = _resources.folder("reference") / f"{name}.csv"
+    return pd.read_csv(path) if path.exists() else None
+
+
+def tmpdb() -> str:
+    """A database path that does not exist yet, in a fresh temporary folder's place (the caller removes it)."""
+    d = tempfile.mkdtemp(prefix="kvlab-nb-")
+    shutil.rmtree(d)
+    return d

@@ -1,0 +1,114 @@
+"""Seed 004: LinkBench on each engine, cached and larger than RAM (in a memory cgroup), and the seed's
+claims as ratios between RocksDB and WiredTiger (notebook 06_linkbench)."""
+from __future__ import annotations
+
+import shutil
+
+from .common import tmpdb
+
+SEED004_OPS = ("add_link", "update_link", "get_links_list")
+
+
+def seed004(engines, maxid1, requesters, intervals, interval_seconds, memory_limit=None, loaders=2, seed=1):
+    """LinkBench on each engine: a load, then `intervals` x `interval_seconds` of requests; cached (no limit)
+    or in a memory cgroup of `memory_limit` (larger than RAM when the database outgrows it).  Returns
+    (qps per interval, per-operation latency, I/O per query, results)."""
+    import pandas as pd
+
+    from ...execution.linkbench import run_linkbench
+    from ...model.workloads.linkbench import LinkBench
+    setting = "cached" if memory_limit is None else "larger_than_ram"
+    if memory_limit is not None:
+        from ...execution.cgroup import parse_size, unavailable
+        why = unavailable(parse_size(memory_limit))
+        if why:   # say so, never run unbounded under that name
+            print(f"larger than RAM is not measured here: {why}")
+            empty = pd.DataFrame(columns=["setting", "engine"])
+            return empty, pd.DataFrame(columns=["setting", "engine", "operation"]), empty, []
+    lb = LinkBench(maxid1=maxid1, requesters=requesters, loaders=loaders, intervals=intervals,
+                   interval_seconds=interval_seconds, seed=seed)
+    qps, lat, io, results = [], [], [], []
+    for engine in engines:
+        db = tmpdb()
+        try:
+            load = run_linkbench(engine, lb, "load", db=db)[0]
+            req = run_linkbench(engine, lb, "request", db=db, memory_limit=memory_limit)[-1]
+        finally:
+            shutil.rmtree(db, ignore_errors=True)
+        results += [load, req]
+        for i, iv in enumerate([iv for iv in req.intervals if iv["seconds"] > 0.5 * interval_seconds], 1):
+            qps.append({"setting": setting, "engine": engine, "interval": i,
+                        "qps": iv["workers"]["ops_per_sec"].get("txn", 0.0)})
+        for op, t in req.mix["templates"].items():
+            l = t["latency_us"]
+            lat.append({"setting": setting, "engine": engine, "operation": op, "count": t["count"],
+                        **{k: (l[k] / 1000 if l[k] is not None else None) for k in ("mean", "p50", "p95", "p99", "p999", "max")}})
+        a = req.accounting
+        io.append({"setting": setting, "engine": engine, "qps": req.mix["txn_per_sec"],
+                   "reads_per_query": a.get("disk_reads_per_op"), "kb_read_per_query": a.get("disk_kb_read_per_op"),
+                   "kb_written_per_query": a.get("disk_kb_written_per_op"), "db_size_mib": (a.get("db_size_bytes") or 0) / 2**20,
+                   "load_s": load.seconds, "cgroup_peak_mib": (a.get("cgroup_peak_bytes") or 0) / 2**20 or None})
+    return pd.DataFrame(qps), pd.DataFrame(lat), pd.DataFrame(io), results
+
+
+def seed004_latency_table(lat, published_df, setting):
+    """The seed's latency table (mean ms of add_link, update_link, get_links_list) beside ours, each row
+    also normalised to wiredtiger-btree (absolute times across machines mean little)."""
+    import pandas as pd
+    ours = lat[(lat.setting == setting) & lat.operation.isin(SEED004_OPS)].pivot(index="engine", columns="operation",
+                                                                                 values="mean")[list(SEED004_OPS)]
+    pub = published_df[published_df.setting == setting].pivot(index="engine_published", columns="operation",
+                                                               values="mean_ms")[list(SEED004_OPS)]
+    out = pd.concat({"measured": ours, "published": pub})
+    for name, frame, base in (("measured / wiredtiger-btree", ours, "wiredtiger-btree"),
+                              ("published / wiredtiger", pub, "wiredtiger")):
+        if base in frame.index:
+            out = pd.concat([out, pd.concat({name: frame / frame.loc[base]})])
+    return out
+
+
+def seed004_ratios(qps, lat, io, pub_qps, pub_lat, pub_io) -> "pd.DataFrame":  # noqa: F821  (pandas is imported inside)
+    """The seed's claims as ratios between RocksDB and WiredTiger (btree), published beside measured."""
+    import pandas as pd
+    rows = []
+
+    def ratio(df, value, a="rocksdb", b="wiredtiger-btree", **where):
+        d = df
+        for k, v in where.items():
+            d = d[d[k] == v]
+        x = d[d.engine == a][value].mean()
+        y = d[d.engine == b][value].mean()
+        return x / y if y else float("nan")
+    for setting in ("cached", "larger_than_ram"):
+        last = pub_qps[pub_qps.interval == 12]
+        rows.append({"claim": f"QPS rocksdb / wiredtiger, {setting}",
+                     "published": ratio(last, "qps", setting=setting),
+                     "measured": ratio(qps, "qps", setting=setting) if (qps.setting == setting).any() else None})
+        for op in SEED004_OPS:
+            rows.append({"claim": f"{op} mean latency rocksdb / wiredtiger, {setting}",
+                         "published": ratio(pub_lat.rename(columns={"mean_ms": "mean"}), "mean", setting=setting, operation=op),
+                         "measured": ratio(lat, "mean", setting=setting, operation=op) if (lat.setting == setting).any() else None})
+    for col in ("reads_per_query", "kb_read_per_query", "kb_written_per_query"):
+        rows.append({"claim": f"{col} rocksdb / wiredtiger, larger_than_ram",
+                     "published": ratio(pub_io, col),
+                     "measured": ratio(io, col, setting="larger_than_ram") if (io.setting == "larger_than_ram").any() else None})
+    return pd.DataFrame(rows)
+
+
+def seed004_sentences(ratios) -> list:
+    """One sentence per claim: does the measured ratio point the same way as the published one?"""
+    out = []
+    for r in ratios.itertuples():
+        if r.measured is None or r.measured != r.measured or r.published != r.published:
+            out.append(f"- **{r.claim}**: published {r.published:.2f}; not measured here.")
+            continue
+        if abs(r.published - 1) <= 0.1:   # the seed found no difference worth a direction
+            near = abs(r.measured - 1) <= 0.1
+            out.append(f"- **{r.claim}**: published {r.published:.2f}, measured {r.measured:.2f}: the seed found the two "
+                       f"about equal (within 10%); {'so do we' if near else 'here they differ'}.")
+            continue
+        same = (r.measured > 1) == (r.published > 1)
+        out.append(f"- **{r.claim}**: published {r.published:.2f}, measured {r.measured:.2f}: the shape "
+                   f"{'agrees' if same else 'does not agree'} (RocksDB {'higher' if r.published > 1 else 'lower'} than "
+                   f"WiredTiger in the seed{'' if same else ', the other way round here'}).")
+    return out

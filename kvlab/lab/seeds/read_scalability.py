@@ -1,0 +1,38 @@
+"""Seed 000: read scalability, the thread ladder (notebook 01_read_scalability)."""
+from __future__ import annotations
+
+
+def read_scalability(engines, threads, num, reads, cache_size=None, seed=1, repeats=1, store=None,
+                     name="read-scalability"):
+    """Seed 000's thread ladder as a sweep (engine x threads, each point repeated): every point loads a fresh
+    database (fillseq, the load phase) and reads it with that many threads.  Returns the Sweep; run it, then
+    read_scalability_table(sweep.frame()).  Points already in `store` are not run again."""
+    from ..sweeps import sweep
+    base = {"workload": "readrandom", "num": num, "reads": reads, "seed": seed, "interval": 0}
+    if cache_size:
+        base["cache_size"] = cache_size
+    return sweep(name, axes={"engine": list(engines), "threads": list(threads)}, repeats=repeats, base=base,
+                 store=store)
+
+
+def read_scalability_table(frame):
+    """The seed's columns from a read-scalability sweep's tidy frame (medians across repeats, CI95 beside)."""
+    t = frame[(frame.workload == "readrandom") & (frame.phase == "run")]
+    return t.rename(columns={"micros_per_op": "us_per_op"})[
+        ["engine", "threads", "repeats", "us_per_op", "ops_per_sec", "ops_per_sec_ci95_lo", "ops_per_sec_ci95_hi",
+         "p99_us"]].reset_index(drop=True)
+
+
+def scaling_vs_published(measured, published_df):
+    """Throughput relative to each engine's 1-thread figure, measured beside published."""
+    import pandas as pd
+    frames = []
+    for label, df in (("measured", measured), ("published", published_df)):
+        if df is None or df.empty:
+            continue
+        d = df[["engine", "threads", "ops_per_sec"]].copy()
+        base = d[d.threads == 1].set_index("engine")["ops_per_sec"]
+        d["speedup"] = d.apply(lambda r: r.ops_per_sec / base.get(r.engine, float("nan")), axis=1)
+        d["source"] = label
+        frames.append(d)
+    return pd.concat(frames, ignore_index=True)

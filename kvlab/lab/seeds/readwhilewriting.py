@@ -1,0 +1,56 @@
+"""Seed 001: a load (fillseq), then readwhilewriting per reader count, and what became of the seed's RocksDB
+flags (notebook 02_readwhilewriting)."""
+from __future__ import annotations
+
+import shutil
+
+from ...model import engines as engine_registry
+from ..api import run
+from .common import tmpdb
+
+LOAD_COLUMNS = ["engine", "wall_s", "user_s", "sys_s", "cpu_pct", "db_size_kb", "process_size_kb", "total_size_kb",
+                "ctx_voluntary", "ctx_involuntary"]
+
+
+def _row(engine, b):
+    a = b.accounting
+    return {"engine": engine, "wall_s": a["wall_s"], "user_s": a["cpu_user_s"], "sys_s": a["cpu_sys_s"],
+            "cpu_pct": a["cpu_pct"],
+            "db_size_kb": (a.get("db_size_after_close_bytes") or a["db_size_bytes"] or 0) / 1024,
+            "process_size_kb": a["process_peak_rss_bytes"] / 1024,
+            "total_size_kb": (a["total_size_bytes"] or 0) / 1024,
+            "ctx_voluntary": a["ctx_voluntary"], "ctx_involuntary": a["ctx_involuntary"]}
+
+
+def load_and_readwhilewriting(engines, num, readers, duration, writes_per_second, seed=1):
+    """Seed 001: load (fillseq) then readwhilewriting per reader count: (load table, rww table, results)."""
+    import pandas as pd
+    load_rows, rww_rows, results = [], [], []
+    for name in engines:
+        db = tmpdb()
+        try:
+            b = run(name, "fillseq", num=num, db=db, seed=seed, interval=0)[0]
+            results.append(b)
+            load_rows.append(_row(name, b))
+            for n in readers:
+                r = run(name, "readwhilewriting", num=num, threads=n, duration=duration, db=db, use_existing_db=True,
+                        writes_per_second=writes_per_second, seed=seed + n)
+                b = r.by_workload("readwhilewriting")
+                results.append(b)
+                rww_rows.append({**_row(name, b), "readers": n, "writes_per_sec": b.writer["ops_per_sec"],
+                                 "reads_per_sec": b.ops_per_sec, "read_p99_us": b.latency_us["p99"],
+                                 "ideal_cpu_pct": 100 * (n + 1)})
+        finally:
+            shutil.rmtree(db, ignore_errors=True)
+    return pd.DataFrame(load_rows, columns=LOAD_COLUMNS), pd.DataFrame(rww_rows), results
+
+
+def rocksdb_tuning_report() -> dict:
+    """Seed 001's RocksDB 'pfx' flags: which became RocksDB 7.8 options, which it no longer has."""
+    from ...model.dbbench_flags import FLAGS, translate_rocksdb_flags
+    flags = engine_registry.ROCKSDB_PFX_FLAGS.split()
+    names = [f[2:].split("=")[0] for f in flags]
+    gone = [n for n in names if FLAGS[n].kind == "gone"]
+    ignored = [n for n in names if FLAGS[n].kind == "ignored"]
+    return {"options_string": translate_rocksdb_flags(flags).options, "no_longer_in_rocksdb": gone,
+            "not_honoured": ignored}

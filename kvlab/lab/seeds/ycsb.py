@@ -1,0 +1,39 @@
+"""YCSB's core workloads A-F, closed loop, and the open-loop latency-throughput curve (notebook 05_ycsb)."""
+from __future__ import annotations
+
+from ...model import engines as engine_registry
+from ..api import run
+
+
+def ycsb_suite(engines, num, operations, clients, seed=1):
+    """YCSB's core workloads A-F per engine (closed loop): (table, results)."""
+    import pandas as pd
+    rows, results = [], []
+    for name in engines:
+        for w in "abcdef":
+            if w == "e" and not engine_registry.get(name).ordered_scan:
+                continue
+            b = run(name, f"ycsb-{w}", num=num, reads=max(1, operations // clients), clients=clients, seed=seed,
+                    interval=0)[-1]
+            results.append(b)
+            rows.append({"engine": name, "workload": f"YCSB-{w.upper()}", "txn_per_sec": b.mix["txn_per_sec"],
+                         "p50_us": b.latency_us["p50"], "p99_us": b.latency_us["p99"]})
+    return pd.DataFrame(rows), results
+
+
+def latency_throughput(engine, rates, seconds, clients, num, workload="ycsb-c", seed=1):
+    """An open-loop rate ladder: per target rate, the achieved rate, service time (from the actual
+    start) and response time (from the intended start): (table, results)."""
+    import pandas as pd
+    rows, results = [], []
+    for rate in rates:
+        reads = max(1, min(int(rate * seconds / clients), 50_000_000))
+        b = run(engine, workload, num=num, reads=reads, clients=clients, target_rate=float(rate), seed=seed,
+                interval=0)[-1]
+        results.append(b)
+        p, resp = b.mix["pacing"], b.latency_by_op["response"]
+        rows.append({"engine": engine, "target_rate": rate, "achieved_rate": p["achieved_rate"],
+                     "achieved_ratio": p["achieved_ratio"], "lag_p50_us": p["start_lag_us"]["p50"],
+                     "service_p50_us": b.latency_us["p50"], "service_p99_us": b.latency_us["p99"],
+                     "response_p50_us": resp["p50"], "response_p99_us": resp["p99"]})
+    return pd.DataFrame(rows), results
