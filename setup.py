@@ -30,20 +30,25 @@ from setuptools.command.build_py import build_py
 
 ROOT = Path(__file__).resolve().parent
 
-# name -> (header, library, extra libraries, adapter source)
-ENGINES = {
-    "lmdb": ("lmdb.h", "lmdb", [], "engine_lmdb.c"),
-    "leveldb": ("leveldb/c.h", "leveldb", [], "engine_leveldb.c"),
-    "rocksdb": ("rocksdb/c.h", "rocksdb", [], "engine_rocksdb.c"),
-    "wiredtiger": ("wiredtiger.h", "wiredtiger", [], "engine_wiredtiger.c"),
-    "bdb": ("db.h", "db", [], "engine_bdb.c"),
-}
+
+def literal(path, name):
+    """A module-level literal assignment in one of kvlab's files, read without importing kvlab."""
+    for node in ast.parse((ROOT / path).read_text()).body:
+        if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == [name]:
+            return ast.literal_eval(node.value)
+    raise RuntimeError(f"{path} defines no {name}")
+
+
+# The adapters come from the engine registry (kvlab/model/engines.py's ADAPTERS), planned ones left out.
+ADAPTERS = {name: row for name, row in literal("kvlab/model/engines.py", "ADAPTERS").items() if not row.get("planned")}
+# name -> (header, library, extra libraries, adapter source), for each adapter built against a library
+ENGINES = {name: (row["header"], row["library"], row.get("extra_libraries", []), f"engine_{name}.c")
+           for name, row in ADAPTERS.items() if row.get("library")}
+# adapters without a library, compiled into every build (the null engine: it measures the harness alone)
+BUILT_IN = [name for name, row in ADAPTERS.items() if not row.get("library")]
 LIB_SUBDIRS = ("lib/x86_64-linux-gnu", "lib64", "lib")
 # What a static library (a local release build) needs linked beside it.
-STATIC_DEPS = {
-    "rocksdb": ["stdc++", "snappy", "lz4", "zstd", "z", "bz2", "dl", "m"],
-    "leveldb": ["stdc++", "snappy"],
-}
+STATIC_DEPS = {name: row["static_deps"] for name, row in ADAPTERS.items() if row.get("static_deps")}
 
 
 def find_engine(name, header, lib):
@@ -73,9 +78,9 @@ def configure():
                "cython_ext/src/registry.c"]
     include_dirs, library_dirs, runtime_dirs, libraries, macros = ["cython_ext/include"], [], [], ["pthread", "m"], []
     found = {}
-    # the null engine (no storage, no library) is in every build: it measures the harness alone
-    sources.append("cython_ext/src/engine_null.c")
-    macros.append(("KV_HAVE_NULL", "1"))
+    for name in BUILT_IN:
+        sources.append(f"cython_ext/src/engine_{name}.c")
+        macros.append((f"KV_HAVE_{name.upper()}", "1"))
     for name, (header, lib, extra, src) in ENGINES.items():
         if wanted is not None and name not in wanted:
             continue

@@ -1,53 +1,15 @@
-/* The adapters compiled into this build.  setup.py defines KV_HAVE_<ENGINE> for
-   each engine whose headers and library it found; an absent engine is simply
-   not listed here. */
+/* The adapters compiled into this build: kv_engine_list.h names each one that
+   setup.py built (KV_HAVE_<ENGINE>); this file never changes for a new engine. */
 #include <stddef.h>
 #include "kv_engine.h"
 
-
-#ifdef KV_HAVE_LMDB
-extern const kv_engine_ops kv_engine_lmdb;
-#endif
-#ifdef KV_HAVE_LEVELDB
-extern const kv_engine_ops kv_engine_leveldb;
-#endif
-#ifdef KV_HAVE_ROCKSDB
-extern const kv_engine_ops kv_engine_rocksdb;
-#endif
-#ifdef KV_HAVE_WIREDTIGER
-extern const kv_engine_ops kv_engine_wiredtiger;
-#endif
-#ifdef KV_HAVE_BDB
-extern const kv_engine_ops kv_engine_bdb;
-#endif
-#ifdef KV_HAVE_FDB
-extern const kv_engine_ops kv_engine_fdb;
-#endif
-#ifdef KV_HAVE_NULL
-extern const kv_engine_ops kv_engine_null;
-#endif
+#define KV_ENGINE(name) extern const kv_engine_ops kv_engine_##name;
+#include "kv_engine_list.h"
+#undef KV_ENGINE
 
 const kv_engine_ops *const kv_engines[] = {
-#ifdef KV_HAVE_LMDB
-    &kv_engine_lmdb,
-#endif
-#ifdef KV_HAVE_LEVELDB
-    &kv_engine_leveldb,
-#endif
-#ifdef KV_HAVE_ROCKSDB
-    &kv_engine_rocksdb,
-#endif
-#ifdef KV_HAVE_WIREDTIGER
-    &kv_engine_wiredtiger,
-#endif
-#ifdef KV_HAVE_BDB
-    &kv_engine_bdb,
-#endif
-#ifdef KV_HAVE_FDB
-    &kv_engine_fdb,
-#endif
-#ifdef KV_HAVE_NULL
-    &kv_engine_null,
-#endif
+#define KV_ENGINE(name) &kv_engine_##name,
+#include "kv_engine_list.h"
+#undef KV_ENGINE
     NULL,
 };

@@ -74,6 +74,8 @@ _WT_LOG = RecoveryLog(files="WiredTigerLog.*", on_option="log=(enabled=true)",
                       off_pattern=r"(^|[,(])\s*log\s*=\s*\(\s*enabled\s*=\s*(false|0|off)\b")
 _LSM_FILES = ("compression", "block_size", "bloom_bits", "write_buffer_size", "options")
 
+# Per adapter, or per configuration where its variant differs; every engine the registry builds has a row
+# (tests/test_engine_checklist.py), an empty AdapterFormat() where a reopen carries nothing over.
 FORMATS: dict[str, AdapterFormat] = {
     "lmdb": AdapterFormat(remembered=("map_size",)),
     "leveldb": AdapterFormat(remembered=_LSM_FILES),
@@ -101,8 +103,13 @@ def _shown(value):
 
 
 def rules(cfg) -> AdapterFormat:
-    """The rules for an engine configuration (by its name, else its adapter's)."""
-    return FORMATS.get(cfg.name) or FORMATS.get(cfg.adapter) or AdapterFormat()
+    """The rules for an engine configuration (by its name, else its adapter's).  An engine with no row
+    is refused rather than given none: "no rules" is a decision its row writes down (AdapterFormat())."""
+    found = FORMATS.get(cfg.name) or FORMATS.get(cfg.adapter)
+    if found is None:
+        raise LookupError(f"engine {cfg.name!r} has no reopen rules: add a row for it or its adapter "
+                          f"{cfg.adapter!r} to kvlab.model.dbformat.FORMATS (tests/test_engine_checklist.py)")
+    return found
 
 
 def record(cfg, settings: Mapping, path: Path | None = None, previous: Mapping | None = None) -> dict:

@@ -6,6 +6,11 @@ adapter, as do "wiredtiger-btree" and "wiredtiger-lsm".  Nothing in kvlab
 branches on engine names; what differs between engines lives here as data.
 Which adapters this build compiled in is the execution layer's business
 (kvlab.execution.native), so this module imports without the extension.
+
+An engine is one checklist (ARCHITECTURE.md, "A new engine"): an ADAPTERS row (what setup.py
+builds it against, and the package it comes from), a register() row per configuration, its
+adapter file, its reopen rules (kvlab.model.dbformat.FORMATS).  tests/test_engine_checklist.py
+lists what a row lacks.
 """
 from __future__ import annotations
 
@@ -51,12 +56,34 @@ ROCKSDB_PFX_FLAGS = (
 )
 
 
+# One row per C adapter, cython_ext/src/engine_<adapter>.c (exporting kv_engine_<adapter>, the contract of
+# kv_engine.h).  setup.py reads this assignment with `ast`, since it runs before kvlab can be imported: keep
+# it a literal (no names, no calls).
+#   header, library   what the build looks for under a prefix (/usr, or KVLAB_<ADAPTER>_PREFIX); an adapter
+#                     without them needs no library and is compiled into every build
+#   extra_libraries   linked beside the library; static_deps: beside a static one (a `make engines` build)
+#   package           where the library comes from: the Debian package scripts/setup.sh installs
+#   planned           the adapter is not written yet (why it is listed anyway); nothing builds or tests it
+ADAPTERS = {
+    "lmdb": {"header": "lmdb.h", "library": "lmdb", "package": "liblmdb-dev"},
+    "leveldb": {"header": "leveldb/c.h", "library": "leveldb", "package": "libleveldb-dev",
+                "static_deps": ["stdc++", "snappy"]},
+    "rocksdb": {"header": "rocksdb/c.h", "library": "rocksdb", "package": "librocksdb-dev",
+                "static_deps": ["stdc++", "snappy", "lz4", "zstd", "z", "bz2", "dl", "m"]},
+    "wiredtiger": {"header": "wiredtiger.h", "library": "wiredtiger", "package": "libwiredtiger-dev"},
+    "bdb": {"header": "db.h", "library": "db", "package": "libdb5.3-dev"},
+    "null": {"package": "nothing (built into every kvlab)"},
+    "fdb": {"package": "libfdb_c (FoundationDB client; no reachable registry ships it)",
+            "planned": "listed so `kvlab engines` can say what it needs; the adapter is not written"},
+}
+
+
 @dataclass(frozen=True)
 class EngineConfig:
     name: str
     adapter: str
     description: str
-    debian_package: str
+    debian_package: str = ""                  # "": its adapter's package (ADAPTERS)
     variant: str | None = None
     defaults: Mapping[str, object] = field(default_factory=dict)
     honours: frozenset = frozenset()          # which ENGINE_SETTINGS mean something here
@@ -67,6 +94,10 @@ class EngineConfig:
     stores_data: bool = True                  # False: the null engine (measures the harness, stores nothing)
     larger_than_ram: Mapping[str, object] = field(default_factory=dict)   # the engine's own advice for a
     #                                           database larger than memory (memory-bounded runs use it)
+
+    def __post_init__(self):
+        if not self.debian_package:
+            object.__setattr__(self, "debian_package", ADAPTERS.get(self.adapter, {}).get("package", ""))
 
     def config(self, settings: Mapping[str, object], max_threads: int) -> dict:
         """The adapter config: defaults, then the caller's settings on top."""
@@ -100,7 +131,7 @@ def register(cfg: EngineConfig) -> EngineConfig:
 
 
 register(EngineConfig(
-    "lmdb", "lmdb", "LMDB B+tree, memory-mapped, single writer", "liblmdb-dev",
+    "lmdb", "lmdb", "LMDB B+tree, memory-mapped, single writer",
     honours=frozenset({"sync", "map_size", "options"}),
     notes="options: comma list of nosync, nometasync, writemap, mapasync, nordahead, nomeminit; "
           "reads renew a read txn per get; the OS page cache is the cache",
@@ -108,48 +139,47 @@ register(EngineConfig(
     # with readahead, a 1M-node LinkBench in 384M read 13 MB per query
     larger_than_ram={"options": "nordahead"}))
 register(EngineConfig(
-    "leveldb", "leveldb", "LevelDB LSM tree", "libleveldb-dev", honours=_LSM - {"disable_wal"},
+    "leveldb", "leveldb", "LevelDB LSM tree", honours=_LSM - {"disable_wal"},
     compressions=("none", "snappy"),
     notes="options: key=value list of write_buffer_size, block_size, max_open_files, max_file_size, "
           "paranoid_checks, block_restart_interval, bloom_bits"))
 register(EngineConfig(
-    "rocksdb", "rocksdb", "RocksDB LSM tree, default options", "librocksdb-dev", honours=_LSM,
+    "rocksdb", "rocksdb", "RocksDB LSM tree, default options", honours=_LSM,
     compressions=("none", "snappy", "lz4", "zstd"), options_separator=";",
     notes="options: a RocksDB options string, parsed by RocksDB's GetOptionsFromString"))
 register(EngineConfig(
     "rocksdb-tuned", "rocksdb",
     "RocksDB with seed 001's 'pfx' tuning (plain table, prefix-hash memtable, mmap reads)",
-    "librocksdb-dev", honours=_LSM, compressions=("none", "snappy", "lz4", "zstd"),
+    honours=_LSM, compressions=("none", "snappy", "lz4", "zstd"),
     defaults={"options": translate_rocksdb_flags(ROCKSDB_PFX_FLAGS.split()).options, "compression": "none"},
     ordered_scan=False, options_separator=";",
     notes="point lookups only: a plain table with a prefix-hash memtable has no total-order scan"))
 register(EngineConfig(
-    "wiredtiger-btree", "wiredtiger", "WiredTiger row-store B-tree (table:)", "libwiredtiger-dev",
-    variant="btree", honours=frozenset({"cache_size", "sync", "disable_wal", "compression", "block_size",
-                                        "options", "table_options"}),
+    "wiredtiger-btree", "wiredtiger", "WiredTiger row-store B-tree (table:)", variant="btree",
+    honours=frozenset({"cache_size", "sync", "disable_wal", "compression", "block_size", "options",
+                       "table_options"}),
     compressions=("none", "snappy"),
     notes="options: appended to wiredtiger_open config; table_options: appended to the table config"))
 register(EngineConfig(
-    "wiredtiger-lsm", "wiredtiger", "WiredTiger LSM tree (lsm:)", "libwiredtiger-dev", variant="lsm",
+    "wiredtiger-lsm", "wiredtiger", "WiredTiger LSM tree (lsm:)", variant="lsm",
     honours=frozenset({"cache_size", "sync", "disable_wal", "compression", "block_size", "bloom_bits",
                        "write_buffer_size", "options", "table_options"}),
     compressions=("none", "snappy"),
     notes="write_buffer_size maps to lsm chunk_size, bloom_bits to lsm bloom_bit_count"))
 register(EngineConfig(
     "bdb", "bdb", "Berkeley DB 5.3 B-tree, transactional environment with the log on (as seed 001)",
-    "libdb5.3-dev", variant="txn", honours=frozenset({"cache_size", "sync"}),
+    variant="txn", honours=frozenset({"cache_size", "sync"}),
     notes="cache_size defaults to 64 MiB; deadlocks are detected and retried"))
 register(EngineConfig(
     "bdb-notxn", "bdb", "Berkeley DB 5.3 B-tree, no transactions or log (Concurrent Data Store)",
-    "libdb5.3-dev", variant="notxn", honours=frozenset({"cache_size"}),
+    variant="notxn", honours=frozenset({"cache_size"}),
     notes="a batch is buffered and applied at commit: abort discards it, a crash mid-commit is not atomic"))
 register(EngineConfig(
     "null", "null", "no storage: every get finds a value, writes are dropped (YCSB's BasicDB); the harness alone",
-    "nothing (built into every kvlab)", stores_data=False,
+    stores_data=False,
     notes="for measuring kvlab's own cost; never a claim about a storage engine"))
 register(EngineConfig(
     "fdb", "fdb", "FoundationDB through libfdb_c (needs a running cluster)",
-    "libfdb_c (FoundationDB client; no reachable registry ships it)",
     honours=frozenset({"options"}), notes="adapter not written yet; loads libfdb_c at run time"))
 
 
