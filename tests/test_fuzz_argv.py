@@ -26,14 +26,14 @@ KVLAB_RESULTS and tempfile's directory all inside the test's temporary root) and
   with the fuzz's marker in their name), the real home's ~/.kvlab-unsaved and the real temp directory
   are compared with a snapshot taken before.
 
-What is real and what is stood in (test_argv_fuzz, the 10,000 cases).  A valid command line would run
+What is real and what is stood in (test_argv_fuzz: 2,000 cases in the suite, 10,000 in the campaign).  A valid command line would run
 a benchmark (seconds to hours), so the executions are replaced by light stand-ins; everything before
 them is real: the parser, each handler, make_spec and every check of the spec, the preflight (dbdir.check,
 check_output_file, the results store's check), and everything after them (the result lines, the
 accounting table, warnings, --json, the results store, exit codes).
 - `kvlab.execution.runner.run_spec` (also bound by name in kvlab.cli.compare and kvlab.execution.sweep;
   kvlab.cli.common and kvlab.cli.dbbench import it from the runner when called): the stand-in does what
-  the real one does up to the native driver: dbdir.check, spec.validate(), CPU pinning (runner._pin),
+  the real one does up to the native driver: dbdir.check, spec.validate(), CPU pinning (pinning.pin),
   native.require_built, the real dbdir.prepare (creating or clearing --db, refusing what it must),
   dbdir.reconcile and the engine configuration (cfg.config); it then releases and cleans up the
   directory as the runner does, and returns one tiny real BenchmarkResult per workload (copied from
@@ -64,8 +64,9 @@ test_argv_real_sample runs REAL_CASES command lines drawn the same way but kept 
 null, --num <= 2000, --duration 0, no --sync, open-loop rates or memory limits, a crash test of one
 kill), with nothing stood in: real engines, real runs, the real store.
 
-KVLAB_FUZZ_EXAMPLES sets the number of cases (default 10,000; the real sample is 1 in 200 of it, at
-least 5); above the default, each run also draws new cases instead of the fixed ones.
+KVLAB_FUZZ_EXAMPLES sets the number of cases (2,000 in the suite, 10,000 in the full campaign,
+scripts/fuzz_campaign.sh; the real sample is 1 in 200 of it, at least 5); above 10,000 each run also draws
+new cases instead of the fixed ones.
 """
 from __future__ import annotations
 
@@ -98,7 +99,7 @@ from kvlab.results.store import Store
 from .test_fuzz import names_what
 
 cli_main = sys.modules["kvlab.cli.main"]   # the module (kvlab.cli.main is the function)
-TOTAL = int(os.environ.get("KVLAB_FUZZ_EXAMPLES", "10000"))
+TOTAL = int(os.environ.get("KVLAB_FUZZ_EXAMPLES", "2000"))
 REAL_CASES = max(5, TOTAL // 200)
 CASE_SECONDS = 20           # a case that takes longer is a hang
 MARK = "kvfz"               # in every file name the fuzz makes up, so an escaped one is found
@@ -836,10 +837,10 @@ class StandIns:
         return b
 
     def run_spec(self, spec, on_result=None, control=None, load_only=False):
-        from kvlab.execution import runner
+        from kvlab.execution import pinning
         dbdir.check(spec.db, spec.use_existing_db)
         spec.validate()
-        saved = runner._pin(spec.cpus)
+        saved = pinning.pin(spec.cpus)
         try:
             cfg = native.require_built(spec.engine)
             lib = native.load()
@@ -853,7 +854,7 @@ class StandIns:
                     where.cleanup()
         finally:
             if saved is not None:
-                runner._unpin(saved)
+                pinning.unpin(saved)
         names = list(spec.workloads)[:1] if load_only else list(spec.workloads)[:3]
         results = [self.result(spec, n, "load" if load_only else "run") for n in names]
         for b in results:
