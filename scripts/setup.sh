@@ -6,6 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PKGS=(build-essential pkg-config python3-dev python3-venv
+      # the engines' libraries: each adapter's package in kvlab/model/engines.py's ADAPTERS
+      # (tests/test_engine_checklist.py fails on one missing here)
       liblmdb-dev libleveldb-dev librocksdb-dev rocksdb-tools libwiredtiger-dev libdb5.3-dev libsnappy-dev
       fuse3 libfuse3-dev   # forgetfs, the power-loss crash tests' FUSE file system (kvlab/execution/forgetfs.py)
       chromium fonts-dejavu-core)  # chromium: the JupyterLab browser test (driven by Playwright)
