@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
 WRITE_OPS = ("write", "insert", "rmw")     # ops that store a key and a value
 DELETE_OPS = ("delete",)                   # ops that store a key (a tombstone, or the removal of one)
@@ -235,10 +235,11 @@ def _rocksdb(before, after, log_text, state) -> dict:
                 flush += int(ev.get("file_size", 0))
             else:
                 compaction += int(ev.get("file_size", 0))
-    out = {"flush_bytes": flush, "compaction_bytes": compaction, "wal_bytes": None, "blocks_read": None,
-           "source": "RocksDB: flush and compaction output from its LOG's table_file_creation events (exact bytes) "
-                     "+ WAL bytes from its rocksdb.stats 'Cumulative WAL ... written' (to 0.01 GiB)",
-           "note": "RocksDB counts no block reads unless its statistics are on (kvlab leaves them off)"}
+    out: dict[str, Any] = {
+        "flush_bytes": flush, "compaction_bytes": compaction, "wal_bytes": None, "blocks_read": None,
+        "source": "RocksDB: flush and compaction output from its LOG's table_file_creation events (exact bytes) "
+                  "+ WAL bytes from its rocksdb.stats 'Cumulative WAL ... written' (to 0.01 GiB)",
+        "note": "RocksDB counts no block reads unless its statistics are on (kvlab leaves them off)"}
     wal = [_RDB_WAL.search((s or {}).get("text") or "") for s in (before, after)]
     if wal[1] is not None:
         out["wal_bytes"] = round((float(wal[1].group(1)) - (float(wal[0].group(1)) if wal[0] else 0.0)) * _GIB)
@@ -337,8 +338,8 @@ def figures(*, user_bytes: float, reads: int, delta: dict, allocated: float | No
     `delta`: the phase's counter differences (accounting.delta: io_write_bytes, io_read_bytes, disk_*);
     `allocated`: the database's allocated bytes at the phase's end; `live`: the live set then (live_after);
     `storage_why`: storage_notes(); `engine`: the engine's own account (ENGINE_COUNTERS) or None."""
-    notes = {}
-    out = {k: None for k in FIGURES}
+    notes: dict[str, str] = {}
+    out: dict[str, Any] = {k: None for k in FIGURES}
     out.update({"user_write_bytes": user_bytes, "read_ops": reads, "live_keys": live.get("keys"),
                 "live_bytes": live.get("bytes"), "allocated_bytes": allocated,
                 "written_bytes": delta.get("io_write_bytes"), "device_written_bytes": delta.get("disk_write_bytes"),

@@ -128,7 +128,7 @@ def parse_selection(text: str, what: str = "selection") -> Selection:
             raise errors.SpecError(f"{what} {text!r}: {key!r} is not a key to select by{hint}; allowed: "
                                    f"{', '.join(FILTER_KEYS)}, and tag:NAME, sweep:NAME, run:ID")
         column, kind = FILTER_KEYS[key]
-        values = [v.strip() for v in value.split("|")]
+        values: list[str] | list[int] = [v.strip() for v in value.split("|")]
         if any(not v for v in values):
             raise errors.SpecError(f"{what} {text!r}: {key} needs a value ({key}=VALUE)")
         if kind is int:
@@ -392,7 +392,7 @@ def _where_measured(*parts) -> dict:
 
 def _groups(frame, match) -> dict:
     """match key -> the frame's rows with that key, in the order keys first appear."""
-    out = {}
+    out: dict[tuple, object] = {}
     if frame.empty:
         return out
     for k, idx in frame.groupby(list(match), sort=False, dropna=False).groups.items():

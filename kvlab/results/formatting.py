@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from typing import cast
 
 
 def missing(v) -> bool:
@@ -24,9 +25,10 @@ def num(v, unit: str = "") -> str:
         return "yes" if v else "no"
     if not isinstance(v, numbers.Real):
         return str(v)
-    a = abs(v)
+    # typeshed's numbers.Real declares no comparisons; the Reals met here (int, float, numpy's) compare as floats
+    a = abs(cast(float, v))
     if math.isinf(a):
-        text = "inf" if v > 0 else "-inf"
+        text = "inf" if cast(float, v) > 0 else "-inf"
     elif isinstance(v, numbers.Integral) or a >= 1000:
         text = f"{v:,.0f}"
     elif a >= 100:

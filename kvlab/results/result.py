@@ -43,7 +43,8 @@ def upgrade(d: dict) -> dict:
     """Bring a stored record to the current schema, or raise ResultsError."""
     seen = set()
     while d.get("schema") != SCHEMA:
-        step = UPGRADES.get(d.get("schema"))
+        schema = d.get("schema")
+        step = UPGRADES.get(schema) if isinstance(schema, str) else None
         if step is None or d.get("schema") in seen:
             raise errors.ResultsError(f"result schema {d.get('schema')!r} is unknown; this kvlab reads "
                                       f"{SCHEMA!r} and upgrades {', '.join(UPGRADES)}")

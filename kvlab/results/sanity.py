@@ -69,7 +69,7 @@ def open_loop_overload(b) -> str | None:
     if pacing.get("mode") != "open" or ratio is None or ratio >= MIN_OPEN_LOOP_RATIO:
         return None
     lag = pacing.get("start_lag_us") or {}
-    response = (b.latency_by_op or {}).get("response")
+    response: dict | None = (b.latency_by_op or {}).get("response")
     if not response:   # the first template's, when the run has no overall response histogram
         response = next((t["response_latency_us"] for t in (b.mix.get("templates") or {}).values()
                          if t.get("response_latency_us")), {})
@@ -101,7 +101,7 @@ def scaling_warnings(results) -> list:
     min(threads, cores) / min(threads, cores) times faster (medians where a thread count has several
     results).  The warning goes to the higher thread count's results."""
     results = list(results)
-    groups = {}
+    groups: dict[tuple, dict[int, list[int]]] = {}
     for i, b in enumerate(results):
         key = _scaling_key(b)
         if key is not None:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 from functools import lru_cache
+from typing import cast
 
 import numpy as np
 
@@ -97,7 +98,8 @@ def interval_phrase(s: dict, fmt=str, level: float = LEVEL) -> str:
     if got is not None and got < level:
         return (f"min-max {fmt(lo)} .. {fmt(hi)}, a {_percent(got)} interval of the median ({_percent(level)} needs "
                 f"{samples_for(level)} samples)")
-    return f"{_percent(got)} interval of the median: {fmt(lo)} .. {fmt(hi)}"
+    # summarize() sets median_ci and median_ci_level together, so a summary with an interval has its level
+    return f"{_percent(cast(float, got))} interval of the median: {fmt(lo)} .. {fmt(hi)}"
 
 
 def samples_for(level: float = LEVEL) -> int:

@@ -141,7 +141,7 @@ def mann_kendall(values) -> tuple[int, float, float]:
         xi = x[i]
         for j in range(i + 1, n):
             s += (x[j] > xi) - (x[j] < xi)
-    ties = {}
+    ties: dict[float, int] = {}
     for v in x:
         ties[v] = ties.get(v, 0) + 1
     var = (n * (n - 1) * (2 * n + 5) - sum(t * (t - 1) * (2 * t + 5) for t in ties.values())) / 18.0

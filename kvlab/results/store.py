@@ -444,9 +444,9 @@ def format_of(path) -> str | None:
     return _SUFFIXES.get(Path(path).suffix.lower())
 
 
-def check_format(path, fmt: str) -> str:
+def check_format(path, fmt: str | None) -> str:
     """`fmt` itself, once it is known and agrees with `path`'s suffix (where the suffix names a format)."""
-    if fmt not in FORMATS:
+    if fmt is None or fmt not in FORMATS:
         raise errors.SpecError(f"format {fmt!r} is unknown; allowed: {', '.join(FORMATS)}")
     said = format_of(path)
     if said is not None and said != fmt:
