@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass
+from typing import Any, Callable
 
 from .. import errors
 
@@ -45,7 +46,7 @@ def _compression(v):
 @dataclass(frozen=True)
 class Flag:
     kind: str             # spec | setting | rocksdb | special | gone | ignored
-    parse: object = str
+    parse: Callable[[str], Any] = str
     target: str = ""      # spec field / setting name / RocksDB option name
     note: str = ""
 

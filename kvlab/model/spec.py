@@ -53,7 +53,7 @@ class RunSpec:
     distribution: str | None = None   # mixes: the key distribution instead of each mix's own
     target_rate: float = 0.0          # mixes: transactions/s in total, open loop; 0 = closed loop
     cpus: str | None = None           # pin the run, engine threads included, to these CPUs: "0", "0-1", "0,2"
-    mixes: Mapping[str, object] = field(default_factory=dict)   # mixes named in `workloads` (TOML, YCSB, Python)
+    mixes: Mapping[str, Mix] = field(default_factory=dict)      # mixes named in `workloads` (TOML, YCSB, Python)
     engine_settings: Mapping[str, object] = field(default_factory=dict)
 
     def __post_init__(self):
@@ -296,7 +296,7 @@ def _known(d, keys, where):
 
 def cpu_set(text) -> frozenset:
     """CPU numbers from "0", "0-3", "0,2,4-5"; a SpecError says what is wrong."""
-    out = set()
+    out: set[int] = set()
     for part in str(text).split(","):
         lo, sep, hi = part.strip().partition("-")
         try:
@@ -405,7 +405,8 @@ def mix_run_values(names, mixes: dict, given: Mapping) -> tuple[dict, dict]:
         mix = workloads.get(n, mixes).mix
         if mix is not None:
             own[n] = mix
-    taken, notes = {}, {n: [] for n in own}
+    taken: dict[str, object] = {}
+    notes: dict[str, list[str]] = {n: [] for n in own}
     for key, attr in MIX_RUN_FIELDS:
         # a run bounded by the caller (reads or duration) is not re-bounded by the mix, nor by count when timed
         if key in given or (key == "duration" and "reads" in given) or \

@@ -23,7 +23,7 @@ import itertools
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Callable, Mapping
+from typing import Any, Callable, Mapping, Sequence
 
 from .. import errors
 from . import engines, workloads
@@ -56,7 +56,8 @@ def _mix_distribution(mix: Mix, value) -> Mix:
 
 def _mix_field(name: str) -> Callable[[Mix, object], Mix]:
     def set_field(mix: Mix, value) -> Mix:
-        return dataclasses.replace(mix, **{name: tuple(value) if isinstance(value, list) else value})
+        changed: dict[str, Any] = {name: tuple(value) if isinstance(value, list) else value}
+        return dataclasses.replace(mix, **changed)
     return set_field
 
 
@@ -131,9 +132,9 @@ class SweepSpec:
     """A validated sweep: `base` run parameters, `axes` (name -> list of values), `repeats`."""
     name: str
     base: Mapping[str, object] = field(default_factory=dict)
-    axes: Mapping[str, object] = field(default_factory=dict)
+    axes: Mapping[str, Sequence[object]] = field(default_factory=dict)   # a list per axis once validated
     repeats: int = 1
-    mixes: Mapping[str, object] = field(default_factory=dict)   # custom mixes named in workloads
+    mixes: Mapping[str, Mix] = field(default_factory=dict)      # custom mixes named in workloads
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not _NAME.match(self.name):
@@ -185,7 +186,7 @@ class SweepSpec:
     def points(self) -> list:
         """Every point, axes varying in the order written (the last fastest), repeats innermost."""
         names = list(self.axes)
-        out = []
+        out: list[SweepPoint] = []
         for combo in itertools.product(*(self.axes[n] for n in names)):
             values = dict(zip(names, combo))
             for repeat in range(self.repeats):
@@ -227,12 +228,11 @@ class SweepSpec:
 
 def _apply_mix_values(workload_names, given: dict, mix_values: dict) -> dict:
     mixes = dict(given)
-    names = [w for w in workload_names if workloads.get(w, given).mix is not None]
-    if not names:
+    chosen = {w: m for w in workload_names if (m := workloads.get(w, given).mix) is not None}
+    if not chosen:
         raise errors.SpecError(f"{', '.join(mix_values)} apply to workload mixes only (ycsb-a, fdb-*, txn:..., "
                                f"a custom mix); this point runs {', '.join(workload_names)}")
-    for name in names:
-        mix = workloads.get(name, given).mix
+    for name, mix in chosen.items():
         for axis, value in mix_values.items():
             mix = MIX_AXES[axis](mix, value)
         mixes[name] = mix

@@ -9,9 +9,12 @@ Python API); all of them run the one generic loop."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Mapping
+from typing import TYPE_CHECKING, Mapping
 
 from ... import errors
+
+if TYPE_CHECKING:
+    from .mix import Mix
 
 
 @dataclass(frozen=True)
@@ -22,7 +25,7 @@ class Workload:
     needs_data: bool = False    # reads a loaded key space; a fresh db gets a fillseq load phase
     writes: bool = False
     implies: Mapping[str, object] = field(default_factory=dict)
-    mix: object = None          # native "mix": the Mix it runs
+    mix: Mix | None = None      # native "mix": the Mix it runs
 
 
 REGISTRY: dict[str, Workload] = {}
@@ -57,7 +60,7 @@ _add("linkbench-load", "graphload", "LinkBench's load: nodes, their links and li
 MAKO_PREFIXES = ("txn:", "mako:")   # a mako transaction spec follows either
 
 
-def get(name: str, mixes: Mapping[str, object] | None = None) -> Workload:
+def get(name: str, mixes: Mapping[str, Mix] | None = None) -> Workload:
     """The workload `name`: a db_bench loop, a preset mix, `txn:<mako spec>` (or `mako:`), or one of `mixes`.
     Files (TOML, YCSB) become mixes in `resolve.resolve`, which make_spec calls."""
     from .mako import from_mako
@@ -72,7 +75,7 @@ def get(name: str, mixes: Mapping[str, object] | None = None) -> Workload:
     return Workload(name, "mix", mix.description or mix.describe(), needs_data=True, writes=mix.writes, mix=mix)
 
 
-def unknown(name, mixes: Mapping[str, object] | None = None) -> errors.SpecError:
+def unknown(name, mixes: Mapping[str, Mix] | None = None) -> errors.SpecError:
     """The error for a workload that is none of the forms a run takes: what is allowed, and the closest
     name when there is one."""
     import difflib

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, fields
-from typing import Mapping
+from typing import Any, Mapping
 
 from ... import errors
 from .distributions import Distribution
@@ -179,7 +179,8 @@ def from_properties(props: Mapping[str, object], **overrides) -> LinkBench:
     """A LinkBench from LinkBench's own properties (a .properties file's key=value pairs, strings or
     numbers), then keyword overrides.  Unknown properties are an error that lists the known ones;
     LinkBench properties kvlab does not use are kept in `notes`."""
-    kw, notes, mix = {}, [], {}
+    kw: dict[str, Any] = {}   # LinkBench's fields, each parsed to its own type
+    notes, mix = [], {}
     names = {f.name for f in fields(LinkBench)} - {"mix", "notes"}
     for key, raw in {**dict(props), **overrides}.items():
         if key in MIX_PROPERTIES:

@@ -63,5 +63,5 @@ def parse_ops(spec: str) -> list:
 def from_mako(spec: str, name: str | None = None, **mix_fields) -> Mix:
     """A one-template Mix from a mako spec string (`kvlab run --txn g9u1`)."""
     ops = parse_ops(spec)
-    return Mix(name or f"txn:{spec.strip()}", (Template(spec.strip(), ops),), source=f"mako:{spec.strip()}",
+    return Mix(name or f"txn:{spec.strip()}", (Template(spec.strip(), tuple(ops)),), source=f"mako:{spec.strip()}",
                **mix_fields)

@@ -49,7 +49,7 @@ def _items(workload) -> list:
     if not isinstance(workload, (list, tuple)):
         raise errors.SpecError(f"workload must be a name, a comma list of names, a file path or a Mix, got "
                                f"{workload!r}")
-    out = []
+    out: list[Mix | str] = []
     for w in workload:
         if isinstance(w, Mix):
             out.append(w)

@@ -83,7 +83,7 @@ def from_toml_text(text: str, where: str = "workload file") -> Mix:
                 if "distribution" in fields:
                     fields["distribution"] = _dist(fields["distribution"], f"{tw}, op {j}")
                 ops.append(Op(**fields))
-        templates.append(Template(t.get("name", f"t{i}"), ops, weight=t.get("weight", 1.0)))
+        templates.append(Template(t.get("name", f"t{i}"), tuple(ops), weight=t.get("weight", 1.0)))
     if not templates:
         raise errors.SpecError(f"{where}: no [[template]]; a workload needs at least one")
     pacing = doc.get("pacing") or {}
@@ -111,7 +111,7 @@ def from_toml_text(text: str, where: str = "workload file") -> Mix:
         vs = doc["value_size"]
         fields["value_size"] = tuple(vs) if isinstance(vs, list) else vs
     notes = [f"[run] cpus={run['cpus']!r} is recorded, not applied (give cpus= to the run)"] if "cpus" in run else []
-    return Mix(doc.get("name", Path(where).stem), templates,
+    return Mix(doc.get("name", Path(where).stem), tuple(templates),
                distribution=_dist(doc.get("distribution", "uniform"), where), pacing=Pacing(**pacing),
                run_defaults=run, source=f"toml:{where}", notes=tuple(notes), **fields)
 

@@ -89,8 +89,8 @@ def _from_properties(props: dict, name: str, source: str) -> Mix:
     unknown = sorted(k for k in props if k not in DEFAULTS and k not in CLIENT and k not in NOT_USED)
     # a name close to one CoreWorkload (or the client) reads is a typo that would silently change the run
     known = [*DEFAULTS, *CLIENT]
-    typos = {k: difflib.get_close_matches(k, known, n=1, cutoff=0.85) for k in unknown}
-    typos = [f"{k} (did you mean {m[0]}?)" if m else k for k, m in typos.items()
+    close = {k: difflib.get_close_matches(k, known, n=1, cutoff=0.85) for k in unknown}
+    typos = [f"{k} (did you mean {m[0]}?)" if m else k for k, m in close.items()
              if m or k.endswith(("proportion", "distribution"))]
     if typos:
         raise errors.SpecError(f"YCSB propert{'y' if len(typos) == 1 else 'ies'} {', '.join(typos)} unknown; "
@@ -151,7 +151,7 @@ def _from_properties(props: dict, name: str, source: str) -> Mix:
     if limit and op_count:
         notes.append(f"maxexecutiontime={limit} and operationcount={op_count}: kvlab runs by time alone (YCSB "
                      "stops at whichever comes first)")
-    return Mix(name, templates, distribution=make_distribution(dist_name, **params), record_count=record_count,
+    return Mix(name, tuple(templates), distribution=make_distribution(dist_name, **params), record_count=record_count,
                operation_count=op_count, value_size=(value, value), insert_order=order, source=source,
                threads=threads if "threadcount" in props else None, duration=limit or None,
                pacing=Pacing(target_rate=target),
