@@ -9,7 +9,7 @@ import pytest
 
 import kvlab
 from kvlab import errors
-from kvlab.execution import runner
+from kvlab.execution import record
 from kvlab.results import result as result_mod
 from kvlab.results.histogram import Histogram
 from kvlab.results.result import BenchmarkResult, RunResult, load_json
@@ -25,20 +25,20 @@ def captured():
     fillseq + readrandom, readwhilewriting (its writer), ycsb-a closed loop and open loop."""
     require("lmdb")
     seen = []
-    original = runner.histograms_record
+    original = record.histograms_record
 
     def spy(overall, by_op, templates=None, writer=None):
         seen.append({"all": overall, "by_op": dict(by_op), "templates": templates, "writer": writer})
         return original(overall, by_op, templates, writer)
 
-    runner.histograms_record = spy
+    record.histograms_record = spy
     try:
         runs = [kvlab.run("lmdb", "fillseq,readrandom", num=20_000, threads=2, seed=1),
                 kvlab.run("lmdb", "readwhilewriting", num=20_000, threads=2, duration=0.6, seed=1),
                 kvlab.run("lmdb", "ycsb-a", num=5_000, reads=3_000, threads=2, seed=1),
                 kvlab.run("lmdb", "ycsb-a", num=5_000, reads=2_000, threads=2, target_rate=10_000, seed=1)]
     finally:
-        runner.histograms_record = original
+        record.histograms_record = original
     benchmarks = [b for r in runs for b in r]
     assert len(seen) == len(benchmarks)
     return list(zip(benchmarks, seen))

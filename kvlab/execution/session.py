@@ -1,0 +1,161 @@
+"""The session: one open engine across the workloads of a trial.  It opens (and reopens, when a workload's
+settings differ) the engine in the prepared database directory, runs one phase at a time through the native
+driver with the sampler watching, and has the record builder turn each into a BenchmarkResult."""
+from __future__ import annotations
+
+import time
+
+from .. import errors
+from ..model import workloads
+from ..results import amplification, sanity
+from ..results.result import BenchmarkResult
+from . import accounting, dbdir, mixplan, mixrecord, record, system
+from .phaseamp import PhaseAmp
+from .progress import ProgressTracker
+from .sampler import Sampler, auto_warmup, steady_state
+
+LOAD_BATCH = 1000   # the load phase's writes per batch (fillseq, before a read workload on a fresh database)
+
+
+class Session:
+    """One open engine across the workloads of a trial."""
+
+    def __init__(self, spec, cfg, native, where, warnings, trial, control=None):
+        self.spec, self.cfg, self.native, self.where, self.warnings = spec, cfg, native, where, warnings
+        self.trial, self.control = trial, control
+        self.loaded = where.existed
+        self.results = []
+        self.engine = None
+        self.engine_settings = None
+        self.device, self.device_note = accounting.block_device(where.path)
+        self.storage = accounting.storage(where.path)
+        # what the workload believes the database holds (space amplification), and why a figure cannot be had here
+        self.live = amplification.live_start(known=not where.existed)
+        self.storage_why = amplification.storage_notes(self.storage, self.device, self.device_note)
+        self.engine_log_state = {}
+        self.engine_counted = None   # (engine handle, its statistics, its log's mark) where the last phase ended
+        # the machine as this trial starts (load, other busy processes, governor, clocksource, memory)
+        self.system = system.snapshot()
+        self.warnings.extend(w for w in system.warnings(self.system) if w not in self.warnings)
+        # a mix with write transactions opens the engine in its transactional mode from the start
+        mixes = [wl.mix for wl in (workloads.get(name, spec.mixes) for name in spec.workloads) if wl.mix is not None]
+        self.transactions = any(mixplan.needs_transactions(m) for m in mixes)
+        # YCSB's insertorder=hashed: the load and the mix store record i under a hashed key
+        self.key_hash = any(m.insert_order == "hashed" for m in mixes)
+        # LinkBench: the graph its load writes and its operations query (kv_graph.h)
+        graphs = [m.graph for m in (*mixes, *spec.mixes.values()) if getattr(m, "graph", None) is not None]
+        if any(g != graphs[0] for g in graphs):
+            raise errors.SpecError("the workloads of one run describe different LinkBench graphs; run them apart")
+        self.graph = dict(graphs[0]) if graphs else None
+
+    def open(self, settings: dict):
+        if self.engine is not None and settings == self.engine_settings:
+            return self.engine
+        self.close()
+        asked = settings
+        # the database's own record decides what a reopen keeps (format, a recovery log that stays on)
+        settings, notes = dbdir.reconcile(self.where, self.cfg, settings)
+        self.warnings.extend(n for n in notes if n not in self.warnings)
+        threads = max(self.spec.threads, self.graph["loaders"] if self.graph else 0)
+        config = self.cfg.config(settings, max_threads=threads + 2)
+        if self.transactions:
+            config["transactions"] = True
+        try:
+            self.engine = self.native.Engine(self.cfg.adapter, str(self.where.path), config)
+        except BaseException:
+            self.where.release()   # it never opened: nothing left unclosed
+            raise
+        self.engine_settings = asked
+        self.given_config = dict(settings)
+        self.effective_config = {k: v for k, v in config.items() if v not in (None, "")}
+        return self.engine
+
+    def close(self):
+        if self.engine is not None:
+            self.engine.close()
+            self.engine = None
+            self.where.release()   # closed cleanly: the next open need not wonder
+
+    def add(self, result, on_result):
+        sanity.annotate(result, earlier=self.results)
+        self.results.append(result)
+        if on_result:
+            on_result(result)
+
+    def run_one(self, wl: workloads.Workload, phase: str, value_size: int | None = None) -> BenchmarkResult:
+        """One phase of `wl` ("load" or "run") on the open engine, measured and recorded."""
+        load = phase == "load"
+        settings, params, graph = self._phase_params(wl, load, value_size)
+        engine = self.open(settings)
+        plan = None
+        if wl.mix is not None:
+            plan = mixplan.compile_mix(mixrecord.mix_as_run(wl.mix, self.spec), self.spec.value_size,
+                                       clients=self.spec.threads, target_rate=self.spec.target_rate)
+            params["value_size"] = plan["value_max"]
+            params["batch"] = 1
+        run = self.native.Run(engine, wl.native, params, mix=plan, graph=graph)
+        amp = PhaseAmp(self, wl, params, plan, engine, graph is not None)
+        measured, cut = self._measure(run, wl, phase, params)
+        measured.plan, measured.amp = plan, amp
+        if wl.writes or wl.native in ("fillseq", "fillrandom"):
+            self.loaded = True
+        if self.spec.engine_stats:
+            got = engine.stats()
+            if got is not None:
+                measured.engine_stats = {"numbers": got[0], "text": got[1]}
+        result = record.build(self, measured)
+        if not load:
+            steady_state(result, measured.samples, cut)
+        return result
+
+    def _phase_params(self, wl: workloads.Workload, load: bool, value_size: int | None) -> tuple:
+        """(engine settings, the native Run's parameters, a LinkBench graph or None) of one phase: the spec's,
+        with what the workload implies (sync, a smaller key space, a batch) and what a load or a graph needs."""
+        spec = self.spec
+        implies = dict(wl.implies)
+        settings = dict(spec.engine_settings)
+        if "sync" in implies:
+            settings["sync"] = implies.pop("sync")
+        num = spec.num // implies.pop("num_divisor", 1) or 1
+        params = {
+            "num": spec.num if load else num,
+            "reads": spec.reads_per_thread, "threads": 1 if load else spec.threads,
+            "duration": 0.0 if load else float(spec.duration),
+            "key_size": spec.key_size, "value_size": value_size or mixrecord.value_size(wl, spec),
+            "batch": LOAD_BATCH if load else implies.pop("batch", spec.batch),
+            "seed": spec.seed, "compression_ratio": float(spec.compression_ratio),
+            "seek_nexts": spec.seek_nexts, "writes_per_second": float(spec.writes_per_second),
+            "key_hash": self.key_hash and (load or wl.mix is not None),
+        }
+        graph = self.graph if (wl.native == "graphload" or (wl.mix is not None and wl.mix.graph)) else None
+        if wl.native == "graphload" and graph is None:
+            raise errors.SpecError("workload 'linkbench-load' loads a LinkBench graph: run it with a LinkBench "
+                                   "workload (kvlab linkbench, kvlab.linkbench)")
+        if graph is not None:
+            params["num"] = graph["nodes"]
+            if load:
+                params["threads"] = graph["loaders"]
+                params["batch"] = 1
+        return settings, params, graph
+
+    def _measure(self, run, wl: workloads.Workload, phase: str, params: dict) -> tuple:
+        """Execute `run` with the sampler watching: (the Measurement, warmup="auto"'s cut or None)."""
+        spec = self.spec
+        load = phase == "load"
+        started = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+        peak_scope = "phase" if accounting.reset_peak_rss() else "process"
+        before = accounting.snapshot(self.device)
+        tracker = None
+        if self.control is not None:
+            tracker = ProgressTracker(run, spec.engine, wl.name, phase, wl.native, params)
+        auto = spec.warmup == "auto" and not load
+        sampler = Sampler(run, spec.interval, 0.0 if load or auto else spec.warmup, self.device, self.control,
+                          tracker, self.where.path)
+        threads, partial = sampler.execute()
+        cut = auto_warmup(sampler) if auto else None
+        after = accounting.snapshot(self.device)
+        params["latency_clock"], params["ns_per_tick"] = run.latency_clock
+        ended = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+        return record.Measurement(workload=wl, phase=phase, params=params, threads=threads, partial=partial,
+                                  started=started, ended=ended, before=before, after=after, peak_scope=peak_scope,
+                                  samples=sampler.samples, warm=sampler.warm), cut
