@@ -34,17 +34,18 @@ def _main(*argv):
 
 # --- fair trials -------------------------------------------------------------------------------------
 
-def test_run_interleaved_goes_a_b_a_b():
+def test_run_interleaved_alternates_who_starts():
     require("null")
     order = []
     a, b = run_interleaved(make_spec("null", "readrandom", num=5_000, seed=3),
                            make_spec("null", "readrandom", num=5_000, seed=3, value_size=500), 3,
                            on_result=lambda side, x: order.append((side, x.trial, x.phase)),
                            on_trial=lambda side, i, r: order.append((side, i, "end")), label="t")
-    assert order == [(side, i, what) for i in range(3) for side in "AB" for what in ("load", "run", "end")]
+    assert order == [(side, i, what) for i in range(3) for side in ("AB", "BA")[i % 2]
+                     for what in ("load", "run", "end")]
     assert [x.trial for x in a] == [0, 0, 1, 1, 2, 2] == [x.trial for x in b]
-    assert [x.provenance["interleaved"]["order"] for x in a] == [0, 0, 2, 2, 4, 4]
-    assert [x.provenance["interleaved"]["order"] for x in b] == [1, 1, 3, 3, 5, 5]
+    assert [x.provenance["interleaved"]["order"] for x in a] == [0, 0, 3, 3, 4, 4]
+    assert [x.provenance["interleaved"]["order"] for x in b] == [1, 1, 2, 2, 5, 5]
     assert {x.params["value_size"] for x in b} == {500} and {x.params["value_size"] for x in a} == {100}
     assert a[-1].repetitions["ops_per_sec"]["n"] == 3 and b[-1].repetitions["ops_per_sec"]["n"] == 3
 
@@ -56,7 +57,7 @@ def test_compare_run_stores_abab_with_tags_and_compares(tmp_path, capsys):
                  "--tag", "fair", "--progress", "off", "--metric", "ops_per_sec") == 0
     out = capsys.readouterr().out
     printed = [" ".join(ln.split()[:3]) for ln in out.splitlines() if ln[:2] in ("A ", "B ")]
-    assert printed == [f"{side} {i}/3 {workload}" for i in (1, 2, 3) for side in "AB"
+    assert printed == [f"{side} {i}/3 {workload}" for i in (1, 2, 3) for side in ("BA", "AB")[i % 2]
                        for workload in ("fillseq", "readrandom")]
     rows = Store(store).query("SELECT id, run_id, phase, trial, tags, record FROM benchmarks ORDER BY id")
     assert len(rows) == 12 and rows.run_id.nunique() == 6   # one stored run per trial
@@ -65,7 +66,7 @@ def test_compare_run_stores_abab_with_tags_and_compares(tmp_path, capsys):
         (label,) = [t for t in tags if t.startswith("compare:")]
         assert "fair" in tags and label.endswith(":" + json.loads(record)["provenance"]["interleaved"]["side"])
         sides.append(label[-1])
-    assert sides == ["A", "A", "B", "B"] * 3 and list(rows.trial) == [0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2]
+    assert sides == list("AABBBBAAAABB") and list(rows.trial) == [0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2]
     label = next(t for t in rows.tags[0] if t.startswith("compare:"))[:-2]
     assert f"A: tag:{label}:A  (3 runs, 6 benchmarks; null)" in out and "3/3" in out
     # both sides drew the same keys: B took A's seed
