@@ -15,9 +15,11 @@ lint: setup
 	.venv/bin/ruff check
 	.venv/bin/codespell
 
-# the edit-test loop: everything but the long runs and the browser (tiers: tests/conftest.py MARKERS)
+# the edit-test loop: everything but the long runs and the browser (tiers: tests/conftest.py MARKERS), on both
+# cores (pytest-xdist); the tests that assert a wall-clock bound run after, alone, as they do in `make test`
 test-fast: setup
-	.venv/bin/python -m pytest -q -ra -m "not slow and not browser" tests
+	.venv/bin/python -m pytest -q -ra -n 2 -m "not slow and not browser and not timing" tests
+	.venv/bin/python -m pytest -q -ra -m "timing and not slow and not browser" tests
 
 # Optional: release builds of RocksDB, LevelDB (Debian source) and WiredTiger 11.3.1 (PyPI sdist);
 # kvlab is rebuilt against them, and `make setup` keeps using them once they exist.
