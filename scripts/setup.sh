@@ -10,6 +10,7 @@ PKGS=(build-essential pkg-config python3-dev python3-venv
       # (tests/test_engine_checklist.py fails on one missing here)
       liblmdb-dev libleveldb-dev librocksdb-dev rocksdb-tools libwiredtiger-dev libdb5.3-dev libsnappy-dev
       fuse3 libfuse3-dev   # forgetfs, the power-loss crash tests' FUSE file system (kvlab/execution/forgetfs.py)
+      clang-format         # make format-c (cython_ext/.clang-format)
       chromium fonts-dejavu-core)  # chromium: the JupyterLab browser test (driven by Playwright)
 missing=()
 for p in "${PKGS[@]}"; do
