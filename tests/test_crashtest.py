@@ -7,6 +7,7 @@ import sys
 import pytest
 
 from kvlab import errors
+from kvlab.execution import crashcheck
 from kvlab.execution import crashtest as ct
 
 from .conftest import require
@@ -35,16 +36,16 @@ def test_sync_off_loss_is_measured_not_failed():
 
 
 def test_verify_accepts_prefixes_and_finds_torn_transactions():
-    key = ct._key
+    key = crashcheck.key
     intents = {1: [0 << 1, 1 << 1], 2: [1 << 1, (0 << 1) | 1], 3: [2 << 1]}
     # after 1, after 2 (key 0 deleted), after 3
-    assert ct._verify({}, 0, intents, {key(0): (1, 0), key(1): (1, 1)})[0] == 1
-    assert ct._verify({}, 0, intents, {key(1): (2, 0)})[0] == 2
-    assert ct._verify({}, 0, intents, {key(1): (2, 0), key(2): (3, 0)})[0] == 3
-    assert ct._verify({}, 0, intents, {})[0] == 0
+    assert crashcheck.verify({}, 0, intents, {key(0): (1, 0), key(1): (1, 1)})[0] == 1
+    assert crashcheck.verify({}, 0, intents, {key(1): (2, 0)})[0] == 2
+    assert crashcheck.verify({}, 0, intents, {key(1): (2, 0), key(2): (3, 0)})[0] == 3
+    assert crashcheck.verify({}, 0, intents, {})[0] == 0
     # half of transaction 1; half of 2 (its put without its delete)
-    assert ct._verify({}, 0, intents, {key(0): (1, 0)}) == (None, None)
-    assert ct._verify({}, 0, intents, {key(0): (1, 0), key(1): (2, 0)}) == (None, None)
+    assert crashcheck.verify({}, 0, intents, {key(0): (1, 0)}) == (None, None)
+    assert crashcheck.verify({}, 0, intents, {key(0): (1, 0), key(1): (2, 0)}) == (None, None)
 
 
 def test_bad_input_and_directories(tmp_path):
