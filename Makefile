@@ -1,5 +1,5 @@
 # kvlab: the two commands in the README are `make compare` and `make test`.
-.PHONY: setup compare test test-fast lint bench engines docs clean
+.PHONY: setup compare test test-fast lint format-c bench engines docs clean
 
 setup:
 	bash scripts/setup.sh
@@ -10,10 +10,23 @@ compare: setup
 test: setup
 	.venv/bin/python -m pytest -q -ra tests
 
-# ruff (pyflakes, pycodestyle, import order, bugbear; pyproject.toml's [tool.ruff]) and codespell
+# ruff (pyflakes, pycodestyle, import order, bugbear), codespell, cython-lint on cython_ext's .pyx/.pxd files
+# (it runs pycodestyle from PATH, hence the venv's bin first) and mypy on kvlab/model and kvlab/results;
+# each tool's settings are in pyproject.toml.  The same checks as pre-commit hooks: .pre-commit-config.yaml
 lint: setup
 	.venv/bin/ruff check
 	.venv/bin/codespell
+	PATH="$(CURDIR)/.venv/bin:$$PATH" .venv/bin/cython-lint cython_ext
+	.venv/bin/mypy
+
+# clang-format (cython_ext/.clang-format): the lines changed since the last commit in cython_ext's C files
+# (git clang-format) and its new C files whole, or FILES="a.c b.h" whole; the existing code is not
+# reformatted wholesale (see .clang-format)
+format-c:
+	@if [ -n "$(FILES)" ]; then echo "clang-format -i $(FILES)"; clang-format -i $(FILES); exit 0; fi; \
+	git clang-format --force --extensions c,h -- cython_ext; \
+	new=$$(git ls-files -o --exclude-standard -- 'cython_ext/*.c' 'cython_ext/*.h'); \
+	if [ -n "$$new" ]; then echo "clang-format -i (new files)" $$new; clang-format -i $$new; fi
 
 # the edit-test loop: everything but the long runs and the browser (tiers: tests/conftest.py MARKERS), on both
 # cores (pytest-xdist); the tests that assert a wall-clock bound run after, alone, as they do in `make test`
