@@ -141,7 +141,8 @@ def _superlinear_text(results, low_idx, low, high, lo, hi, rate_lo, rate_hi, bou
     if share is not None and share < MIN_CPU_SHARE:
         causes.append(f"its worker thread(s) were on a CPU only {100 * share:.0f}% of the time (other processes, "
                       "or waiting for I/O, took the rest)")
-    if lo == 1 and any(not (x.warmup or {}).get("excluded") and _follows_load(results, i) for x, i in zip(low, low_idx)):
+    if lo == 1 and any(not (x.warmup or {}).get("excluded") and _follows_load(results, i)
+                       for x, i in zip(low, low_idx)):
         causes.append("it ran right after the load, with no warm-up, while the engine settled and on caches "
                       "holding what the load touched (add --warmup, or measure on the loaded database)")
     causes.append("CPU frequency and idle states: on a VM one busy core can run slower than two; " + BARE_LOOP_STEP)

@@ -251,8 +251,9 @@ class Store:
                 con.execute(
                     "INSERT INTO benchmarks (id, run_id, engine, workload, phase, threads, ops, seconds, ops_per_sec, "
                     "micros_per_op, found, seed, record, trial, partial, p50_us, p99_us, p999_us, p9999_us, max_us, "
-                    "cpu_pct, db_size_bytes, engine_library, git_commit, transactions, txn_per_sec, sweep_id, point_id, "
-                    "num, value_size, key_size, latency_unit, engine_settings, tags, write_amp, read_amp, space_amp) "
+                    "cpu_pct, db_size_bytes, engine_library, git_commit, transactions, txn_per_sec, sweep_id, "
+                    "point_id, num, value_size, key_size, latency_unit, engine_settings, tags, write_amp, read_amp, "
+                    "space_amp) "
                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
                     "?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     [bid, run_id, b.engine, b.workload, b.phase, b.threads, b.ops, b.seconds, b.ops_per_sec,

@@ -117,7 +117,8 @@ class LinkBench:
         full = dict(DEFAULT_MIX)
         for k, v in self.mix.items():
             if k not in MIX_PROPERTIES:
-                raise errors.SpecError(f"linkbench mix: {k!r} is not an operation; allowed: {', '.join(MIX_PROPERTIES)}")
+                raise errors.SpecError(f"linkbench mix: {k!r} is not an operation; allowed: "
+                                       f"{', '.join(MIX_PROPERTIES)}")
             _num(k, v, 0.0, 100.0, False)
             full[k] = float(v)
         if sum(full.values()) <= 0:

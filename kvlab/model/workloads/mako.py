@@ -41,8 +41,9 @@ def parse_ops(spec: str) -> list:
                 f"with type one of {', '.join(MAKO_OPS)} (e.g. g9u1, gr1:1000)")
         kind_code, count, rng = m.group(1), m.group(2), m.group(3)
         if kind_code in MAKO_FDB_ONLY:
-            raise errors.SpecError(f"mako spec {spec!r}: {kind_code!r} ({MAKO_FDB_ONLY[kind_code]}) is FoundationDB-only "
-                                   f"and has no meaning on an embedded engine; allowed: {', '.join(MAKO_OPS)}")
+            raise errors.SpecError(f"mako spec {spec!r}: {kind_code!r} ({MAKO_FDB_ONLY[kind_code]}) is "
+                                   f"FoundationDB-only and has no meaning on an embedded engine; allowed: "
+                                   f"{', '.join(MAKO_OPS)}")
         kind, snapshot, _ = MAKO_OPS[kind_code]
         n = int(count) if count else 1
         if n < 1:
