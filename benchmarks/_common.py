@@ -12,7 +12,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+# kvlab and engines are re-exported: the benchmark scripts import them from here
+import kvlab  # noqa: E402,F401
 from kvlab.execution import native  # noqa: E402
+from kvlab.model import engines  # noqa: E402,F401
 
 BARE = ROOT / "build" / "bare_loop"
 
