@@ -133,7 +133,8 @@ def cmd_crashtest(args) -> int:
     bad = [r for r in reports if r.broken_promises]
     for r in bad:
         s = r.summary
-        print(f"FAILED: {s['engine']} ({s['setting'] or 'sync ' + ('on' if s['sync'] else 'off')}, promises {r.claim}): {s['reopen_failures']} reopen failures, "
+        print(f"FAILED: {s['engine']} ({s['setting'] or 'sync ' + ('on' if s['sync'] else 'off')}, "
+              f"promises {r.claim}): {s['reopen_failures']} reopen failures, "
               f"{s['torn_txns']} torn transactions, {s['acked_writes_lost']} acknowledged writes lost"
               + (f"; kept in {', '.join(s['kept'])}" if s["kept"] else ""))
     return 1 if bad else 0

@@ -27,7 +27,8 @@ NAME = "rerun"
 HELP = "run a stored run again, exactly (its spec, seed, settings and workload definitions), and compare"
 DESCRIPTION = """Run a stored run again, exactly: its spec, seed, engine settings and workload definitions as
 recorded, so the same keys are drawn in the same order; then print it beside the original (the same keys
-found?) and compared with it as `kvlab results compare RUN_ID ...` does.  --set changes a run field or an engine setting.  The rerun is stored with the tag rerun-of:RUN_ID.
+found?) and compared with it as `kvlab results compare RUN_ID ...` does.  --set changes a run field or an \
+engine setting.  The rerun is stored with the tag rerun-of:RUN_ID.
 A run that reused a database (--use-existing-db) reruns on that database as it is now; any other runs in a
 temporary directory unless --db is given."""
 

@@ -94,7 +94,8 @@ class MemoryCgroup:
         except OSError as exc:
             self._remove()
             raise errors.KvlabError(f"memory_limit: cannot make a memory cgroup at {self.path} ({exc.strerror}; "
-                                    "kvlab needs root or a delegated cgroup); a memory-bounded run is refused") from None
+                                    "kvlab needs root or a delegated cgroup); a memory-bounded run is "
+                                    "refused") from None
         return self
 
     def join(self, pid: int | None = None):

@@ -106,9 +106,10 @@ def _bounded(engine, config, phase, db, limit, settings) -> RunResult:
             notes.append(f"{key}={value}: {engine}'s own advice for a database larger than memory")
     if "cache_size" not in settings and "cache_size" in cfg.honours:   # LMDB's cache is the page cache
         settings["cache_size"] = int((limit - cgroup.BASELINE) * CACHE_SHARE)
-        notes.append(f"engine cache sized to {settings['cache_size'] / 1048576:.0f} MiB: {CACHE_SHARE:.0%} of the memory limit "
-                     f"less {cgroup.BASELINE >> 20} MiB for the process itself; the page cache gets the rest")
-    if "write_buffer_size" not in settings and "write_buffer_size" in cfg.honours:   # an LSM's memtables: beside its cache
+        notes.append(f"engine cache sized to {settings['cache_size'] / 1048576:.0f} MiB: {CACHE_SHARE:.0%} of "
+                     f"the memory limit less {cgroup.BASELINE >> 20} MiB for the process itself; the page cache gets the rest")
+    # an LSM's memtables: beside its cache
+    if "write_buffer_size" not in settings and "write_buffer_size" in cfg.honours:
         settings["write_buffer_size"] = max(1 << 20, int((limit - cgroup.BASELINE) * WRITE_BUFFER_SHARE))
         notes.append(f"write buffers sized to {settings['write_buffer_size'] / 1048576:.0f} MiB each")
     request = {"engine": engine, "config": config.to_dict(), "phase": phase, "db": db, "settings": settings,
@@ -123,7 +124,8 @@ def _bounded(engine, config, phase, db, limit, settings) -> RunResult:
             oom = "oom" in proc.stderr.lower() or proc.returncode in (-9, 137)
             tail = "\n".join(proc.stderr.strip().splitlines()[-5:])
             raise errors.KvlabError(f"linkbench {phase} under memory_limit={limit} failed (exit {proc.returncode}"
-                                    f"{'; the cgroup killed it for memory: raise memory_limit' if oom else ''}): {tail}")
+                                    f"{'; the cgroup killed it for memory: raise memory_limit' if oom else ''}"
+                                    f"): {tail}")
         result = load_json(out)
     for b in result:
         b.accounting = {**(b.accounting or {}), **facts}

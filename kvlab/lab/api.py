@@ -23,10 +23,11 @@ def run(engine: str = "lmdb", workload=None, *, progress=False,
     (cache_size, sync, compression, options, ...).  A mix's own record_count,
     operation_count, threads, duration and target rate are used for what is not
     given (YCSB's ycsb-a loads its 1,000 records).  Unknown names raise SpecError
-    listing the allowed ones; every workload is checked before anything runs.  `progress=True` shows live progress (a widget in
-    Jupyter, a bar on a terminal); Ctrl-C or the kernel's interrupt stops the run
-    within a second and returns what was measured, marked partial.  For a run in
-    the background use `kvlab.start`.
+    listing the allowed ones; every workload is checked before anything runs.
+    `progress=True` shows live progress (a widget in Jupyter, a bar on a
+    terminal); Ctrl-C or the kernel's interrupt stops the run within a second
+    and returns what was measured, marked partial.  For a run in the
+    background use `kvlab.start`.
     """
     spec = make_spec(engine, workload, **params)
     if progress:
