@@ -105,8 +105,8 @@ def _option_rows(actions, prog) -> list:
             shown = action.metavar
             if isinstance(shown, tuple):   # nargs=2 and the like: one name per value
                 shown = " ".join(shown)
-            metavar = "" if action.nargs == 0 else " " + (
-                shown or (action.dest.upper() if not action.choices else "{" + ",".join(map(str, action.choices)) + "}"))
+            choices = "{" + ",".join(map(str, action.choices)) + "}" if action.choices else None
+            metavar = "" if action.nargs == 0 else " " + (shown or choices or action.dest.upper())
             name = ", ".join(f"`{s}{metavar}`" for s in action.option_strings)
         else:
             name = f"`{action.metavar or action.dest}`"
@@ -262,8 +262,8 @@ def schema_page() -> str:
         default = ""
         if attr in docs:
             typ, note = docs[attr]
-            if fields[attr].default is not dataclasses.MISSING or fields[attr].default_factory is not dataclasses.MISSING:
-                f = fields[attr]
+            f = fields[attr]
+            if f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING:
                 default = code(json.dumps(f.default if f.default is not dataclasses.MISSING else f.default_factory()))
         elif attr is not None and isinstance(getattr(cls, attr, None), property):
             prop = getattr(cls, attr)
@@ -340,11 +340,13 @@ def workloads_page() -> str:
     yes = lambda b: "yes" if b else ""  # noqa: E731
     lines += [f"| `{k.name}` | {cell(k.description)} | {yes(k.reads)} | {yes(k.writes)} | {yes(k.ranged)} |"
               for k in mix.OP_KINDS.values()]
-    lines += ["", f"A ranged op's length is drawn by `length_distribution`: {', '.join(map(code, mix.LENGTH_DISTRIBUTIONS))}; "
+    lines += ["", f"A ranged op's length is drawn by `length_distribution`: "
+              f"{', '.join(map(code, mix.LENGTH_DISTRIBUTIONS))}; "
               f"open-loop arrivals are {', '.join(map(code, mix.ARRIVALS))}.", "",
               "## mako's operation codes", "", "`<type><count>[:<range>]`, repeated (`mako.MAKO_OPS`).", "",
               "| code | kvlab op | snapshot | mako's meaning |", "|---|---|---|---|"]
-    lines += [f"| `{c}` | `{kind}` | {yes(snap)} | {cell(meaning)} |" for c, (kind, snap, meaning) in mako.MAKO_OPS.items()]
+    lines += [f"| `{c}` | `{kind}` | {yes(snap)} | {cell(meaning)} |"
+              for c, (kind, snap, meaning) in mako.MAKO_OPS.items()]
     lines += ["", "FoundationDB-only codes, refused with the reason: " +
               ", ".join(f"`{c}` ({m})" for c, m in mako.MAKO_FDB_ONLY.items()) + ".", "",
               "## Key distributions", "", "`distributions.KINDS`; parameters with their defaults.", "",
