@@ -42,11 +42,13 @@ def seed004(engines, maxid1, requesters, intervals, interval_seconds, memory_lim
         for op, t in req.mix["templates"].items():
             l = t["latency_us"]
             lat.append({"setting": setting, "engine": engine, "operation": op, "count": t["count"],
-                        **{k: (l[k] / 1000 if l[k] is not None else None) for k in ("mean", "p50", "p95", "p99", "p999", "max")}})
+                        **{k: (l[k] / 1000 if l[k] is not None else None)
+                           for k in ("mean", "p50", "p95", "p99", "p999", "max")}})
         a = req.accounting
         io.append({"setting": setting, "engine": engine, "qps": req.mix["txn_per_sec"],
                    "reads_per_query": a.get("disk_reads_per_op"), "kb_read_per_query": a.get("disk_kb_read_per_op"),
-                   "kb_written_per_query": a.get("disk_kb_written_per_op"), "db_size_mib": (a.get("db_size_bytes") or 0) / 2**20,
+                   "kb_written_per_query": a.get("disk_kb_written_per_op"),
+                   "db_size_mib": (a.get("db_size_bytes") or 0) / 2**20,
                    "load_s": load.seconds, "cgroup_peak_mib": (a.get("cgroup_peak_bytes") or 0) / 2**20 or None})
     return pd.DataFrame(qps), pd.DataFrame(lat), pd.DataFrame(io), results
 
@@ -86,12 +88,15 @@ def seed004_ratios(qps, lat, io, pub_qps, pub_lat, pub_io) -> "pd.DataFrame":  #
                      "measured": ratio(qps, "qps", setting=setting) if (qps.setting == setting).any() else None})
         for op in SEED004_OPS:
             rows.append({"claim": f"{op} mean latency rocksdb / wiredtiger, {setting}",
-                         "published": ratio(pub_lat.rename(columns={"mean_ms": "mean"}), "mean", setting=setting, operation=op),
-                         "measured": ratio(lat, "mean", setting=setting, operation=op) if (lat.setting == setting).any() else None})
+                         "published": ratio(pub_lat.rename(columns={"mean_ms": "mean"}), "mean", setting=setting,
+                                            operation=op),
+                         "measured": ratio(lat, "mean", setting=setting, operation=op)
+                         if (lat.setting == setting).any() else None})
     for col in ("reads_per_query", "kb_read_per_query", "kb_written_per_query"):
         rows.append({"claim": f"{col} rocksdb / wiredtiger, larger_than_ram",
                      "published": ratio(pub_io, col),
-                     "measured": ratio(io, col, setting="larger_than_ram") if (io.setting == "larger_than_ram").any() else None})
+                     "measured": ratio(io, col, setting="larger_than_ram")
+                     if (io.setting == "larger_than_ram").any() else None})
     return pd.DataFrame(rows)
 
 
@@ -104,8 +109,8 @@ def seed004_sentences(ratios) -> list:
             continue
         if abs(r.published - 1) <= 0.1:   # the seed found no difference worth a direction
             near = abs(r.measured - 1) <= 0.1
-            out.append(f"- **{r.claim}**: published {r.published:.2f}, measured {r.measured:.2f}: the seed found the two "
-                       f"about equal (within 10%); {'so do we' if near else 'here they differ'}.")
+            out.append(f"- **{r.claim}**: published {r.published:.2f}, measured {r.measured:.2f}: the seed found the "
+                       f"two about equal (within 10%); {'so do we' if near else 'here they differ'}.")
             continue
         same = (r.measured > 1) == (r.published > 1)
         out.append(f"- **{r.claim}**: published {r.published:.2f}, measured {r.measured:.2f}: the shape "
