@@ -59,7 +59,8 @@ def lab(tmp_path):
            "JUPYTERLAB_WORKSPACES_DIR": str(tmp_path / "workspaces")}
     server = subprocess.Popen(
         [sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
-         f"--IdentityProvider.token={TOKEN}", f"--ServerApp.root_dir={work}", "--ServerApp.open_browser=False", *(["--allow-root"] if os.geteuid() == 0 else [])],
+         f"--IdentityProvider.token={TOKEN}", f"--ServerApp.root_dir={work}", "--ServerApp.open_browser=False",
+         *(["--allow-root"] if os.geteuid() == 0 else [])],
         cwd=work, env=env, stdout=subprocess.DEVNULL, stderr=open(tmp_path / "lab.log", "w"))
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 90

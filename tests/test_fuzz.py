@@ -241,9 +241,10 @@ OPTION_NAMES = {
     "bdb": [],
 }
 option_values = st.one_of(st.sampled_from(["0", "1", "-1", "true", "false", "4096", "1GB", "10MB", "(enabled=true)",
-                                           "(enabled=false)", "PlainTable", "kSnappyCompression", "{}", "{block_size=0}",
-                                           "", "=", "x", "9223372036854775807", "18446744073709551615",
-                                           "-9223372036854775808", "rocksdb.FixedPrefix.0", "prefix_hash:0",
+                                           "(enabled=false)", "PlainTable", "kSnappyCompression", "{}",
+                                           "{block_size=0}", "", "=", "x", "9223372036854775807",
+                                           "18446744073709551615", "-9223372036854775808", "rocksdb.FixedPrefix.0",
+                                           "prefix_hash:0",
                                            "(wait=0)", "[a,b]", "\"q\"", "(", ")", "{", "}"]),
                           st.integers(-2**64, 2**64).map(str), weird_text)
 

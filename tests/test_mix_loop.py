@@ -165,7 +165,8 @@ def test_mix_weights_hold_over_a_long_run():
 
     from kvlab.model import engines
     engine = _native.Engine("null", tempfile.mkdtemp(), engines.get("null").config({}, max_threads=4))
-    mix = Mix("w", [Template("a", [Op("get")], 7), Template("b", [Op("put")], 2), Template("c", [Op("scan", length=3)], 1)])
+    mix = Mix("w", [Template("a", [Op("get")], 7), Template("b", [Op("put")], 2),
+                    Template("c", [Op("scan", length=3)], 1)])
     n = 200_000
     threads = run_mix(engine, mix, n)
     engine.close()

@@ -341,10 +341,10 @@ def test_torn_kind_tells_a_half_transaction_from_transactions_out_of_order():
     from kvlab.execution import crashcheck
     key = crashcheck.key
     intents = {1: [0 << 1, 1 << 1], 2: [2 << 1, (3 << 1) | 1], 3: [4 << 1, 4 << 1]}
-    assert crashcheck.torn_kind(intents, {key(0): (1, 0)}) == "half"                     # txn 1 without its key 1
-    assert crashcheck.torn_kind(intents, {key(4): (3, 1)}) == "out of order"             # 3 whole, 1 and 2 missing
-    assert crashcheck.torn_kind(intents, {key(2): (2, 0), key(3): (0, 0)}) == "half"     # 2's delete missing
-    assert crashcheck.torn_kind(intents, {key(4): (3, 0)}) == "half"                     # 3's last write to key 4 missing
+    assert crashcheck.torn_kind(intents, {key(0): (1, 0)}) == "half"                  # txn 1 without its key 1
+    assert crashcheck.torn_kind(intents, {key(4): (3, 1)}) == "out of order"          # 3 whole, 1 and 2 missing
+    assert crashcheck.torn_kind(intents, {key(2): (2, 0), key(3): (0, 0)}) == "half"  # 2's delete missing
+    assert crashcheck.torn_kind(intents, {key(4): (3, 0)}) == "half"                  # 3's last write to key 4 missing
 
 
 # --- power cuts on every engine configuration ------------------------------------------------------------------

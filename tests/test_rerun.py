@@ -152,8 +152,8 @@ def test_kvlab_run_round_trips_a_stored_mix_spec(tmp_path):
     assert [b.mix["ops_by_type"] for b in again if b.mix] == [b.mix["ops_by_type"] for b in r if b.mix]
     # an open-loop mix keeps its own pacing (target_rate 0 in a stored spec: the mix's own)
     paced = make_spec("lmdb", "txn:g1", target_rate=0, num=1000).to_dict()
-    open_loop = {**d, "workloads": ["ycsb-a"], "mixes": {"ycsb-a": {**d["mixes"]["ycsb-a"],
-                                                                    "pacing": {"target_rate": 500.0, "per_client": False,
-                                                                               "arrivals": "uniform"}}}}
+    open_loop = {**d, "workloads": ["ycsb-a"],
+                 "mixes": {"ycsb-a": {**d["mixes"]["ycsb-a"],
+                                      "pacing": {"target_rate": 500.0, "per_client": False, "arrivals": "uniform"}}}}
     assert make_spec(**open_loop).mixes["ycsb-a"].pacing.target_rate == 500.0
     assert RunSpec.from_dict(_as_stored(paced)).to_dict() == paced
