@@ -45,7 +45,8 @@ def main():
         growth = (d["peak_kib"] - d["base_kib"]) / 1024
         rows.append(growth)
         print(f"  num={num:>9,}: +{growth:7.1f} MiB")
-    print(f"  spread across sizes: {max(rows) - min(rows):.1f} MiB for a {int(args.sizes.split(',')[-1]) // int(args.sizes.split(',')[0])}x larger num")
+    print(f"  spread across sizes: {max(rows) - min(rows):.1f} MiB for a "
+          f"{int(args.sizes.split(',')[-1]) // int(args.sizes.split(',')[0])}x larger num")
 
 
 if __name__ == "__main__":

@@ -52,7 +52,8 @@ def row(r, sigkill=None) -> str:
 
 
 HEAD = (f"{'engine':<17} {'setting':<18} {'promise':<8} {'loss':<7} {'cuts':>4} {'reopen':>6} {'acked txn':>9} "
-        f"{'txns lost':>9} {'cuts/loss':>9} {'torn':>5} {'half':>4} {'recov ms p50/max':>13}  {'SIGKILL (same kills)':<24} verdict")
+        f"{'txns lost':>9} {'cuts/loss':>9} {'torn':>5} {'half':>4} {'recov ms p50/max':>13}  "
+        f"{'SIGKILL (same kills)':<24} verdict")
 
 
 def main():

@@ -17,9 +17,9 @@ and cache misses.
 
 The library must be the same on both sides: Debian's db_bench goes with a kvlab built against
 Debian's librocksdb, and engines-build/prefix/rocksdb/bin/db_bench (`make engines`) with one built
-against the release library.  `--kvlab-build` runs the kvlab copy in DIR; `--kvlab-build debian` (or `release`) first builds
-(or reuses, while kvlab's source is unchanged) build/kvlab-variants/debian with benchmarks/builds.py.
-By default the installed kvlab runs.
+against the release library.  `--kvlab-build` runs the kvlab copy in DIR; `--kvlab-build debian`
+(or `release`) first builds (or reuses, while kvlab's source is unchanged) build/kvlab-variants/debian
+with benchmarks/builds.py.  By default the installed kvlab runs.
 """
 import argparse
 import json
@@ -61,7 +61,8 @@ def callgrind_per_get(cmd, toggle, reads, env, cwd):
     return (counts[1] - counts[0]) / reads
 
 
-GET_IMPL = "rocksdb::DBImpl::GetImpl(rocksdb::ReadOptions const&, rocksdb::Slice const&, rocksdb::DBImpl::GetImplOptions&)"
+GET_IMPL = ("rocksdb::DBImpl::GetImpl(rocksdb::ReadOptions const&, rocksdb::Slice const&, "
+            "rocksdb::DBImpl::GetImplOptions&)")
 
 
 def instructions(args, sides, flags, env):

@@ -205,10 +205,13 @@ def test_python_api_and_its_errors():
 # YCSB 0.17.0's workloads/workload[b-f]: the proportions and distributions each file sets (besides
 # recordcount=operationcount=1000, readallfields=true and the CoreWorkload class, which all six set)
 YCSB_FILES = {
-    "b": "readproportion=0.95\nupdateproportion=0.05\nscanproportion=0\ninsertproportion=0\nrequestdistribution=zipfian\n",
+    "b": "readproportion=0.95\nupdateproportion=0.05\nscanproportion=0\ninsertproportion=0\n"
+         "requestdistribution=zipfian\n",
     "c": "readproportion=1\nupdateproportion=0\nscanproportion=0\ninsertproportion=0\nrequestdistribution=zipfian\n",
-    "d": "readproportion=0.95\nupdateproportion=0\nscanproportion=0\ninsertproportion=0.05\nrequestdistribution=latest\n",
-    "e": "readproportion=0\nupdateproportion=0\nscanproportion=0.95\ninsertproportion=0.05\nrequestdistribution=zipfian\n"
+    "d": "readproportion=0.95\nupdateproportion=0\nscanproportion=0\ninsertproportion=0.05\n"
+         "requestdistribution=latest\n",
+    "e": "readproportion=0\nupdateproportion=0\nscanproportion=0.95\ninsertproportion=0.05\n"
+         "requestdistribution=zipfian\n"
          "maxscanlength=100\nscanlengthdistribution=uniform\n",
     "f": "readproportion=0.5\nupdateproportion=0\nscanproportion=0\ninsertproportion=0\nreadmodifywriteproportion=0.5\n"
          "requestdistribution=zipfian\n",

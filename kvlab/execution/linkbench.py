@@ -107,7 +107,8 @@ def _bounded(engine, config, phase, db, limit, settings) -> RunResult:
     if "cache_size" not in settings and "cache_size" in cfg.honours:   # LMDB's cache is the page cache
         settings["cache_size"] = int((limit - cgroup.BASELINE) * CACHE_SHARE)
         notes.append(f"engine cache sized to {settings['cache_size'] / 1048576:.0f} MiB: {CACHE_SHARE:.0%} of "
-                     f"the memory limit less {cgroup.BASELINE >> 20} MiB for the process itself; the page cache gets the rest")
+                     f"the memory limit less {cgroup.BASELINE >> 20} MiB for the process itself; the page cache "
+                     "gets the rest")
     # an LSM's memtables: beside its cache
     if "write_buffer_size" not in settings and "write_buffer_size" in cfg.honours:
         settings["write_buffer_size"] = max(1 << 20, int((limit - cgroup.BASELINE) * WRITE_BUFFER_SHARE))
