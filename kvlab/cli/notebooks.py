@@ -6,6 +6,7 @@ from pathlib import Path
 from .. import errors
 from ..execution import dbdir
 from ..lab import notebooks
+from ..results.store import Store
 
 NAME = "notebooks"
 HELP = "list the notebooks, or run them with papermill into a dated folder (figures as SVG, PNG, PDF)"
@@ -21,6 +22,12 @@ def add_parser(sub, make):
     r.add_argument("--only", default=None, metavar="NAMES", help="comma list of notebook names (default: all)")
     r.add_argument("--out", default=None, metavar="DIR",
                    help="folder for the executed notebooks and figures (default results/notebooks-<time>-<scale>)")
+    r.add_argument("--dry-run", action="store_true",
+                   help="print what the run will cost (runs, keys, time, disk, memory, free space) and stop; "
+                        "nothing runs or is written")
+    r.add_argument("--store", default=None, metavar="PATH",
+                   help="the results store whose measured rates and database sizes the estimate uses (default "
+                        "$KVLAB_RESULTS, else results/kvlab.duckdb); the notebooks keep their own")
     return n
 
 
@@ -29,8 +36,12 @@ def handle(args) -> int:
         names = notebooks.available()
         print("\n".join(names))
         return 0
+    store = Store(args.store) if args.store else None
+    if args.dry_run:
+        print("\n".join(notebooks.dry_run(args.scale, args.only, args.out, store)))
+        return 0
     check_out(args.out)
-    folder = notebooks.run(args.scale, args.only, args.out)
+    folder = notebooks.run(args.scale, args.only, args.out, store=store)
     figures = sorted(p.name for p in folder.rglob("*.svg"))
     print(f"executed notebooks and {len(figures)} figures (SVG, PNG, PDF) in {folder}")
     return 0

@@ -1,0 +1,449 @@
+"""What a notebook run or a sweep will cost before it starts: the runs it makes, the keys, the wall time, the
+disk and memory it needs, beside the free space where its databases and output go (os.statvfs).
+`kvlab notebooks run --dry-run` and `kvlab sweep show` print it; a real run that cannot fit on the disk is
+refused before it starts (`check_disk`).
+
+The numbers are the notebooks' own: each notebook's papermill `parameters` cell is read from the shipped
+.ipynb and resolved by the same `seeds.common.resolve` the notebook calls (smoke and full from its SCALES);
+the durability notebook's table is read from its own cell.  Which runs a notebook makes mirrors the loops of
+its seed module (`PLANS` below, one function per seed), taking their tables (dbbench's STEPS, seed 003's
+tests) and default arguments from the seed modules themselves.
+
+Time comes from the sweep runner's model (`execution.sweep.point_seconds`: stored ops/s per thread for the
+same engine, workload and phase where the results store has them, else its assumed rates); disk is keys x
+(key + value) x a space-amplification factor per engine, measured from stored db_size_bytes where the store
+has a large enough run, else DEFAULT_SPACE_AMP.  docs/time-to-result.md says what this leaves out.
+"""
+from __future__ import annotations
+
+import ast
+import importlib.util
+import inspect
+import json
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .. import _resources, errors
+from ..execution import forgetfs
+from ..execution import sweep as sweep_execution
+from ..execution.cgroup import parse_size
+from ..execution.crashtest import DURABILITY
+from ..model import engines as engine_registry
+from ..model import workloads
+from ..model.spec import RunSpec, make_spec
+from ..model.workloads.linkbench import LinkBench
+from ..model.workloads.presets import PRESETS
+from ..results.store import Store
+from .seeds import common, dbbench_suite, quickstart, transactions
+from .seeds import read_scalability as read_scalability_seed
+
+# Stated defaults, used where the results store has nothing better.  Conservative: an LSM holds obsolete
+# versions until compaction, a B-tree's pages are half full after random inserts, logs and WALs come on top.
+DEFAULT_SPACE_AMP = 2.0
+DB_FLOOR_BYTES = 16 << 20          # a database's own files at any size (logs, preallocated pages, manifests)
+AMP_MIN_LOGICAL_BYTES = 64 << 20   # a stored run smaller than this says more about the floor than the factor
+# the engines' own cache when cache_size is not given (library defaults; LMDB's cache is the page cache)
+DEFAULT_CACHE_BYTES = {"leveldb": 8 << 20, "rocksdb": 32 << 20, "wiredtiger": 100 << 20, "bdb": 64 << 20}
+PYTHON_OPS_PER_SEC = 100_000       # the quickstart's plain Python loop through a binding
+LINKBENCH_BYTES_PER_ID = 1_000     # LinkBench's own figure: about 1 GB per 1M ids (in MySQL)
+LINKBENCH_LOAD_IDS_PER_SEC = 20_000
+CRASH_OVERHEAD_S = 1.5             # a crash test's kill: start a writer, kill it, reopen and check
+# the output folder: measured on this machine's smoke and default runs (three formats a figure)
+NOTEBOOK_BYTES = 256 << 10
+FIGURE_BYTES = 512 << 10
+STORE_BYTES = 3 << 20              # a DuckDB store with its first records
+STORE_BYTES_PER_RUN = 64 << 10
+
+
+class NotEnoughDisk(errors.KvlabError):
+    """A run whose estimated disk use exceeds the free space where it would write."""
+
+
+@dataclass(frozen=True)
+class Work:
+    """One run a notebook or sweep makes.  `spec` is timed by the sweep runner's model; work that is not a
+    kvlab run (LinkBench, crash tests, the Python loop) gives `seconds` itself.  Its database holds `keys`
+    records of `record_bytes` (as stored: compressed values count at the run's compression_ratio)."""
+    label: str
+    engine: str
+    keys: int
+    record_bytes: int
+    spec: RunSpec | None = None
+    seconds: float = 0.0              # fixed time (work without a spec), or the least a paced run takes
+    cache_bytes: int = 0
+    in_memory: bool = True            # the seed ran from memory: the database should stay in the page cache
+    memory_cap: int | None = None     # a memory cgroup's limit
+    runner_tmp: bool = True           # the runner makes the database ($KVLAB_TMPDIR); else a seed's tmpdb()
+
+
+@dataclass
+class Cost:
+    """What one notebook (or a sweep) will cost."""
+    title: str
+    works: list
+    seconds: float = 0.0
+    measured: int = 0                 # phases timed from stored rates (or by their own duration)
+    assumed: int = 0                  # phases timed from the assumed rates
+    db_bytes: dict = field(default_factory=dict)   # folder -> the largest database made there
+    output_bytes: int = 0
+    memory_bytes: int = 0
+    amp: dict = field(default_factory=dict)        # engine adapter -> (factor, where it came from)
+
+    @property
+    def keys(self) -> int:
+        return max((w.keys for w in self.works), default=0)
+
+
+# --- the notebooks' parameters, read from the notebooks ----------------------------------------------
+
+def _cells(name: str) -> list:
+    path = _resources.folder("notebooks") / f"{name}.ipynb"
+    return [c for c in json.loads(path.read_text(encoding="utf-8"))["cells"] if c["cell_type"] == "code"]
+
+
+def parameters(name: str, scale: str) -> dict:
+    """The notebook's parameters as papermill runs it at `scale`: its `parameters` cell's assignments,
+    `scale` injected, resolved through the seed's presets (seeds.common.resolve, as the notebook does)."""
+    cell = next(c for c in _cells(name) if "parameters" in c.get("metadata", {}).get("tags", []))
+    given = {}
+    for node in ast.parse("".join(cell["source"])).body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            given[node.targets[0].id] = ast.literal_eval(node.value)
+    given.pop("scale", None)
+    seed = name.split("_", 1)[-1]
+    if seed in common.SCALES:
+        return common.resolve(seed, scale, **given)
+    return {**given, **_cell_table(name, scale)}
+
+
+def _cell_table(name: str, scale: str) -> dict:
+    """A notebook whose scales are a `p = {scale: {...}}[scale]` table in a code cell (07_durability)."""
+    for cell in _cells(name):
+        for node in ast.parse("".join(cell["source"])).body:
+            if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name) and node.targets[0].id == "p" \
+                    and isinstance(node.value, ast.Subscript) and isinstance(node.value.value, ast.Dict):
+                table = eval(compile(ast.Expression(node.value.value), name, "eval"),  # noqa: S307 (kvlab's own cell)
+                             {"__builtins__": {}, "dict": dict, "list": list, "DURABILITY": DURABILITY})
+                return table[scale]
+    raise errors.SpecError(f"notebook {name}: no scale presets found (a SCALES row or a p = {{...}}[scale] cell)")
+
+
+# --- the runs each seed's notebook makes --------------------------------------------------------------
+
+def _default(function, argument):
+    return inspect.signature(function).parameters[argument].default
+
+
+def _spec_work(label, spec: RunSpec, **kw) -> Work:
+    sizes = [spec.value_size] + [max(m.value_size) for w in spec.workloads
+                                 if (m := workloads.get(w, spec.mixes).mix) is not None and m.value_size]
+    value = max(sizes)
+    if spec.engine_settings.get("compression") not in (None, "", "none"):
+        value = int(value * spec.compression_ratio)
+    cfg = engine_registry.get(spec.engine)
+    cache = int(spec.engine_settings.get("cache_size") or DEFAULT_CACHE_BYTES.get(cfg.adapter, 0))
+    return Work(label, spec.engine, spec.num, spec.key_size + value, spec=spec, cache_bytes=cache, **kw)
+
+
+def _quickstart(p, engines):
+    num = p["num"]
+    works = [_spec_work("kvlab.start lmdb", make_spec("lmdb", "fillseq,readrandom", num=num, threads=2))]
+    for name in engines:
+        for t in _default(quickstart.native_loop, "threads"):
+            spec = make_spec(name, "fillseq,readrandom", num=num, reads=max(1, num // t), threads=t, interval=0)
+            works.append(_spec_work(f"{name} native loop, {t} threads", spec))
+    for binding in quickstart.BINDINGS:
+        if importlib.util.find_spec(binding.module) is not None:
+            threads = _default(quickstart.python_loop_baseline, "threads")
+            works.append(Work(f"{binding.engine} Python loop", binding.engine, num, RunSpec.key_size + 100,
+                              seconds=2 * num * len(threads) / PYTHON_OPS_PER_SEC, runner_tmp=False))
+    return works
+
+
+def _read_scalability(p, engines):
+    sweep = read_scalability_seed.read_scalability(engines, p["threads"], p["num"], p["reads"],
+                                                   cache_size=p.get("cache_size"), repeats=p["repeats"],
+                                                   store=Store(os.devnull), name="read-scalability-estimate")
+    return [_spec_work(pt.label(), pt.spec) for pt in sweep.points()]
+
+
+def _readwhilewriting(p, engines):
+    works, db = [], "/nonexistent/kvlab-estimate"
+    for name in engines:
+        load = make_spec(name, "fillseq", num=p["num"], db=db, seed=1, interval=0)
+        works.append(_spec_work(f"{name} load", load, runner_tmp=False))
+        for n in p["readers"]:   # the writer overwrites loaded keys: the space factor covers what an LSM keeps
+            spec = make_spec(name, "readwhilewriting", num=p["num"], threads=n, duration=p["duration"], db=db,
+                             use_existing_db=True, writes_per_second=p["writes_per_second"], seed=1 + n)
+            works.append(_spec_work(f"{name} {n} readers", spec, runner_tmp=False))
+    return works
+
+
+def _dbbench_suite(p, engines):
+    works, db = [], "/nonexistent/kvlab-estimate"
+    value_size = p.get("value_size", _default(dbbench_suite.dbbench_suite, "value_size"))
+    compression = _default(dbbench_suite.dbbench_suite, "compression")
+    for name in engines:
+        comp = compression if compression in engine_registry.get(name).compressions else "none"
+        for test, workload, existing in dbbench_suite.STEPS:   # seed 002 ran from disk, not memory
+            spec = make_spec(name, workload, num=p["num"], reads=p["reads"],
+                             threads=p["threads"] if workload == "readrandom" else 1, value_size=value_size, db=db,
+                             use_existing_db=existing, seed=1, compression=comp, compression_ratio=0.5, interval=0)
+            works.append(_spec_work(f"{name} {test}", spec, in_memory=False, runner_tmp=False))
+    return works
+
+
+def _transactions(p, engines):
+    works = []
+    for name in engines:
+        for test in transactions.SEED003_METRIC:
+            if not engine_registry.get(name).ordered_scan and "range" in test:
+                continue
+            clients = min(PRESETS[test].run_defaults["clients"], p["max_clients"])
+            spec = make_spec(name, test, num=p["num"], duration=p["duration"], clients=clients, sync=True,
+                             cpus=p.get("cpus"), seed=1, interval=0)
+            works.append(_spec_work(f"{name} {test}", spec))
+    return works
+
+
+def _ycsb(p, engines):
+    works = []
+    for name in engines:
+        for w in "abcdef":
+            if w == "e" and not engine_registry.get(name).ordered_scan:
+                continue
+            spec = make_spec(name, f"ycsb-{w}", num=p["num"], reads=max(1, p["operations"] // p["clients"]),
+                             clients=p["clients"], seed=1, interval=0)
+            works.append(_spec_work(f"{name} ycsb-{w}", spec))
+    for rate in p["rates"]:   # the open-loop ladder: a paced run takes at least its ops / rate
+        reads = max(1, min(int(rate * p["seconds"] / p["clients"]), 50_000_000))
+        spec = make_spec(p["curve_engine"], "ycsb-c", num=p["num"], reads=reads, clients=p["clients"],
+                         target_rate=float(rate), seed=1, interval=0)
+        works.append(_spec_work(f"{p['curve_engine']} ycsb-c at {rate:,}/s", spec,
+                                seconds=reads * p["clients"] / rate))
+    return works
+
+
+def _linkbench(p, engines):
+    works = []
+    for maxid1, limit in ((p["maxid1"], None), (p["bounded_maxid1"], parse_size(p["memory_limit"]))):
+        lb = LinkBench(maxid1=maxid1, requesters=p["requesters"], intervals=p["intervals"],
+                       interval_seconds=p["interval_seconds"])
+        for name in engines:
+            works.append(Work(f"{name} LinkBench {lb.nodes:,} ids{' bounded' if limit else ''}", name, lb.nodes,
+                              LINKBENCH_BYTES_PER_ID, seconds=lb.nodes / LINKBENCH_LOAD_IDS_PER_SEC + lb.duration,
+                              memory_cap=limit, runner_tmp=False))
+    return works
+
+
+def _durability(p, engines):
+    kinds = 1 if forgetfs.unavailable_reason() else 2     # SIGKILL, and power cuts where FUSE is here
+    return [Work(f"{name} {d.name} crash test", name, p["num"], RunSpec.key_size + RunSpec.value_size,
+                 seconds=kinds * p["cuts"] * (p["max_s"] + CRASH_OVERHEAD_S))
+            for name in engines for d in DURABILITY[name]]
+
+
+# seed (the notebook's name after its number) -> the runs it makes, given its parameters and built engines
+PLANS = {"quickstart": _quickstart, "read_scalability": _read_scalability, "readwhilewriting": _readwhilewriting,
+         "dbbench_suite": _dbbench_suite, "transactions": _transactions, "ycsb": _ycsb, "linkbench": _linkbench,
+         "durability": _durability}
+
+
+def notebook_works(name: str, scale: str) -> tuple:
+    """(parameters, the runs) of notebook `name` at `scale`."""
+    seed = name.split("_", 1)[-1]
+    if seed not in PLANS:
+        raise errors.SpecError(f"notebook {name}: no estimate plan; add one to kvlab/lab/estimate.py's PLANS")
+    p = parameters(name, scale)
+    return p, PLANS[seed](p, common.built(p["engines"]))
+
+
+# --- from runs to a cost ----------------------------------------------------------------------------
+
+def stored_space_amp(store: Store | None) -> dict:
+    """Per engine configuration: the largest db_size_bytes / (num x (key + value)) among stored runs big
+    enough to say something (AMP_MIN_LOGICAL_BYTES of data)."""
+    if store is None or not store.path.is_file():
+        return {}
+    try:
+        df = store.query("SELECT engine, max(db_size_bytes / (num * (key_size + value_size))) AS amp FROM benchmarks "
+                         "WHERE db_size_bytes > 0 AND num * (key_size + value_size) >= ? GROUP BY engine",
+                         [AMP_MIN_LOGICAL_BYTES])
+    except errors.KvlabError:
+        return {}
+    return {r.engine: float(r.amp) for r in df.itertuples()}
+
+
+def stored_rates(store: Store | None) -> dict:
+    """The sweep runner's rates (median ops/s per thread by engine, workload, phase) from `store`."""
+    if store is None or not store.path.is_file():
+        return {}
+    return sweep_execution._rates(store)
+
+
+def db_folder(runner_tmp: bool) -> Path:
+    """Where a database is made: the runner's own under $KVLAB_TMPDIR, else (and the seeds' tmpdb()) the
+    temporary folder."""
+    base = os.environ.get("KVLAB_TMPDIR") if runner_tmp else None
+    return Path(base or tempfile.gettempdir())
+
+
+def cost(title: str, works: list, rates: dict, amps: dict, output_bytes: int = 0) -> Cost:
+    c = Cost(title, works, output_bytes=output_bytes)
+    for w in works:
+        if w.spec is not None:
+            seconds, measured, assumed = sweep_execution.point_seconds(w, rates)
+            c.seconds += max(seconds, w.seconds)
+            c.measured, c.assumed = c.measured + measured, c.assumed + assumed
+        else:
+            c.seconds += w.seconds
+            c.assumed += 1
+        amp = amps.get(w.engine)
+        c.amp[w.engine] = (amp, "stored") if amp else (DEFAULT_SPACE_AMP, "default")
+        size = int(w.keys * w.record_bytes * c.amp[w.engine][0]) + DB_FLOOR_BYTES
+        place = db_folder(w.runner_tmp)
+        c.db_bytes[place] = max(c.db_bytes.get(place, 0), size)
+        memory = (size if w.in_memory else 0) + w.cache_bytes
+        c.memory_bytes = max(c.memory_bytes, min(memory, w.memory_cap) if w.memory_cap else memory)
+    return c
+
+
+def output_bytes(name: str, runs_stored: int = 0) -> int:
+    """The notebook's output folder: the executed notebook, its figures (plots.save calls in its cells), and a
+    store if it keeps one there."""
+    source = "".join("".join(c["source"]) for c in _cells(name))
+    store = STORE_BYTES + runs_stored * STORE_BYTES_PER_RUN if "kvlab.duckdb" in source else 0
+    return NOTEBOOK_BYTES + source.count("plots.save(") * FIGURE_BYTES + store
+
+
+def notebooks_cost(names, scale: str, store: Store | None = None) -> list:
+    """The cost of each notebook in `names` at `scale`, with the rates and space factors of `store`."""
+    store = store if store is not None else Store()
+    rates, amps = stored_rates(store), stored_space_amp(store)
+    out = []
+    for name in names:
+        _, works = notebook_works(name, scale)
+        out.append(cost(f"{name} ({scale})", works, rates, amps, output_bytes(name, len(works))))
+    return out
+
+
+def sweep_cost(points, store: Store | None) -> Cost:
+    store = store if store is not None else Store()
+    return cost("sweep", [_spec_work(p.label(), p.spec) for p in points], stored_rates(store),
+                stored_space_amp(store), output_bytes=len(points) * STORE_BYTES_PER_RUN)
+
+
+# --- the disk where it goes ---------------------------------------------------------------------------
+
+def _existing(path: Path) -> Path:
+    path = Path(path).expanduser().absolute()
+    while not path.exists():
+        path = path.parent
+    return path
+
+
+def free_bytes(path) -> int:
+    st = os.statvfs(_existing(path))
+    return st.f_bavail * st.f_frsize
+
+
+def needs(costs: list, out: Path) -> list:
+    """Per file system: (the places on it, bytes needed, bytes free).  Databases are made one at a time and
+    removed after, so a place needs its largest; the output folder keeps everything."""
+    places: dict[Path, int] = {}
+    for c in costs:
+        for place, size in c.db_bytes.items():
+            places[place] = max(places.get(place, 0), size)
+    places[Path(out)] = places.get(Path(out), 0) + sum(c.output_bytes for c in costs)
+    devices: dict[int, list] = {}
+    for place, size in places.items():
+        dev = os.stat(_existing(place)).st_dev
+        entry = devices.setdefault(dev, [[], 0, free_bytes(place)])
+        entry[0].append(place)
+        entry[1] += size
+    return [tuple(e) for e in devices.values()]
+
+
+def check_disk(costs: list, out: Path) -> None:
+    """Refuse, before anything runs, a run whose estimate does not fit in the free space where it writes."""
+    short = [(places, need, free) for places, need, free in needs(costs, out) if need > free]
+    if short:
+        text = "; ".join(f"{' and '.join(str(p) for p in places)} needs {format_bytes(need)}, "
+                         f"{format_bytes(free)} free" for places, need, free in short)
+        raise NotEnoughDisk(f"the run does not fit on the disk: {text} (estimated: kvlab notebooks run ... "
+                            "--dry-run shows how; make room, point --out or $TMPDIR/$KVLAB_TMPDIR elsewhere, or "
+                            "choose a smaller --scale)")
+
+
+# --- words --------------------------------------------------------------------------------------------
+
+def format_bytes(n: float) -> str:
+    for unit in ("B", "KB", "MB", "GB", "TB"):
+        if abs(n) < 1000 or unit == "TB":
+            return f"{n:,.0f} {unit}" if unit == "B" else f"{n:,.1f} {unit}"
+        n /= 1000
+    return f"{n:,.1f} TB"
+
+
+def memory_available() -> int | None:
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return None
+
+
+def describe_basis(store: Store | None) -> list:
+    """Where the rates and space factors come from: said once, above the notebooks."""
+    store = store if store is not None else Store()
+    rates, amps = stored_rates(store), stored_space_amp(store)
+    where = f"the results store {store.path}" if store.path.is_file() else f"no results store at {store.path}"
+    return [f"rates: {len(rates)} engine+workload+phase rates stored in {where}; where none, assumed "
+            f"{sweep_execution.ASSUMED_OPS_PER_SEC:,} ops/s a thread (loads {sweep_execution.LOAD_OPS_PER_SEC:,}"
+            f" ops/s, Python loops {PYTHON_OPS_PER_SEC:,}, LinkBench loads {LINKBENCH_LOAD_IDS_PER_SEC:,} ids/s)",
+            f"space: keys x (key + value) x a factor per engine: {len(amps)} measured from stored db_size_bytes; "
+            f"where none, x{DEFAULT_SPACE_AMP:g}, plus {format_bytes(DB_FLOOR_BYTES)} a database"]
+
+
+def rate_basis(c: Cost) -> str:
+    total = c.measured + c.assumed
+    if not c.assumed:
+        return "every phase from stored rates or its own duration" if total else "nothing to run"
+    return f"{c.measured} of {total} phases from stored rates or their own duration, {c.assumed} assumed"
+
+
+def amp_basis(c: Cost) -> str:
+    stored = [f"{e} x{f:.2f} stored" for e, (f, how) in sorted(c.amp.items()) if how == "stored"]
+    default = sorted(e for e, (_, how) in c.amp.items() if how == "default")
+    if default:
+        stored.append(f"x{DEFAULT_SPACE_AMP:g} default for {len(default)} of {len(c.amp)} engines")
+    return "; ".join(stored)
+
+
+def describe(c: Cost) -> list:
+    """The lines printed for one notebook or sweep."""
+    dbs = ", ".join(f"{format_bytes(size)} in {place}" for place, size in c.db_bytes.items()) or "none"
+    return [f"  runs     {len(c.works)}, up to {c.keys:,} keys a database",
+            f"  time     about {sweep_execution.format_seconds(c.seconds)} ({rate_basis(c)})",
+            f"  disk     {dbs} at most at once ({amp_basis(c)}); output {format_bytes(c.output_bytes)}",
+            f"  memory   {format_bytes(c.memory_bytes)} (engine cache, plus the database where the seed ran "
+            "from memory)"]
+
+
+def describe_total(costs: list, out: Path) -> list:
+    lines = [f"total: {sum(len(c.works) for c in costs)} runs, about "
+             f"{sweep_execution.format_seconds(sum(c.seconds for c in costs))}"]
+    for places, need, free in needs(costs, out):
+        verdict = "fits" if need <= free else "DOES NOT FIT"
+        lines.append(f"  disk     {' and '.join(str(p) for p in places)}: needs {format_bytes(need)}, "
+                     f"{format_bytes(free)} free: {verdict}")
+    avail = memory_available()
+    memory = max((c.memory_bytes for c in costs), default=0)
+    lines.append(f"  memory   {format_bytes(memory)} at most"
+                 + (f", {format_bytes(avail)} available{'' if memory <= avail else ': MORE THAN AVAILABLE'}"
+                    if avail else ""))
+    return lines
