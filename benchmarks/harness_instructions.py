@@ -19,10 +19,12 @@ import subprocess
 import sys
 import tempfile
 
-from _common import build_bare, engines, kvlab
+from _common import build_bare
 from _common import callgrind_collected as collected
 
+import kvlab
 from kvlab.execution import native
+from kvlab.model import engines
 
 
 def main():
