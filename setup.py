@@ -74,8 +74,8 @@ def rocksdb_version(inc):
 def configure():
     wanted = os.environ.get("KVLAB_ENGINES")
     wanted = set(wanted.split(",")) if wanted else None
-    sources = ["cython_ext/_native.pyx", "cython_ext/src/driver.c", "cython_ext/src/graph.c",
-               "cython_ext/src/registry.c"]
+    sources = ["cython_ext/_native.pyx", "cython_ext/src/driver.c", "cython_ext/src/names.c",
+               "cython_ext/src/graph.c", "cython_ext/src/registry.c"]
     include_dirs, library_dirs, runtime_dirs, libraries, macros = ["cython_ext/include"], [], [], ["pthread", "m"], []
     found = {}
     for name in BUILT_IN:
@@ -194,7 +194,8 @@ class BuildPy(build_py):
 def extensions():
     from Cython.Build import cythonize
     main, second = configure()
-    built = cythonize([main], language_level=3, compiler_directives={"embedsignature": True})
+    built = cythonize([main], language_level=3, compiler_directives={"embedsignature": True},
+                      include_path=["cython_ext/include"])   # the .pxd files beside the headers
     return built + ([second] if second else [])
 
 

@@ -6,195 +6,76 @@ code and message into the exception hierarchy of kvlab.errors.  A workload run
 releases the GIL once, for the whole run; other Python threads may call
 `request_stop()` and `progress()` on the same Run meanwhile.
 """
-from libc.stdint cimport uint64_t, int64_t
+from libc.stdint cimport uint64_t
 from libc.stdlib cimport calloc, free
 from libc.string cimport memcpy, memset, strlen
 from posix.stdlib cimport posix_memalign
+
+# the C core's declarations, one .pxd beside each header (cython_ext/include)
+from kv_dist cimport KV_STREAM_READ, kv_dist, kv_dist_fill, kv_dist_init, kv_fnv_abs, kv_key_hash, kv_rng, kv_rng_seed
+from kv_driver cimport (KV_MIX_MAX_DISTS, KV_MIX_MAX_OPS, KV_MIX_MAX_TXNS, KV_NOPTYPES, KV_ROLE_WRITER, KV_W__COUNT,
+                        kv_mix, kv_run, kv_run_execute, kv_run_init, kv_run_request_stop, kv_run_thread_count,
+                        kv_thread_result, kv_workload_table)
+from kv_engine cimport (KV_E_NOTSUP, KV_ERRMSG_MAX, KV_NOTFOUND, KV_OK, KV_TXN_WRITE, kv_config, kv_db,
+                        kv_engine_ops, kv_engines, kv_thread, kv_thread_errmsg)
+from kv_gen cimport KV_KEY_ENCODING, KV_KEY_MAX, kv_make_key, kv_make_key_portable
+from kv_graph cimport KV_G__COUNT, kv_graph, kv_graph_degree, kv_graph_state, kv_graph_state_init
+from kv_hist cimport KV_HIST_BUCKETS, KV_HIST_SUB_BITS, kv_hist, kv_hist_finish, kv_hist_init, kv_hist_record
+from kv_names cimport (kv_compression_names, kv_dist_names, kv_error_names, kv_graph_op_names, kv_length_dist_names,
+                       kv_name, kv_optype_names, kv_txn_kind_names)
+
+from collections import namedtuple
 
 import numpy as np
 
 from kvlab import errors as _errors
 
 
-cdef extern from "kv_engine.h":
-    int KV_OK, KV_NOTFOUND, KV_E_NOTSUP
-    int KV_ERRMSG_MAX
-    ctypedef struct kv_db:
-        pass
-    ctypedef struct kv_thread:
-        pass
-    ctypedef struct kv_config:
-        const char *variant
-        uint64_t cache_size
-        uint64_t map_size
-        uint64_t write_buffer_size
-        int sync
-        int disable_wal
-        int compression
-        int max_threads
-        int create
-        int block_size
-        int bloom_bits
-        int max_open_files
-        const char *options
-        const char *table_options
-        int transactions
-    int KV_TXN_READ, KV_TXN_WRITE
-    ctypedef struct kv_engine_ops:
-        const char *name
-        int (*open)(const char *path, const kv_config *cfg, kv_db **out, char *err) nogil
-        int (*close)(kv_db *db, char *err) nogil
-        int (*thread_open)(kv_db *db, kv_thread **out, char *err) nogil
-        void (*thread_close)(kv_thread *t) nogil
-        int (*put)(kv_thread *t, const char *k, size_t kl, const char *v, size_t vl) nogil
-        int (*get)(kv_thread *t, const char *k, size_t kl, const char **v, size_t *vl) nogil
-        int (*delete "del")(kv_thread *t, const char *k, size_t kl) nogil
-        int (*batch_begin)(kv_thread *t) nogil
-        int (*batch_commit)(kv_thread *t) nogil
-        int (*batch_abort)(kv_thread *t) nogil
-        int (*txn_begin)(kv_thread *t, int kind) nogil
-        int (*txn_commit)(kv_thread *t) nogil
-        void (*txn_abort)(kv_thread *t) nogil
-        int (*iter_seek)(kv_thread *t, const char *k, size_t kl, const char **ko, size_t *klo,
-                         const char **vo, size_t *vlo) nogil
-        int (*iter_next)(kv_thread *t, const char **ko, size_t *klo, const char **vo, size_t *vlo) nogil
-        void (*iter_close)(kv_thread *t) nogil
-        int (*compact)(kv_db *db, char *err) nogil
-        int (*stats)(kv_db *db, char *buf, size_t len) nogil
-        const char *(*version)() nogil
-        void (*process_shutdown)() nogil
-        const char *(*isolation)(const char *variant, int transactions) nogil
-    const kv_engine_ops *kv_engines[]
-    const char *kv_thread_errmsg(kv_thread *t) nogil
-
-cdef extern from "kv_gen.h":
-    const char *KV_KEY_ENCODING
-    void kv_make_key(char *buf, int key_size, uint64_t index) nogil
-    void kv_make_key_portable(char *buf, int key_size, uint64_t index) nogil
-
-cdef extern from "kv_dist.h":
-    ctypedef struct kv_rng:
-        pass
-    ctypedef struct kv_dist:
-        pass
-    int KV_DIST_UNIFORM, KV_DIST_ZIPFIAN, KV_DIST_ZIPFIAN_PLAIN, KV_DIST_LATEST, KV_DIST_HOTSPOT
-    int KV_DIST_SEQUENTIAL, KV_DIST_EXPONENTIAL
-    int KV_STREAM_READ
-    void kv_rng_seed(kv_rng *r, uint64_t seed, uint64_t stream, uint64_t index) nogil
-    void kv_dist_init(kv_dist *d, int kind, uint64_t count, double theta, uint64_t modulus,
-                      double hot_fraction, double hot_ops, double exp_percentile, double exp_frac,
-                      int thread, int threads) nogil
-    uint64_t kv_dist_next(kv_dist *d, kv_rng *r, uint64_t count) nogil
-    void kv_dist_fill(kv_dist *d, kv_rng *r, uint64_t count, uint64_t *out, uint64_t n) nogil
-    uint64_t kv_key_hash(uint64_t record) nogil
-    uint64_t kv_fnv_abs(uint64_t v) nogil
-
-cdef extern from "kv_hist.h":
-    int KV_HIST_BUCKETS, KV_HIST_SUB_BITS, KV_HIST_MAX_EXP
-    ctypedef struct kv_hist:
-        uint64_t count, min, max
-        uint64_t buckets[1]
-    void kv_hist_init(kv_hist *h) nogil
-    void kv_hist_record(kv_hist *h, uint64_t v) nogil
-    void kv_hist_finish(kv_hist *h) nogil
-
-cdef extern from "kv_graph.h":
-    int KV_G__COUNT
-    ctypedef struct kv_graph:
-        uint64_t startid1, nodes
-        int link_types, range_limit
-        double degree_shape
-        uint64_t degree_max
-        double node_data_median, link_data_median, data_sigma
-        int link_data_max
-        double multiget_p
-        int multiget_max
-        double p_exists[11]
-        uint64_t seed
-        int load_writes
-    ctypedef struct kv_graph_state:
-        pass
-    void kv_graph_state_init(kv_graph_state *s, const kv_graph *g) nogil
-    uint64_t kv_graph_degree(const kv_graph *g, kv_graph_state *s, uint64_t i) nogil
-
-cdef extern from "kv_driver.h":
-    int KV_NOPTYPES
-    ctypedef struct kv_run_params:
-        int workload
-        uint64_t num, reads
-        int threads
-        double duration_s
-        int key_size, value_size, batch
-        uint64_t seed
-        double compression_ratio
-        int seek_nexts
-        double writes_per_second
-        int use_tsc
-        const kv_mix *mix
-        int ack_fd
-        uint64_t first_seq
-        int key_hash
-        const kv_graph *graph
-        int no_pipeline
-    int KV_MIX_MAX_TXNS, KV_MIX_MAX_OPS, KV_MIX_MAX_DISTS
-    ctypedef struct kv_mix_op:
-        int optype, count, dist, length, min_length, length_dist, graph_op
-    ctypedef struct kv_mix_txn:
-        int first, nops, txn, simple
-        double cum
-    ctypedef struct kv_mix_dist:
-        int kind
-        double theta, hot_fraction, hot_ops, percentile, frac
-        uint64_t expected_inserts
-    ctypedef struct kv_mix:
-        int ntxns, nops, ndists
-        kv_mix_txn txns[32]
-        kv_mix_op ops[128]
-        kv_mix_dist dists[16]
-        int value_min, value_max, max_retries
-        double interval_ns
-        int poisson
-    ctypedef struct kv_thread_result:
-        uint64_t progress
-        int optype, role, rc
-        uint64_t ops[14]
-        uint64_t found, not_found, bytes
-        int64_t t_start_ns, t_end_ns
-        int64_t cpu_user_ns, cpu_sys_ns, nvcsw, nivcsw
-        char errmsg[512]
-        uint64_t retries, aborts
-        uint64_t *txn_count
-        kv_hist *txn_hist
-        uint64_t graph_nodes, graph_links, graph_listed
-        kv_hist hist[14]
-    ctypedef struct kv_run:
-        const kv_engine_ops *ops
-        kv_db *db
-        kv_run_params p
-        int nthreads
-        kv_thread_result *results
-        double ns_per_tick
-    int kv_run_thread_count(const kv_run_params *p) nogil
-    int kv_run_execute(kv_run *run) nogil
-    void kv_run_request_stop(kv_run *run) nogil
-    void kv_run_init(kv_run *run) nogil
+cdef dict _codes(const kv_name *table):
+    """{name: code} from one of kv_names.h's tables, in the order of its X-macro list."""
+    out = {}
+    cdef int i = 0
+    while table[i].name != NULL:
+        out[table[i].name.decode()] = table[i].code
+        i += 1
+    return out
 
 
+cdef tuple _in_code_order(const kv_name *table):
+    """The names of an enum that counts from 0, each at its code's position."""
+    codes = _codes(table)
+    names = tuple(codes)
+    if [codes[n] for n in names] != list(range(len(names))):
+        raise ImportError(f"kvlab._native: a name table is not in its enum's order: {codes}")
+    return names
+
+
+# The facts the C core owns, read from its tables (kv_names.h) once, as the module loads.
 KEY_ENCODING = KV_KEY_ENCODING.decode()
+KEY_MAX = KV_KEY_MAX
 HIST_BUCKETS = KV_HIST_BUCKETS
 HIST_SUB_BITS = KV_HIST_SUB_BITS
-# Order matches enum kv_optype in kv_driver.h.
-OP_TYPES = ("read", "write", "delete", "seek", "compact", "insert", "rmw", "range", "scan", "clear_range", "txn",
-            "response", "lag", "graph")
-# Order matches enum kv_graph_op in kv_graph.h.
-GRAPH_OPS = ("get_node", "add_node", "update_node", "delete_node", "get_link", "add_link", "update_link",
-             "delete_link", "count_link", "multiget_link", "get_links_list")
-# Order matches enum kv_workload in kv_driver.h.
-WORKLOAD_CODES = {name: i for i, name in enumerate((
-    "fillseq", "fillrandom", "overwrite", "readrandom", "readseq", "seekrandom",
-    "deleterandom", "readwhilewriting", "readmissing", "readhot", "compact", "mix", "crashwrite", "graphload"))}
-COMPRESSION_CODES = {"none": 0, "snappy": 1, "lz4": 2, "zstd": 3}
-TXN_KINDS = {"read": KV_TXN_READ, "write": KV_TXN_WRITE}
+MIX_MAX_TXNS, MIX_MAX_OPS, MIX_MAX_DISTS = KV_MIX_MAX_TXNS, KV_MIX_MAX_OPS, KV_MIX_MAX_DISTS
+OP_TYPES = _in_code_order(kv_optype_names)          # enum kv_optype: histograms are named by these
+GRAPH_OPS = _in_code_order(kv_graph_op_names)        # enum kv_graph_op: LinkBench's operations
+DISTRIBUTION_CODES = _codes(kv_dist_names)
+LENGTH_CODES = _codes(kv_length_dist_names)          # how a range op draws its length
+COMPRESSION_CODES = _codes(kv_compression_names)
+TEMPLATE_TXN_KINDS = _codes(kv_txn_kind_names)       # a mix template's: "none" (no transaction), "read", "write"
+TXN_KINDS = {k: v for k, v in TEMPLATE_TXN_KINDS.items() if v}   # what txn_begin takes
+ERROR_CODES = _codes(kv_error_names)                 # {"KV_E_IO": -2, ...}: kvlab.errors' classes by C name
+
+# A native loop (enum kv_workload): its code, the op type its progress counts, whether its threads write,
+# whether a count-bounded run of it does `num` ops (its threads split num keys) rather than `reads` each.
+NativeLoop = namedtuple("NativeLoop", "code optype writes ops_are_num")
+WORKLOADS = {kv_workload_table[i].name.decode(): NativeLoop(i, OP_TYPES[kv_workload_table[i].optype],
+                                                            bool(kv_workload_table[i].writes),
+                                                            bool(kv_workload_table[i].ops_are_num))
+             for i in range(KV_W__COUNT)}
+WORKLOAD_CODES = {name: w.code for name, w in WORKLOADS.items()}
+_GRAPH_OPTYPE = OP_TYPES.index("graph")
+
+_errors.bind_codes(ERROR_CODES)
 
 
 cdef int check(int rc, const char *msg) except -1:
@@ -317,7 +198,7 @@ cdef class Engine:
         self.path = path
         config = config or {}
         cdef kv_config cfg
-        cdef char err[512]
+        cdef char err[KV_ERRMSG_MAX]
         err[0] = 0
         self._variant = (config.get("variant") or "").encode()
         self._options = (config.get("options") or "").encode()
@@ -391,7 +272,7 @@ cdef class Engine:
         return s
 
     def close(self):
-        cdef char err[512]
+        cdef char err[KV_ERRMSG_MAX]
         err[0] = 0
         cdef int rc = 0
         for s in self._sessions:
@@ -492,7 +373,7 @@ cdef class Engine:
 
     def compact(self):
         self._live()
-        cdef char err[512]
+        cdef char err[KV_ERRMSG_MAX]
         err[0] = 0
         cdef int rc
         with nogil:
@@ -535,7 +416,7 @@ cdef class Session:
 
     def __cinit__(self, Engine engine):
         self.engine = engine
-        cdef char err[512]
+        cdef char err[KV_ERRMSG_MAX]
         err[0] = 0
         cdef int rc
         with nogil:
@@ -599,9 +480,9 @@ cdef class Session:
 def make_key(uint64_t index, int key_size=16, bint portable=False):
     """The key kvlab's driver uses for `index` (the documented encoding).  `portable`: through the
     conversion machines without SSE2 use (the same bytes; tests check both)."""
-    if key_size < 1 or key_size > 1024:
-        raise _errors.SpecError("key_size must be between 1 and 1024")
-    cdef char buf[1024]
+    if key_size < 1 or key_size > KV_KEY_MAX:
+        raise _errors.SpecError(f"key_size must be between 1 and {KV_KEY_MAX}")
+    cdef char buf[KV_KEY_MAX]
     if portable:
         kv_make_key_portable(buf, key_size, index)
     else:
@@ -618,11 +499,6 @@ def key_hash(uint64_t record):
 def fnv_abs(uint64_t v):
     """YCSB's Utils.fnvhash64 then Math.abs, as the driver's scrambled zipfian computes it."""
     return kv_fnv_abs(v)
-
-
-DISTRIBUTION_CODES = {"uniform": KV_DIST_UNIFORM, "zipfian": KV_DIST_ZIPFIAN, "zipfian-plain": KV_DIST_ZIPFIAN_PLAIN,
-                      "latest": KV_DIST_LATEST, "hotspot": KV_DIST_HOTSPOT, "sequential": KV_DIST_SEQUENTIAL,
-                      "exponential": KV_DIST_EXPONENTIAL}
 
 
 def keys(str distribution, uint64_t n, uint64_t keyspace, uint64_t seed, double theta=0.99,
@@ -805,23 +681,20 @@ cdef class Run:
             raise MemoryError()
         cdef int i, j
         self.mix.ntxns, self.mix.nops, self.mix.ndists = len(txns), len(ops), len(dists)
-        for i, (first, nops, txn, simple, cum) in enumerate(txns):
-            self.mix.txns[i].first, self.mix.txns[i].nops, self.mix.txns[i].txn = first, nops, txn
-            self.mix.txns[i].simple = simple
-            self.mix.txns[i].cum = cum
+        for i, t in enumerate(txns):   # kvlab.execution.mixplan's records: MixTxn, MixOp, MixDist
+            self.mix.txns[i].first, self.mix.txns[i].nops, self.mix.txns[i].txn = t.first, t.nops, t.txn
+            self.mix.txns[i].simple, self.mix.txns[i].cum = t.simple, t.cum
         for i, op in enumerate(ops):
-            optype, count, dist, length, min_length, length_dist = op[:6]
-            self.mix.ops[i].graph_op = op[6] if len(op) > 6 else 0
-            if optype == OP_TYPES.index("graph") and (self.graph == NULL or not 0 <= self.mix.ops[i].graph_op < KV_G__COUNT):
+            if op.optype == _GRAPH_OPTYPE and (self.graph == NULL or not 0 <= op.graph_op < KV_G__COUNT):
                 raise _errors.SpecError("a mix with LinkBench operations needs a graph (kvlab.model.workloads.linkbench)")
-            self.mix.ops[i].optype, self.mix.ops[i].count, self.mix.ops[i].dist = optype, count, dist
-            self.mix.ops[i].length, self.mix.ops[i].min_length = length, min_length
-            self.mix.ops[i].length_dist = length_dist
-        for i, (kind, theta, hot_fraction, hot_ops, percentile, frac, expected) in enumerate(dists):
-            self.mix.dists[i].kind, self.mix.dists[i].theta = kind, theta
-            self.mix.dists[i].hot_fraction, self.mix.dists[i].hot_ops = hot_fraction, hot_ops
-            self.mix.dists[i].percentile, self.mix.dists[i].frac = percentile, frac
-            self.mix.dists[i].expected_inserts = expected
+            self.mix.ops[i].optype, self.mix.ops[i].count, self.mix.ops[i].dist = op.optype, op.count, op.dist
+            self.mix.ops[i].length, self.mix.ops[i].min_length = op.length, op.min_length
+            self.mix.ops[i].length_dist, self.mix.ops[i].graph_op = op.length_dist, op.graph_op
+        for i, d in enumerate(dists):
+            self.mix.dists[i].kind, self.mix.dists[i].theta = d.kind, d.theta
+            self.mix.dists[i].hot_fraction, self.mix.dists[i].hot_ops = d.hot_fraction, d.hot_ops
+            self.mix.dists[i].percentile, self.mix.dists[i].frac = d.percentile, d.frac
+            self.mix.dists[i].expected_inserts = d.expected_inserts
         self.mix.value_min, self.mix.value_max, self.mix.max_retries = m["value_min"], m["value_max"], m["max_retries"]
         self.mix.interval_ns, self.mix.poisson = m.get("interval_ns", 0.0), m.get("poisson", 0)
         self.run.p.mix = self.mix
@@ -965,7 +838,7 @@ cdef class Run:
                     hists[OP_TYPES[j]] = {"counts": counts, "count": h.count, "min": h.min,
                                           "max": h.max, "ns_per_tick": self.run.ns_per_tick}
             threads.append({
-                "index": i, "role": "writer" if r.role == 1 else "worker",
+                "index": i, "role": "writer" if r.role == KV_ROLE_WRITER else "worker",
                 "ops": {OP_TYPES[j]: r.ops[j] for j in range(KV_NOPTYPES) if r.ops[j]},
                 "found": r.found, "not_found": r.not_found, "bytes": r.bytes,
                 "t_start_ns": r.t_start_ns, "t_end_ns": r.t_end_ns, "hist": hists,

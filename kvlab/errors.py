@@ -1,6 +1,7 @@
 """kvlab's exception hierarchy.  The native module raises these through one
 function, from_code(), so an engine failure always arrives as a Python
 exception carrying the engine's own message, never as a crash."""
+from __future__ import annotations
 
 
 class KvlabError(Exception):
@@ -44,9 +45,14 @@ class EngineClosed(KvlabError):
 
 
 class EngineError(KvlabError):
-    """The engine reported an error; the message is the engine's own."""
+    """The engine reported an error; the message is the engine's own.
 
-    code = -1
+    Each subclass names its adapter return code in `c_name` (KV_ERRORS in cython_ext/include/kv_engine.h);
+    the numbers live only there: kvlab._native hands them to bind_codes() as it loads, which sets `code`
+    on each class (py-lmdb builds its exceptions from the MDB_* names the same way)."""
+
+    c_name = "KV_E_OTHER"
+    code: int | None = None   # from the C table (bind_codes)
 
     def __init__(self, message, code=None):
         super().__init__(message)
@@ -55,39 +61,52 @@ class EngineError(KvlabError):
 
 
 class EngineIOError(EngineError):
-    code = -2
+    c_name = "KV_E_IO"
 
 
 class EngineFull(EngineError):
     """Out of space: LMDB map full, disk full."""
-    code = -3
+    c_name = "KV_E_FULL"
 
 
 class EngineConfigError(EngineError, ValueError):
     """The engine rejected a configuration value or option string."""
-    code = -4
+    c_name = "KV_E_CONFIG"
 
 
 class EngineCorruption(EngineError):
-    code = -5
+    c_name = "KV_E_CORRUPT"
 
 
 class EngineConflict(EngineError):
     """A transaction conflict that the adapter's retries did not clear."""
-    code = -6
+    c_name = "KV_E_CONFLICT"
 
 
 class EngineBusy(EngineError):
     """The database is locked by another process."""
-    code = -7
+    c_name = "KV_E_BUSY"
 
 
 class EngineNotSupported(EngineError):
-    code = -8
+    c_name = "KV_E_NOTSUP"
 
 
-_BY_CODE = {cls.code: cls for cls in (EngineError, EngineIOError, EngineFull, EngineConfigError,
-                                      EngineCorruption, EngineConflict, EngineBusy, EngineNotSupported)}
+ENGINE_ERRORS = (EngineError, EngineIOError, EngineFull, EngineConfigError, EngineCorruption, EngineConflict,
+                 EngineBusy, EngineNotSupported)
+_BY_CODE: dict[int, type[EngineError]] = {}
+
+
+def bind_codes(codes: dict[str, int]) -> None:
+    """Give each engine error class its code from the C core's table ({C name: code}, kvlab._native's
+    ERROR_CODES).  A name on one side only is a build out of step with this file: it fails loudly."""
+    by_name = {cls.c_name: cls for cls in ENGINE_ERRORS}
+    if set(codes) != set(by_name):
+        raise ImportError(f"kvlab.errors and kv_engine.h's KV_ERRORS disagree: only in C "
+                          f"{sorted(set(codes) - set(by_name))}, only in Python {sorted(set(by_name) - set(codes))}")
+    for name, code in codes.items():
+        by_name[name].code = code
+        _BY_CODE[code] = by_name[name]
 
 
 def from_code(code, message):

@@ -28,9 +28,16 @@
 #include <stdint.h>
 #include "kv_gen.h"
 
-enum {
-    KV_DIST_UNIFORM, KV_DIST_ZIPFIAN, KV_DIST_ZIPFIAN_PLAIN, KV_DIST_LATEST, KV_DIST_HOTSPOT,
-    KV_DIST_SEQUENTIAL, KV_DIST_EXPONENTIAL, KV_DIST__COUNT
+/* The distributions above, X(id, name as kvlab.model.workloads.distributions writes it). */
+#define KV_DISTS(X)                                                                                   \
+    X(UNIFORM, "uniform") X(ZIPFIAN, "zipfian") X(ZIPFIAN_PLAIN, "zipfian-plain") X(LATEST, "latest")  \
+    X(HOTSPOT, "hotspot") X(SEQUENTIAL, "sequential") X(EXPONENTIAL, "exponential")
+
+enum kv_dist_kind {
+#define KV_DIST_ENUM(id, name) KV_DIST_##id,
+    KV_DISTS(KV_DIST_ENUM)
+#undef KV_DIST_ENUM
+    KV_DIST__COUNT
 };
 
 #define KV_YCSB_ITEM_COUNT 10000000000ull        /* ScrambledZipfianGenerator.ITEM_COUNT (0.17.0) */

@@ -11,33 +11,76 @@
 #include "kv_graph.h"
 #include "kv_hist.h"
 
-enum kv_workload {
-    KV_W_FILLSEQ = 0, KV_W_FILLRANDOM, KV_W_OVERWRITE, KV_W_READRANDOM, KV_W_READSEQ,
-    KV_W_SEEKRANDOM, KV_W_DELETERANDOM, KV_W_READWHILEWRITING, KV_W_READMISSING,
-    KV_W_READHOT, KV_W_COMPACT, KV_W_MIX, KV_W_CRASHWRITE, KV_W_GRAPHLOAD, KV_W__COUNT
-};
+/* Op types: each has its own latency histogram, named as here in results.  A mix's ops are read (get),
+   write (put), delete, insert, rmw, range, scan and clear_range; `txn` is a mix's whole transaction;
+   response and lag are an open loop's (a transaction's end, and its actual start, minus its intended
+   start); graph is a LinkBench operation (kv_graph.h), each kind a template of its own. */
+#define KV_OPTYPES(X)                                                                                 \
+    X(READ, "read") X(WRITE, "write") X(DELETE, "delete") X(SEEK, "seek") X(COMPACT, "compact")       \
+    X(INSERT, "insert") X(RMW, "rmw") X(RANGE, "range") X(SCAN, "scan") X(CLEAR_RANGE, "clear_range") \
+    X(TXN, "txn") X(RESPONSE, "response") X(LAG, "lag") X(GRAPH, "graph")
 
-/* Op types: each has its own latency histogram.  A mix's ops are read (get), write (put), delete,
-   insert, rmw, range, scan and clear_range; `txn` is a mix's whole transaction. */
 enum kv_optype {
-    KV_OP_READ = 0, KV_OP_WRITE, KV_OP_DELETE, KV_OP_SEEK, KV_OP_COMPACT,
-    KV_OP_INSERT, KV_OP_RMW, KV_OP_RANGE, KV_OP_SCAN, KV_OP_CLEAR_RANGE, KV_OP_TXN,
-    KV_OP_RESPONSE,     /* open loop: a transaction's end minus its intended start */
-    KV_OP_LAG,          /* open loop: its actual start minus its intended start */
-    KV_OP_GRAPH,        /* a LinkBench operation (kv_graph.h); each kind is a template of its own */
+#define KV_OP_ENUM(id, name) KV_OP_##id,
+    KV_OPTYPES(KV_OP_ENUM)
+#undef KV_OP_ENUM
     KV_NOPTYPES
 };
+
+/* The native loops (kvlab.model.workloads names which one a benchmark runs):
+   X(id, name, the op type its progress counts, writes, ops_are_num).
+   writes: its threads write (their generators draw from the write stream, kv_gen.h);
+   ops_are_num: its threads split `num` keys, one op each, so a count-bounded run does num ops
+   (the other loops do `reads` per thread, or are one call). */
+#define KV_WORKLOADS(X)                                                                               \
+    X(FILLSEQ, "fillseq", KV_OP_WRITE, 1, 1)                                                          \
+    X(FILLRANDOM, "fillrandom", KV_OP_WRITE, 1, 1)                                                    \
+    X(OVERWRITE, "overwrite", KV_OP_WRITE, 1, 1)                                                      \
+    X(READRANDOM, "readrandom", KV_OP_READ, 0, 0)                                                     \
+    X(READSEQ, "readseq", KV_OP_READ, 0, 0)                                                           \
+    X(SEEKRANDOM, "seekrandom", KV_OP_SEEK, 0, 0)                                                     \
+    X(DELETERANDOM, "deleterandom", KV_OP_DELETE, 1, 1)                                               \
+    X(READWHILEWRITING, "readwhilewriting", KV_OP_READ, 0, 0) /* its writer: kv_role */               \
+    X(READMISSING, "readmissing", KV_OP_READ, 0, 0)                                                   \
+    X(READHOT, "readhot", KV_OP_READ, 0, 0)                                                           \
+    X(COMPACT, "compact", KV_OP_COMPACT, 0, 0)                                                        \
+    X(MIX, "mix", KV_OP_TXN, 0, 0)                                                                    \
+    X(CRASHWRITE, "crashwrite", KV_OP_WRITE, 1, 0)                                                    \
+    X(GRAPHLOAD, "graphload", KV_OP_WRITE, 1, 0) /* splits num nodes; counts their writes */
+
+enum kv_workload {
+#define KV_W_ENUM(id, name, optype, writes, ops_are_num) KV_W_##id,
+    KV_WORKLOADS(KV_W_ENUM)
+#undef KV_W_ENUM
+    KV_W__COUNT
+};
+
+typedef struct kv_workload_info {
+    const char *name;
+    int optype;         /* enum kv_optype */
+    int writes, ops_are_num;
+} kv_workload_info;
+
+/* KV_WORKLOADS, indexed by enum kv_workload (src/names.c). */
+extern const kv_workload_info kv_workload_table[KV_W__COUNT];
 
 /* A workload mix compiled from kvlab.model.workloads.Mix (kvlab/execution/mixplan.py): weighted
    transaction templates, each a run of ops; every op draws its key from one of the distributions. */
 #define KV_MIX_MAX_TXNS 32
 #define KV_MIX_MAX_OPS 128
 #define KV_MIX_MAX_DISTS 16
-enum { KV_LEN_CONSTANT = 0, KV_LEN_UNIFORM, KV_LEN_ZIPFIAN };
+/* How a range, scan or clear_range op draws its length: X(id, name as kvlab.model.workloads.mix writes it). */
+#define KV_LENGTH_DISTS(X) X(CONSTANT, "constant") X(UNIFORM, "uniform") X(ZIPFIAN, "zipfian")
+
+enum kv_length_dist {
+#define KV_LEN_ENUM(id, name) KV_LEN_##id,
+    KV_LENGTH_DISTS(KV_LEN_ENUM)
+#undef KV_LEN_ENUM
+};
 
 typedef struct { int optype, count, dist, length, min_length, length_dist, graph_op; } kv_mix_op;  /* graph_op: enum kv_graph_op */
-/* txn: 0 = no transaction (one op that is atomic by itself: a get, a blind put), else the
-   enum kv_txn_kind the template runs in (KV_TXN_READ: reads of one snapshot; KV_TXN_WRITE). */
+/* txn: the enum kv_txn_kind the template runs in: KV_TXN_NONE (one op that is atomic by itself: a get, a
+   blind put), KV_TXN_READ (reads of one snapshot) or KV_TXN_WRITE. */
 /* simple: one op once (in the transaction `txn` it needs alone, if any), and no other template has that
    op type: the loop then records only the op's histogram (begin and commit included) and derives the
    template's and the transactions' from it. */

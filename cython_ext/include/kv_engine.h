@@ -53,18 +53,35 @@
 
 #define KV_OK 0
 #define KV_NOTFOUND 1
-#define KV_E_OTHER (-1)
-#define KV_E_IO (-2)         /* I/O error from the OS or the engine's file layer */
-#define KV_E_FULL (-3)       /* out of space: LMDB map full, ENOSPC */
-#define KV_E_CONFIG (-4)     /* invalid option / unsupported setting */
-#define KV_E_CORRUPT (-5)    /* checksum or format corruption */
-#define KV_E_CONFLICT (-6)   /* transaction conflict / rollback that retries did not clear */
-#define KV_E_BUSY (-7)       /* lock held by another process */
-#define KV_E_NOTSUP (-8)     /* operation not supported by this engine */
+
+/* The error codes, each with the name kvlab.errors gives its exception class (py-lmdb's table of
+   MDB_* names): X(name, value, meaning).  kvlab._native reads them from kv_error_table (kv_names.h). */
+#define KV_ERRORS(X)                                                                                  \
+    X(KV_E_OTHER, -1, "any other failure")                                                         \
+    X(KV_E_IO, -2, "I/O error from the OS or the engine's file layer")                            \
+    X(KV_E_FULL, -3, "out of space: LMDB map full, ENOSPC")                                       \
+    X(KV_E_CONFIG, -4, "invalid option / unsupported setting")                                    \
+    X(KV_E_CORRUPT, -5, "checksum or format corruption")                                           \
+    X(KV_E_CONFLICT, -6, "transaction conflict / rollback that retries did not clear")            \
+    X(KV_E_BUSY, -7, "lock held by another process")                                               \
+    X(KV_E_NOTSUP, -8, "operation not supported by this engine")
+
+enum kv_error {
+#define KV_ERROR_ENUM(name, value, meaning) name = (value),
+    KV_ERRORS(KV_ERROR_ENUM)
+#undef KV_ERROR_ENUM
+};
 
 #define KV_ERRMSG_MAX 512
 
-enum kv_compression { KV_COMP_NONE = 0, KV_COMP_SNAPPY = 1, KV_COMP_LZ4 = 2, KV_COMP_ZSTD = 3 };
+/* X(id, name as kvlab settings write it) */
+#define KV_COMPRESSIONS(X) X(NONE, "none") X(SNAPPY, "snappy") X(LZ4, "lz4") X(ZSTD, "zstd")
+
+enum kv_compression {
+#define KV_COMP_ENUM(id, name) KV_COMP_##id,
+    KV_COMPRESSIONS(KV_COMP_ENUM)
+#undef KV_COMP_ENUM
+};
 
 typedef struct kv_config {
     const char *variant;        /* adapter-specific variant, e.g. "btree" / "lsm" for WiredTiger */
@@ -88,7 +105,15 @@ typedef struct kv_config {
                                    (RocksDB: an OptimisticTransactionDB) */
 } kv_config;
 
-enum kv_txn_kind { KV_TXN_READ = 1, KV_TXN_WRITE = 2 };
+/* X(id, name, value).  NONE is no transaction (a mix template whose one op is atomic by itself, kv_mix_txn):
+   never passed to txn_begin. */
+#define KV_TXN_KINDS(X) X(NONE, "none", 0) X(READ, "read", 1) X(WRITE, "write", 2)
+
+enum kv_txn_kind {
+#define KV_TXN_ENUM(id, name, value) KV_TXN_##id = (value),
+    KV_TXN_KINDS(KV_TXN_ENUM)
+#undef KV_TXN_ENUM
+};
 
 typedef struct kv_db kv_db;
 typedef struct kv_thread kv_thread;

@@ -20,6 +20,7 @@
 
 #define KV_KEY_ENCODING "decimal-zero-padded"
 #define KV_VALUE_BUFFER (1u << 20)
+#define KV_KEY_MAX 1024             /* the longest key_size: the driver's key buffers hold one */
 
 /* RNG streams: reads and writes draw from different sequences, so a readrandom
    after a fillrandom with the same seed samples independently of what was written. */

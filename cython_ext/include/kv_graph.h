@@ -23,10 +23,19 @@
 #include "kv_dist.h"
 #include "kv_engine.h"
 
-/* LinkBench's operations (its request mix names them addlink, getlinklist, ...). */
+/* LinkBench's operations (its request mix names them addlink, getlinklist, ...): X(id, name as
+   kvlab.model.workloads.mix's op kinds write it). */
+#define KV_GRAPH_OPS(X)                                                                               \
+    X(GET_NODE, "get_node") X(ADD_NODE, "add_node") X(UPDATE_NODE, "update_node")                     \
+    X(DELETE_NODE, "delete_node") X(GET_LINK, "get_link") X(ADD_LINK, "add_link")                     \
+    X(UPDATE_LINK, "update_link") X(DELETE_LINK, "delete_link") X(COUNT_LINK, "count_link")           \
+    X(MULTIGET_LINK, "multiget_link") X(GET_LINKS_LIST, "get_links_list")
+
 enum kv_graph_op {
-    KV_G_GET_NODE = 0, KV_G_ADD_NODE, KV_G_UPDATE_NODE, KV_G_DELETE_NODE, KV_G_GET_LINK, KV_G_ADD_LINK,
-    KV_G_UPDATE_LINK, KV_G_DELETE_LINK, KV_G_COUNT_LINK, KV_G_MULTIGET_LINK, KV_G_GET_LINKS_LIST, KV_G__COUNT
+#define KV_G_ENUM(id, name) KV_G_##id,
+    KV_GRAPH_OPS(KV_G_ENUM)
+#undef KV_G_ENUM
+    KV_G__COUNT
 };
 
 #define KV_G_LINK_TYPE_BASE 123456789ull   /* LinkBench's first link type */

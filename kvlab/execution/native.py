@@ -62,6 +62,22 @@ def load():
     return _native
 
 
+def native_loop(name: str):
+    """What the C core says of native loop `name` (KV_WORKLOADS in cython_ext/include/kv_driver.h), a
+    NativeLoop: `optype` (the op type its progress counts), `writes` (its threads write),
+    `ops_are_num` (a count-bounded run does `num` ops, its threads splitting the keys; else `reads`
+    per thread, or one call).  A name the driver has no loop for is a SpecError."""
+    loops = load().WORKLOADS
+    if name not in loops:
+        raise errors.SpecError(f"no native loop {name!r}; the driver's loops: {', '.join(loops)}")
+    return loops[name]
+
+
+def writing_loops() -> frozenset[str]:
+    """The native loops whose threads write (the C core's table)."""
+    return frozenset(name for name, loop in load().WORKLOADS.items() if loop.writes)
+
+
 def rocksdb_tls_model() -> str | None:
     """How the loaded module reaches a linked-in RocksDB's thread-locals: "initial-exec" (kvlab/_native_ie),
     "descriptors" (kvlab/_native, a release build), None where RocksDB is a shared library or not built."""

@@ -16,14 +16,15 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
-WRITE_LOOPS = ("fillseq", "fillrandom", "overwrite", "deleterandom")
+from . import native
 
 
 def expected_ops(native_loop: str, params: dict) -> int | None:
-    """Ops a count-bounded run will do in total (None when it is bounded by time or is one call)."""
+    """Ops a count-bounded run will do in total (None when it is bounded by time or is one call); the
+    C core says which loops split `num` keys over their threads (native.native_loop)."""
     if params.get("duration", 0) > 0 or native_loop == "compact":
         return None
-    if native_loop in WRITE_LOOPS:
+    if native.native_loop(native_loop).ops_are_num:
         return int(params["num"])
     return int(params["reads"]) * int(params["threads"])
 
