@@ -74,7 +74,8 @@ def rocksdb_version(inc):
 def configure():
     wanted = os.environ.get("KVLAB_ENGINES")
     wanted = set(wanted.split(",")) if wanted else None
-    sources = ["cython_ext/_native.pyx", "cython_ext/src/driver.c", "cython_ext/src/names.c",
+    sources = ["cython_ext/_native.pyx", "cython_ext/src/driver.c", "cython_ext/src/loops_dbbench.c",
+               "cython_ext/src/loop_mix.c", "cython_ext/src/loop_crash.c", "cython_ext/src/names.c",
                "cython_ext/src/graph.c", "cython_ext/src/registry.c"]
     include_dirs, library_dirs, runtime_dirs, libraries, macros = ["cython_ext/include"], [], [], ["pthread", "m"], []
     found = {}

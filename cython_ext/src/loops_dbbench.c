@@ -1,0 +1,215 @@
+/* db_bench's fixed loops (see README "Workloads"): write workloads split `num` keys across the
+ * threads; read workloads do `reads` operations in every thread; readwhilewriting runs `threads`
+ * readers plus one writer, whose stats are returned apart (role KV_ROLE_WRITER).  And LinkBench's
+ * load, the other fixed loop.  The hot ones (loop_read_on, loop_write_on) are instantiated per clock
+ * and key size (loop.h: KV_DISPATCH).
+ */
+#include "loop.h"
+
+KV_ALWAYS_INLINE int loop_write_on(ctx *c, uint64_t first, uint64_t count, int sequential, int tsc, int key16) {
+    const kv_run_params *p = &c->run->p;
+    const kv_engine_ops *e = c->run->ops;
+    int ks = key16 ? 16 : p->key_size, vs = p->value_size, batch = p->batch > 1 ? p->batch : 1;
+    int by_time = p->duration_s > 0;
+    uint64_t i = 0, bytes = 0;
+    int rc, err = 0;
+    while (!err && (by_time || i < count)) {
+        int n = batch;
+        if (!by_time && count - i < (uint64_t)n) n = (int)(count - i);
+        if (batch > 1 && (rc = e->batch_begin(c->t))) { err = rc; break; }
+        for (int j = 0; j < n; j++, i++) {
+            uint64_t idx = sequential ? (first + i) % p->num : kv_rng_below(&c->rng, p->num);
+            if (p->key_hash) idx = kv_key_hash(idx);
+            kv_make_key(c->key, ks, idx);
+            if ((rc = e->put(c->t, c->key, ks, next_value(c), vs)) < 0) {
+                if (batch > 1) e->batch_abort(c->t);
+                err = rc;
+                break;
+            }
+            bytes += ks + vs;
+        }
+        if (err) break;
+        if (batch > 1 && (rc = e->batch_commit(c->t))) { err = rc; break; }
+        if (finish_op_on(c, KV_OP_WRITE, n, tsc)) break;
+    }
+    c->res->bytes += bytes;
+    return err ? fail(c, err) : 0;
+}
+
+int kv_loop_write(ctx *c, uint64_t first, uint64_t count, int sequential) {
+    return KV_DISPATCH(loop_write_on, c, first, count, sequential);
+}
+
+int kv_loop_delete(ctx *c, uint64_t count) {
+    const kv_run_params *p = &c->run->p;
+    const kv_engine_ops *e = c->run->ops;
+    int by_time = p->duration_s > 0;
+    for (uint64_t i = 0; by_time || i < count; i++) {
+        kv_make_key(c->key, p->key_size, kv_rng_below(&c->rng, p->num));
+        int rc = e->del(c->t, c->key, p->key_size);
+        if (rc < 0) return fail(c, rc);
+        if (rc == KV_NOTFOUND) c->res->not_found++;
+        else c->res->found++;
+        if (finish_op(c, KV_OP_DELETE, 1)) break;
+    }
+    return 0;
+}
+
+/* readrandom / readmissing / readhot: `offset` shifts indices out of the key space
+   (missing keys), `span` limits them (the hot 1%); key16: indices below offset + span <= 10^16.
+   What the engine call cannot change is kept in
+   locals (the generator, the clock's last reading, the counters, the pointers the loop stores through),
+   so nothing is reloaded after the call; they go back to the thread's state at the end. */
+KV_ALWAYS_INLINE int loop_read_on(ctx *c, uint64_t count, uint64_t offset, uint64_t span, int tsc, int key16) {
+    const kv_run_params *p = &c->run->p;
+    const kv_engine_ops *e = c->run->ops;
+    kv_thread *t = c->t;
+    kv_thread_result *res = c->res;
+    kv_hist *hist = &res->hist[KV_OP_READ];
+    const uint64_t *until = &c->run->until;
+    char *key = c->key;
+    const int ks = key16 ? 16 : p->key_size;
+    kv_rng rng = c->rng;
+    const char *v;
+    size_t vl;
+    /* the progress counter is the loop's counter; gets found and their bytes follow from what was missed
+       and the values' lengths */
+    uint64_t missing = 0, value_bytes = 0, start = done_ops(c), done = start;
+    const uint64_t end = p->duration_s > 0 ? UINT64_MAX : start + count;
+    int rc, err = 0;
+    while (done != end) {
+        make_key_on(key, ks, offset + kv_rng_below(&rng, span), key16);
+        rc = e->get(t, key, ks, &v, &vl);
+        if (rc == KV_OK) value_bytes += vl;
+        else if (rc == KV_NOTFOUND) missing++;
+        else { err = rc; break; }
+        uint64_t now = clock_read(tsc);   /* finish_op_on's recording, on the locals */
+        kv_hist_record(hist, now - c->last);   /* c->last in memory: one register more for the generator */
+        c->last = now;
+        __atomic_store_n(&res->progress, ++done, __ATOMIC_RELAXED);
+        if (now >= __atomic_load_n(until, __ATOMIC_RELAXED)) break;   /* deadline or stop */
+    }
+    uint64_t found = done - start - missing;
+    c->rng = rng;
+    res->found += found;
+    res->not_found += missing;
+    res->bytes += found * (uint64_t)ks + value_bytes;
+    return err ? fail(c, err) : 0;
+}
+
+int kv_loop_read(ctx *c, uint64_t count, uint64_t offset, uint64_t span) {
+    if (!offset)   /* readrandom, readhot: their own instantiations, without the add */
+        return KV_DISPATCH_IF(KV_KEY16(c, span), loop_read_on, c, count, 0, span);
+    return KV_DISPATCH_IF(KV_KEY16(c, span) && offset <= KV_KEY16_LIMIT - span, loop_read_on, c, count, offset, span);
+}
+
+int kv_loop_readseq(ctx *c, uint64_t count) {
+    const kv_engine_ops *e = c->run->ops;
+    int by_time = c->run->p.duration_s > 0;
+    const char *k, *v;
+    size_t kl, vl;
+    int rc = e->iter_seek(c->t, NULL, 0, &k, &kl, &v, &vl);
+    for (uint64_t i = 0; rc == KV_OK && (by_time || i < count); i++) {
+        c->res->found++;
+        c->res->bytes += kl + vl;
+        if (finish_op(c, KV_OP_READ, 1)) break;
+        rc = e->iter_next(c->t, &k, &kl, &v, &vl);
+        if (rc == KV_NOTFOUND && by_time) rc = e->iter_seek(c->t, NULL, 0, &k, &kl, &v, &vl);  /* wrap */
+    }
+    e->iter_close(c->t);
+    return rc < 0 ? fail(c, rc) : 0;
+}
+
+int kv_loop_seek(ctx *c, uint64_t count) {
+    const kv_run_params *p = &c->run->p;
+    const kv_engine_ops *e = c->run->ops;
+    int by_time = p->duration_s > 0, ks = p->key_size;
+    const char *k, *v;
+    size_t kl, vl;
+    for (uint64_t i = 0; by_time || i < count; i++) {
+        kv_make_key(c->key, ks, kv_rng_below(&c->rng, p->num));
+        int rc = e->iter_seek(c->t, c->key, ks, &k, &kl, &v, &vl);
+        if (rc == KV_OK) {
+            c->res->found++;
+            c->res->bytes += kl + vl;
+            for (int j = 0; j < p->seek_nexts && (rc = e->iter_next(c->t, &k, &kl, &v, &vl)) == KV_OK; j++)
+                c->res->bytes += kl + vl;
+        } else if (rc == KV_NOTFOUND) {
+            c->res->not_found++;
+        }
+        e->iter_close(c->t);
+        if (rc < 0) return fail(c, rc);
+        if (finish_op(c, KV_OP_SEEK, 1)) break;
+    }
+    return 0;
+}
+
+/* readwhilewriting's writer: random overwrites until the readers finish, paced
+   to writes_per_second by sleeping in slices of at most 100 ms. */
+int kv_loop_writer(ctx *c) {
+    const kv_run_params *p = &c->run->p;
+    const kv_engine_ops *e = c->run->ops;
+    int ks = p->key_size, vs = p->value_size;
+    int64_t start = kv_now_ns();
+    while (__atomic_load_n(&c->run->workers_left, __ATOMIC_ACQUIRE) > 0 && !stopped(c)) {
+        if (p->writes_per_second > 0) {
+            int64_t now = kv_now_ns();
+            double allowed = p->writes_per_second * (double)(now - start) / 1e9 + 1;
+            if ((double)done_ops(c) >= allowed) {
+                int64_t wait = (int64_t)(((double)done_ops(c) + 1 - allowed) / p->writes_per_second * 1e9);
+                if (wait > 100000000) wait = 100000000;
+                struct timespec ts = {wait / 1000000000, wait % 1000000000};
+                nanosleep(&ts, NULL);
+                c->last = latency_clock(c->run);  /* time spent throttled is not write latency */
+                if (c->last >= c->deadline) break;
+                continue;
+            }
+        }
+        kv_make_key(c->key, ks, kv_rng_below(&c->rng, p->num));
+        int rc = e->put(c->t, c->key, ks, next_value(c), vs);
+        if (rc < 0) return fail(c, rc);
+        c->res->bytes += ks + vs;
+        if (finish_op(c, KV_OP_WRITE, 1)) break;
+    }
+    return 0;
+}
+
+int kv_loop_compact(ctx *c) {
+    char err[KV_ERRMSG_MAX] = "";
+    int rc = c->run->ops->compact(c->run->db, err);
+    if (rc == KV_E_NOTSUP) rc = KV_OK;  /* nothing to compact: a zero-cost op, as db_bench on LMDB */
+    if (rc) {
+        c->res->rc = rc;
+        memcpy(c->res->errmsg, err, KV_ERRMSG_MAX);
+        return rc;
+    }
+    finish_op(c, KV_OP_COMPACT, 1);
+    return 0;
+}
+
+/* LinkBench's load: this thread's share of the node ids, each node with its links and counts, in
+   batches (kv_graph_load); one histogram entry and one progress step per batch, counting its writes. */
+static int graph_load_progress(void *arg, uint64_t writes) {
+    ctx *c = arg;
+    return finish_op(c, KV_OP_WRITE, writes);
+}
+
+int kv_loop_graphload(ctx *c, uint64_t first, uint64_t count) {
+    const kv_graph *g = c->run->p.graph;
+    kv_graph_state *s = malloc(sizeof *s);
+    if (!g || !s) {
+        free(s);
+        snprintf(c->res->errmsg, KV_ERRMSG_MAX, "graphload needs a graph (kvlab.model.workloads.linkbench)");
+        c->res->rc = KV_E_CONFIG;
+        kv_run_request_stop(c->run);
+        return KV_E_CONFIG;
+    }
+    kv_graph_state_init(s, g);
+    int rc = kv_graph_load(c->run->ops, c->t, g, s, first, count, &c->rng, c->run->values, c->run->values_len,
+                           graph_load_progress, c);
+    c->res->graph_nodes = s->nodes_loaded;
+    c->res->graph_links = s->links_loaded;
+    c->res->bytes += s->bytes;
+    free(s);
+    return rc ? fail(c, rc) : 0;
+}
