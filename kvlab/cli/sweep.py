@@ -1,12 +1,16 @@
 """`kvlab sweep show|run FILE` and `kvlab sweep list`: a sweep TOML file expanded, run here or on Dask."""
 from __future__ import annotations
 
+import json
 import sys
+from pathlib import Path
 
+from .. import errors
 from ..execution import sweep as execution
+from ..lab import estimate
 from ..lab.display import SweepTextBar
 from ..lab.sweeps import Sweep
-from ..model.sweep import load_toml
+from ..model.sweep import SweepSpec, load_toml
 from ..results import sweeps as stored
 from ..results.store import Store
 from .parsing import add_store_option
@@ -25,7 +29,8 @@ value_size = [100, 1000]'''
 
 
 NAME = "sweep"
-HELP = "a parameter grid from a TOML file: show its points, run them (resumable), list the stored sweeps"
+HELP = ("a parameter grid from a TOML file: show its points and what they will cost, run them (resumable; refused "
+        "if they cannot fit on the disk), list the stored sweeps")
 
 
 def add_parser(sub, make):
@@ -33,13 +38,15 @@ def add_parser(sub, make):
     s = make(sub, NAME, help=HELP, description="A sweep file:\n\n" + EXAMPLE,
              formatter_class=argparse.RawDescriptionHelpFormatter)
     actions = s.add_subparsers(dest="action", required=True, metavar="ACTION")
-    show = make(actions, "show", help="the sweep's points and which are already stored",
-                description="the sweep's points and which are already stored")
+    show = make(actions, "show", help="the sweep's points, which are already stored, and the estimate",
+                description="the sweep's points, which are already stored, and what the pending ones will cost: "
+                            "time, disk and memory, beside the free space")
     run = make(actions, "run", help="run the points not yet stored (here, or on a Dask scheduler)",
                description="run the points not yet stored (here, or on a Dask scheduler); a stopped sweep "
                            "resumes where it stopped")
     for p in (show, run):
-        p.add_argument("file", metavar="FILE", help="the sweep's TOML file")
+        p.add_argument("file", metavar="NAME|FILE", help="the sweep's TOML file, or the name of a sweep the store "
+                                                         "holds (its stored definition)")
         add_store_option(p)
     run.add_argument("--scheduler", default=None, metavar="ADDRESS",
                      help="run the points on this Dask scheduler's workers (tcp://host:8786); default: here, one "
@@ -61,13 +68,19 @@ def cmd_sweep(args) -> int:
     if args.action == "list":
         from .results import print_sweeps
         return print_sweeps(store)
-    sweep = Sweep(load_toml(args.file), store)
+    sweep = Sweep(_spec(args.file, store), store)
     print(f"kvlab {sweep.describe()}", flush=True)
+    pending = sweep.pending()
+    cost = estimate.sweep_cost(pending, store)
     if args.action == "show":
         done = stored.finished_points(store, sweep.id)
         for p in sweep.points():
             print(f"  [{p.index + 1}] {p.id} {'done   ' if p.id in done else 'pending'} {p.label()}")
+        print(f"estimate for the {len(pending)} pending point(s):")
+        print("\n".join([*estimate.describe_basis(store), *estimate.describe(cost),
+                         *estimate.describe_total([cost], store.path.parent)]))
         return 0
+    estimate.check_disk([cost], store.path.parent)   # before the first point, with the numbers
     control = execution.SweepControl(on_point=[_point_line])
     if args.progress == "on" or (args.progress == "auto" and sys.stderr.isatty()):
         control.observers.append(SweepTextBar(sys.stderr))
@@ -77,6 +90,24 @@ def cmd_sweep(args) -> int:
     if outcome.stopped:
         return 130
     return 1 if outcome.failed else 0
+
+
+def _spec(name_or_file: str, store: Store) -> SweepSpec:
+    """A sweep TOML file, else the stored definition of the sweep of that name."""
+    if Path(name_or_file).exists() or name_or_file.endswith(".toml"):
+        return load_toml(name_or_file)
+    try:
+        defined = store.query("SELECT definition FROM sweeps WHERE sweep_id = ?", [name_or_file])
+    except errors.ResultsError:
+        defined = None
+    if defined is None or defined.empty:
+        raise errors.SpecError(f"sweep {name_or_file!r}: no such file, and no sweep of that name in {store.path}; "
+                               "allowed: a sweep TOML file, or a name kvlab sweep list shows")
+    d = json.loads(defined.definition.iloc[0])
+    if d.get("mixes"):
+        raise errors.SpecError(f"sweep {name_or_file!r} names custom mixes, which its stored definition cannot "
+                               "rebuild; give its TOML file")
+    return SweepSpec(d["name"], d.get("base", {}), d.get("axes", {}), d.get("repeats", 1))
 
 
 def _point_line(point, result, error):

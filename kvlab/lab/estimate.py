@@ -401,12 +401,13 @@ def describe_basis(store: Store | None) -> list:
     """Where the rates and space factors come from: said once, above the notebooks."""
     store = store if store is not None else Store()
     rates, amps = stored_rates(store), stored_space_amp(store)
-    where = f"the results store {store.path}" if store.path.is_file() else f"no results store at {store.path}"
-    return [f"rates: {len(rates)} engine+workload+phase rates stored in {where}; where none, assumed "
+    where = f"{len(rates)} engine+workload+phase rates in the results store {store.path}" if store.path.is_file() \
+        else f"no results store at {store.path}"
+    return [f"rates: {where}; where none, assumed "
             f"{sweep_execution.ASSUMED_OPS_PER_SEC:,} ops/s a thread (loads {sweep_execution.LOAD_OPS_PER_SEC:,}"
             f" ops/s, Python loops {PYTHON_OPS_PER_SEC:,}, LinkBench loads {LINKBENCH_LOAD_IDS_PER_SEC:,} ids/s)",
             f"space: keys x (key + value) x a factor per engine: {len(amps)} measured from stored db_size_bytes; "
-            f"where none, x{DEFAULT_SPACE_AMP:g}, plus {format_bytes(DB_FLOOR_BYTES)} a database"]
+            f"where none, x{DEFAULT_SPACE_AMP:.1f} (stated default), plus {format_bytes(DB_FLOOR_BYTES)} a database"]
 
 
 def rate_basis(c: Cost) -> str:
@@ -420,7 +421,7 @@ def amp_basis(c: Cost) -> str:
     stored = [f"{e} x{f:.2f} stored" for e, (f, how) in sorted(c.amp.items()) if how == "stored"]
     default = sorted(e for e, (_, how) in c.amp.items() if how == "default")
     if default:
-        stored.append(f"x{DEFAULT_SPACE_AMP:g} default for {len(default)} of {len(c.amp)} engines")
+        stored.append(f"x{DEFAULT_SPACE_AMP:.1f} default for {len(default)} of {len(c.amp)} engines")
     return "; ".join(stored)
 
 
@@ -430,8 +431,8 @@ def describe(c: Cost) -> list:
     return [f"  runs     {len(c.works)}, up to {c.keys:,} keys a database",
             f"  time     about {sweep_execution.format_seconds(c.seconds)} ({rate_basis(c)})",
             f"  disk     {dbs} at most at once ({amp_basis(c)}); output {format_bytes(c.output_bytes)}",
-            f"  memory   {format_bytes(c.memory_bytes)} (engine cache, plus the database where the seed ran "
-            "from memory)"]
+            f"  memory   {format_bytes(c.memory_bytes)} (engine cache, plus the database kept in the page cache "
+            "where the run reads from memory)"]
 
 
 def describe_total(costs: list, out: Path) -> list:
