@@ -165,7 +165,7 @@ def _quickstart(p, engines):
 def _read_scalability(p, engines):
     sweep = read_scalability_seed.read_scalability(engines, p["threads"], p["num"], p["reads"],
                                                    cache_size=p.get("cache_size"), repeats=p["repeats"],
-                                                   store=Store(os.devnull), name="read-scalability-estimate")
+                                                   store=None, name="read-scalability-estimate")
     return [_spec_work(pt.label(), pt.spec) for pt in sweep.points()]
 
 
