@@ -8,7 +8,12 @@ STYLE.md's point 17, each one a function of what is on the canvas, in display co
   a bar, in any panel (a legend beside its axes can still fall on the next panel);
 - text-overlap: two texts overlap (titles, axis labels, tick labels in view, legend texts, annotations,
   the caption; rotated labels as rotated boxes), a panel's text runs into another panel's plot area (an axis
-  label into its neighbour), or a legend's box covers a text that is not its own;
+  label into its neighbour), a panel's title wider than its panel reaches over a neighbouring panel (a
+  reader cannot tell whose title it is, even where the neighbour's own title is short enough to miss it), or a
+  legend's box covers a text that is not its own;
+- hidden-line: a data line lies exactly under one drawn after it (every vertex within a point of the upper
+  line's, the same or no marker, no wider, not dashed over solid): engines paced to one rate draw one line,
+  and only the last shows;
 - repeated-legend: one label in two legends of one figure: panels that share hues get one legend;
 - reference-beyond-machine: a reference line (labelled "ideal...", or with gid "reference") on a CPU %
   axis above 100% x the cores, or on a speedup axis ("relative to 1 thread", "speedup") above the cores;
@@ -62,6 +67,8 @@ def check_figure(fig, results=None, palette=None, cores: int | None = None, op_c
     problems = []
     problems += _legend_over_data(axes, legends, renderer)
     problems += _text_overlap(fig, axes, legends, renderer)
+    problems += _title_over_neighbour(axes, renderer)
+    problems += _hidden_lines(axes, renderer)
     problems += _repeated_legend(legends)
     problems += _reference_beyond_machine(axes, cores)
     problems += _percentile_of_too_few_ops(axes, counts)
@@ -296,6 +303,102 @@ def _text_overlap(fig, axes, legends, renderer):
                 problems.append(Problem("text-overlap", f"the legends ({_legend_name(a)}) and "
                                                         f"({_legend_name(b)}) overlap"))
     return problems
+
+
+def _titles(ax):
+    return [t for t in (ax.title, getattr(ax, "_left_title", None), getattr(ax, "_right_title", None))
+            if t is not None and t.get_visible() and t.get_text().strip()]
+
+
+def _title_over_neighbour(axes, renderer):
+    """A panel's title reaching over another panel's column: across its plot area's width, from its bottom to
+    above its top by twice the title's height (where that panel's own title would be).  A title that also
+    meets the other's title or plot area is left to _text_overlap, which names that."""
+    from matplotlib.transforms import Bbox
+    problems = []
+    for ax in axes:
+        for t in _titles(ax):
+            poly = _polygon(t, renderer)
+            height = max(y for _, y in poly) - min(y for _, y in poly)
+            for other in axes:
+                b = other.bbox
+                if other is ax or b.width <= 0:
+                    continue
+                column = _box_polygon(Bbox.from_extents(b.x0, b.y0, b.x1, b.y1 + 2 * height + 4))
+                met = [_polygon(u, renderer) for u in _titles(other)] + [_box_polygon(b)]
+                if _overlap(poly, column) and not any(_overlap(poly, q) for q in met):
+                    problems.append(Problem("text-overlap", f"the title '{_short(t.get_text())}' of {_where(ax)} "
+                                                            f"reaches over {_where(other)}: wrap it to its panel"))
+    return problems
+
+
+# --- a line hidden under another ---------------------------------------------------------------------
+
+def _no_marker(line) -> bool:
+    return line.get_marker() in (None, "None", "none", "", " ", ",")
+
+
+def _draws_segments(line) -> bool:
+    return line.get_linestyle() not in ("None", "none", "", " ") and line.get_linewidth() > 0
+
+
+def _hidden_lines(axes, renderer):
+    """Each data line whose every vertex sits within a point of a vertex of a line drawn above it, with the
+    same marker (or none) no larger and, where it draws segments, the upper one's no thinner: nothing of it
+    shows.  Reference lines are left out (a data line on the ideal is the ideal reached)."""
+    import numpy as np
+    tol = renderer.points_to_pixels(1.0)
+    problems = []
+    for ax in axes:
+        children = {id(c): k for k, c in enumerate(ax.get_children())}
+        drawn = []
+        for line in ax.get_lines():
+            if not line.get_visible() or _is_reference(line) or (line.get_alpha() or 1) <= 0:
+                continue
+            if _no_marker(line) and not _draws_segments(line):
+                continue
+            xy = np.asarray(line.get_xydata(), dtype=float)
+            if xy.size == 0:
+                continue
+            pts = line.get_transform().transform(xy)
+            pts = pts[np.isfinite(pts).all(axis=1)]
+            if len(pts):
+                drawn.append(((line.get_zorder(), children.get(id(line), 0)), line, pts))
+        drawn.sort(key=lambda d: d[0])
+        for i, (_, low, lp) in enumerate(drawn):
+            for _, high, hp in drawn[i + 1:]:
+                if _covers(high, hp, low, lp, tol):
+                    problems.append(Problem("hidden-line", f"{_line_name(low)} in {_where(ax)} lies exactly under "
+                                                           f"{_line_name(high)}: nothing of it shows (give each "
+                                                           "its own marker and a small dodge, or draw the "
+                                                           "shared value once)"))
+                    break
+    return problems
+
+
+def _covers(high, hp, low, lp, tol) -> bool:
+    import numpy as np
+    if (high.get_alpha() or 1) < 1:
+        return False
+    if not _no_marker(low) and (high.get_marker() != low.get_marker()
+                                or high.get_markersize() < low.get_markersize() - 1e-9):
+        return False
+    segments = _draws_segments(low) and len(lp) > 1
+    if segments and (not _draws_segments(high) or high.get_linewidth() < low.get_linewidth() - 1e-9
+                     or (high.get_linestyle() not in ("-", "solid") and high.get_linestyle() != low.get_linestyle())):
+        return False   # a dashed line over a solid one shows the solid one in its gaps
+    dist = np.hypot(lp[:, None, 0] - hp[None, :, 0], lp[:, None, 1] - hp[None, :, 1])
+    nearest = dist.argmin(axis=1)
+    if not (dist[np.arange(len(lp)), nearest] <= tol).all():
+        return False
+    # segments lie on the upper line's only between neighbouring vertices of it
+    return not segments or bool((np.abs(np.diff(nearest)) == 1).all())
+
+
+def _line_name(line) -> str:
+    from matplotlib.colors import to_rgb
+    label = str(line.get_label())
+    return f"'{label}'" if label and not label.startswith("_") else f"the {_hex(to_rgb(line.get_color()))} line"
 
 
 # --- one legend for shared hues ----------------------------------------------------------------------

@@ -120,15 +120,20 @@ def save(fig, out_dir, name: str, caption_text: str, results=None, check: bool =
 def _counts_on_x(ax, values):
     """Thread and reader counts are whole numbers: ticks at the counts measured, no 1.2 or 1.4.  A label that
     would run into its neighbour's (1 and 2 on an axis to 32) is left blank; its tick stays."""
+    import math
     ticks = sorted({int(v) for v in values})
     ax.set_xticks(ticks)
     lo, hi = ax.get_xlim()
+    if ax.get_xscale() == "log":   # positions along a log axis: measured in log space
+        ticks_u, (lo, hi) = [math.log(t) for t in ticks], (math.log(lo), math.log(hi))
+    else:
+        ticks_u = ticks
     fig = ax.get_figure()
     width_pt = ax.get_position().width * fig.get_figwidth() * 72
     size = ax.xaxis.get_ticklabels()[0].get_fontsize() if ax.xaxis.get_ticklabels() else 10
     labels, last = [], None
-    for t in ticks:
-        at = (t - lo) / (hi - lo) * width_pt if hi > lo else 0.0
+    for t, u in zip(ticks, ticks_u):
+        at = (u - lo) / (hi - lo) * width_pt if hi > lo else 0.0
         half = 0.32 * size * len(str(t))
         if last is None or at - half >= last + 0.5 * size or t == ticks[-1]:
             labels.append(str(t))
@@ -136,8 +141,8 @@ def _counts_on_x(ax, values):
         else:
             labels.append("")
     if len(ticks) > 1 and labels[-2] and labels[-1]:   # the last one kept may crowd the one before it
-        prev = (ticks[-2] - lo) / (hi - lo) * width_pt + 0.32 * size * len(str(ticks[-2]))
-        if (ticks[-1] - lo) / (hi - lo) * width_pt - 0.32 * size * len(str(ticks[-1])) < prev + 0.5 * size:
+        prev = (ticks_u[-2] - lo) / (hi - lo) * width_pt + 0.32 * size * len(str(ticks[-2]))
+        if (ticks_u[-1] - lo) / (hi - lo) * width_pt - 0.32 * size * len(str(ticks[-1])) < prev + 0.5 * size:
             labels[-2] = ""
     ax.set_xticklabels(labels)
 
@@ -213,18 +218,26 @@ def read_scalability(measured, published=None, metric="ops_per_sec"):
 
 def speedup(frame):
     """Throughput relative to each engine's 1-thread figure, measured (solid) and published (dashed), with the
-    ideal of this machine: linear up to its cores, flat past them."""
+    ideal of this machine: linear up to its cores, flat past them.  Every engine starts at 1 and engines that
+    scale alike meet at every count: each series is set a few points sideways (as rww's), so none hides another."""
     plt = require("matplotlib.pyplot", "kvlab's plots")
-    sns = require("seaborn", "kvlab's plots")
     from matplotlib.lines import Line2D
+    from matplotlib.transforms import ScaledTranslation
     house_style()
     colours = engine_palette(list(dict.fromkeys(frame["engine"])))
     fig, ax = plt.subplots()
     sources = list(dict.fromkeys(frame["source"]))
-    dashes = {s: "" if s == "measured" else (4, 2) for s in sources}
     markers = {s: "o" if s == "measured" else "s" for s in sources}
-    sns.lineplot(data=frame, x="threads", y="speedup", hue="engine", style="source", style_order=sources,
-                 dashes=dashes, markers=markers, ax=ax, palette=colours, legend=False)
+    series = frame.groupby(["source", "engine", "threads"], sort=False)["speedup"].median().reset_index()
+    drawn = []
+    for source in sources:
+        for engine in dict.fromkeys(frame["engine"]):
+            part = series[(series.source == source) & (series.engine == engine)].sort_values("threads")
+            if not part.empty:
+                (line,) = ax.plot(part["threads"], part["speedup"], color=colours[engine], marker=markers[source],
+                                  markersize=6, markeredgecolor="white", markeredgewidth=0.6, linewidth=1.6,
+                                  linestyle="-" if source == "measured" else (0, (4, 2)))
+                drawn.append(line)
     cores = _machine_cores()
     threads = sorted({int(t) for t in frame["threads"]})
     xs = sorted(set(threads) | ({cores} if threads[0] < cores < threads[-1] else set()))
@@ -235,7 +248,12 @@ def speedup(frame):
     ax.set_ylim(bottom=0)
     ax.set_title("scaling: measured vs published")
     fig.tight_layout()
+    step, limits = _dodge(ax, threads, len(drawn), False)
+    ax.set_xlim(*limits)
     _counts_on_x(ax, frame["threads"])
+    for i, line in enumerate(drawn):   # after plotting: the data limits came from the data
+        line.set_transform(ax.transData + ScaledTranslation((i - (len(drawn) - 1) / 2) * step / 72, 0,
+                                                            fig.dpi_scale_trans))
     handles = _engine_handles(colours, marker=None, linewidth=2)
     handles += [Line2D([], [], color="#444444", marker=markers[s], linestyle="-" if s == "measured" else "--",
                        label=s) for s in sources]
@@ -425,36 +443,94 @@ def seed003_tests(measured, published=None, title="seed 003's tests: the embedde
     return fig
 
 
-def rww(frame):
+_ENGINE_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "p", "h", "*")
+_DODGE_PT = 6.5   # sideways step between engines at one x, in points, at most: markers (6 pt) side by side
+
+
+def rww(frame, target: float | None = None):
     """Seed 001's readwhilewriting: read and write rates, and CPU against the ideal line: readers + the writer
-    (100% each), bounded by this machine's cores (the seed's 200/300/500... assumed 64).  One legend."""
+    (100% each), bounded by this machine's cores (the seed's 200/300/500... assumed 64).  One legend.
+
+    The writer is paced (`target` writes/s, drawn as the reference line "target"), so every engine that keeps
+    up sits on the same value: each engine has a marker of its own and its points are set side by side at
+    each reader count (a few points apart), in all three panels, so that none hides another; the write rate
+    is points only (a rate held at its target is a check, not a trend)."""
     plt = require("matplotlib.pyplot", "kvlab's plots")
-    sns = require("seaborn", "kvlab's plots")
     from matplotlib.lines import Line2D
+    from matplotlib.transforms import ScaledTranslation
     house_style()
-    colours = engine_palette(list(dict.fromkeys(frame["engine"])))
+    engines = list(dict.fromkeys(frame["engine"]))
+    colours = engine_palette(engines)
+    markers = {e: _ENGINE_MARKERS[i % len(_ENGINE_MARKERS)] for i, e in enumerate(engines)}
+    medians = frame.groupby(["engine", "readers"], sort=False)[["reads_per_sec", "writes_per_sec", "cpu_pct"]] \
+        .median().reset_index()
     fig, axes = plt.subplots(1, 3, figsize=(14, 4.2))
-    for ax, column, title, label in ((axes[0], "reads_per_sec", "read rate", "reads/s"),
-                                     (axes[1], "writes_per_sec", "write rate", "writes/s"),
-                                     (axes[2], "cpu_pct", "CPU", "CPU % (100 = one core)")):
-        sns.lineplot(data=frame, x="readers", y=column, hue="engine", marker="o", ax=ax, palette=colours,
-                     legend=False)
+    readers = sorted({int(n) for n in frame["readers"]})
+    log_x = readers[0] > 0 and readers[-1] / readers[0] >= 8
+    panels = ((axes[0], "reads_per_sec", "read rate", "reads/s", "-"),
+              (axes[1], "writes_per_sec", "write rate" + (f" (writer paced to {_si(target)}/s)" if target else ""),
+               "writes/s", "none"),
+              (axes[2], "cpu_pct", "CPU", "CPU % (100 = one core)", "-"))
+    dodged = []
+    for ax, column, title, label, linestyle in panels:
+        if log_x:
+            ax.set_xscale("log", base=2)
+        for i, engine in enumerate(engines):
+            part = medians[medians.engine == engine].sort_values("readers")
+            (line,) = ax.plot(part["readers"], part[column], color=colours[engine], marker=markers[engine],
+                              markersize=6, markeredgecolor="white", markeredgewidth=0.6, linestyle=linestyle,
+                              linewidth=1.6, label=engine)
+            dodged.append((ax, i, line))
         ax.set_title(title)
+        ax.set_xlabel("reader threads")
         ax.set_ylabel(label)
         _rates(ax)
+    handles = [Line2D([], [], color=colours[e], marker=markers[e], markeredgecolor="white", markeredgewidth=0.6,
+                      label=e) for e in engines]
+    if target:
+        axes[1].axhline(target, color=REFERENCE_COLOUR, linestyle=":", linewidth=1.4, zorder=1.5,
+                        label=f"target: {_si(target)} writes/s", gid="reference-target")
+        axes[1].set_ylim(top=max(axes[1].get_ylim()[1], target * 1.1))
+        handles.append(Line2D([], [], color=REFERENCE_COLOUR, linestyle=":", linewidth=1.4,
+                              label=f"target: {_si(target)} writes/s"))
     cores = _machine_cores()
-    readers = sorted({int(n) for n in frame["readers"]})
     xs = sorted(set(readers) | ({cores - 1} if readers[0] < cores - 1 < readers[-1] else set()))
     ideal = f"ideal: readers + writer,\nat most {cores} cores"
     axes[2].plot(xs, [100 * min(n + 1, cores) for n in xs], color=REFERENCE_COLOUR, linestyle="--", linewidth=1.4,
                  label=ideal, gid="reference")
     axes[2].set_ylim(top=max(axes[2].get_ylim()[1], 100 * cores * 1.08))
+    handles.append(Line2D([], [], color=REFERENCE_COLOUR, linestyle="--", label=ideal))
     fig.tight_layout(w_pad=2.5)
+    step, (lo, hi) = _dodge(axes[0], readers, len(engines), log_x)
     for ax in axes:
+        ax.set_xlim(lo, hi)
         _counts_on_x(ax, frame["readers"])
-    _one_legend(fig, _engine_handles(colours) + [Line2D([], [], color=REFERENCE_COLOUR, linestyle="--", label=ideal)],
-                title="engine")
+        if log_x:
+            ax.xaxis.set_minor_locator(require("matplotlib.ticker", "kvlab's plots").NullLocator())
+    for ax, i, line in dodged:   # set after plotting: the data limits came from the data, not the shifted points
+        line.set_transform(ax.transData + ScaledTranslation((i - (len(engines) - 1) / 2) * step / 72, 0,
+                                                            fig.dpi_scale_trans))
+    _one_legend(fig, handles, title="engine (side by side\nat each reader count)")
     return fig
+
+
+def _dodge(ax, xs, n: int, log: bool) -> tuple:
+    """(step in points, x limits) for `n` series set side by side at each of `xs`: the step at most _DODGE_PT
+    and the n points at one x within 80% of the gap to the next; limits that leave the outer clusters room."""
+    import math
+    u = [math.log2(x) for x in xs] if log else [float(x) for x in xs]
+    width = ax.get_window_extent().width * 72 / ax.get_figure().dpi
+    span = u[-1] - u[0]
+    if span <= 0:
+        lo, hi = u[0] - 1, u[0] + 1
+        return _DODGE_PT, ((2 ** lo, 2 ** hi) if log else (lo, hi))
+    pad = (n - 1) / 2 * _DODGE_PT + 10
+    gap = min(b - a for a, b in zip(u, u[1:])) * max(width - 2 * pad, 1) / span
+    step = min(_DODGE_PT, 0.8 * gap / max(n, 1))
+    pad = (n - 1) / 2 * step + 10
+    margin = pad * span / max(width - 2 * pad, 1)
+    lo, hi = u[0] - margin, u[-1] + margin
+    return step, ((2 ** lo, 2 ** hi) if log else (lo, hi))
 
 
 def latency_throughput(frame, title="latency against throughput (open loop)"):
@@ -682,7 +758,8 @@ def compare(frame, title: str | None = None):
             colour = _VERDICT_COLOURS.get(r.get("verdict") or "~", "#777777")
             ax.plot([change], [y + 0.05], marker="D" if geomean else "o", markersize=7 if geomean else 6,
                     color=colour if not geomean else "#222222", markerfacecolor=colour if not geomean else "white")
-        ax.set_title(f"{m.label} ({'higher' if m.higher_is_better else 'lower'} is better)", fontsize=9)
+        # non-breaking spaces: '(lower is better)' stays on one line when the title is wrapped to its panel
+        ax.set_title(f"{m.label} ({'higher' if m.higher_is_better else 'lower'}\u00a0is\u00a0better)", fontsize=9)
         ax.set_xlabel("change of B against A's median (%)")
         ax.set_yticks(range(len(labels)))
         ax.set_yticklabels(list(reversed(labels)), fontsize=8)
@@ -697,10 +774,37 @@ def compare(frame, title: str | None = None):
               Line2D([], [], color="#999999", linewidth=3, label="A: interval of its median"),
               Line2D([], [], color="#dddddd", linewidth=8, label="noise floor")]
     fig.legend(handles=legend, loc="upper left", bbox_to_anchor=(1.0, 0.95), frameon=False, fontsize=8)
-    a, b = frame.attrs.get("a", "A"), frame.attrs.get("b", "B")
-    fig.suptitle(title or f"B ({b}) against A ({a})", fontweight="bold")
+    fig.suptitle(title or f"{_side_name('B', frame.attrs.get('b'))} against {_side_name('A', frame.attrs.get('a'))}",
+                 fontweight="bold")
+    # a metric's name can be wider than its panel (the amplification panels'): wrapped to the panel, then laid
+    # out again for the taller titles, then wrapped again to the panels' final widths
     fig.tight_layout()
+    for _ in range(2):
+        renderer = figcheck.render(fig)
+        for ax in list(grid.flat)[:len(metrics)]:
+            _wrap_title_to_panel(ax, renderer)
+        fig.tight_layout()
     return fig
+
+
+def _side_name(side: str, label) -> str:
+    """'B (tag:v4000)'; a label that already names its side ('B (lmdb, in hand)') as it is."""
+    if not label:
+        return side
+    return str(label) if str(label).split(" ")[0] == side else f"{side} ({label})"
+
+
+def _wrap_title_to_panel(ax, renderer) -> None:
+    """The axes' title broken at spaces into as few lines as keep it within the panel's width."""
+    import textwrap
+    title = ax.title
+    # split at plain spaces only (str.split() would split at the no-break spaces meant to hold words together)
+    text = " ".join(w for w in title.get_text().replace("\n", " ").split(" ") if w)
+    width = ax.get_window_extent(renderer).width
+    for chars in range(len(text), 7, -1):
+        title.set_text("\n".join(textwrap.wrap(text, chars, break_long_words=False)))
+        if title.get_window_extent(renderer).width <= width:
+            return
 
 
 def _compare_label(r: dict, match) -> str:
