@@ -679,14 +679,15 @@ cdef class Run:
         self.mix = <kv_mix *> calloc(1, sizeof(kv_mix))
         if self.mix == NULL:
             raise MemoryError()
-        cdef int i, j
+        cdef int i
         self.mix.ntxns, self.mix.nops, self.mix.ndists = len(txns), len(ops), len(dists)
         for i, t in enumerate(txns):   # kvlab.execution.mixplan's records: MixTxn, MixOp, MixDist
             self.mix.txns[i].first, self.mix.txns[i].nops, self.mix.txns[i].txn = t.first, t.nops, t.txn
             self.mix.txns[i].simple, self.mix.txns[i].cum = t.simple, t.cum
         for i, op in enumerate(ops):
             if op.optype == _GRAPH_OPTYPE and (self.graph == NULL or not 0 <= op.graph_op < KV_G__COUNT):
-                raise _errors.SpecError("a mix with LinkBench operations needs a graph (kvlab.model.workloads.linkbench)")
+                raise _errors.SpecError("a mix with LinkBench operations needs a graph "
+                                        "(kvlab.model.workloads.linkbench)")
             self.mix.ops[i].optype, self.mix.ops[i].count, self.mix.ops[i].dist = op.optype, op.count, op.dist
             self.mix.ops[i].length, self.mix.ops[i].min_length = op.length, op.min_length
             self.mix.ops[i].length_dist, self.mix.ops[i].graph_op = op.length_dist, op.graph_op
