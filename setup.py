@@ -9,8 +9,8 @@ overridable per engine at build time:
 (a prefix holds include/ and lib/ or lib/x86_64-linux-gnu/).  KVLAB_ENGINES=lmdb,rocksdb
 limits the build to those engines.  KVLAB_ROCKSDB_IE_PREFIX: a second static RocksDB of the same
 source built with the initial-exec TLS model (`make engines`); the same module is then linked a
-second time against it, as kvlab/_native_ie (kvlab.execution.native loads it where it can).  An engine whose header or library is missing is
-left out; `kvlab engines` then names the Debian package that provides it.
+second time against it, as kvlab/_native_ie (kvlab.execution.native loads it where it can).  An engine
+whose header or library is missing is left out; `kvlab engines` then names the Debian package that provides it.
 
 The build also writes the package's own files: kvlab/_build_config.json (what was linked, for
 `kvlab engines` and every result) into the build, and the checkout's folders that commands read
@@ -111,7 +111,8 @@ def configure():
     BUILD_FACTS.update(engines=found, rocksdb_initial_exec=ie)
     module = dict(include_dirs=include_dirs, runtime_library_dirs=runtime_dirs, libraries=libraries,
                   define_macros=macros,
-                  depends=sorted(str(p.relative_to(ROOT)) for p in (ROOT / "cython_ext/include").glob("*.h")),  # a header edit rebuilds
+                  # a header edit rebuilds
+                  depends=sorted(str(p.relative_to(ROOT)) for p in (ROOT / "cython_ext/include").glob("*.h")),
                   extra_compile_args=["-O2", "-Wno-unused-function"],
                   # A static engine library's symbols stay inside the module: calls between its functions are then
                   # direct, not through the PLT, as in an executable such as db_bench (only PyInit__native is needed).

@@ -32,7 +32,8 @@ def main():
     ap.add_argument("--engine", default="lmdb")
     ap.add_argument("--num", type=int, default=100_000)
     ap.add_argument("--descriptors", action="store_true",
-                    help="a release RocksDB through TLS descriptors (kvlab/_native), not initial-exec (kvlab/_native_ie)")
+                    help="a release RocksDB through TLS descriptors (kvlab/_native), "
+                         "not initial-exec (kvlab/_native_ie)")
     args = ap.parse_args()
     if not shutil.which("valgrind"):
         raise SystemExit("needs valgrind (apt-get install valgrind)")

@@ -66,8 +66,8 @@ def open_engine(tmp_path, engine_name):
 # runs everything.  A test's tier is decided here, in one table, so a test file never carries its own.
 MARKERS = {
     "engine": "opens a real storage engine (given to every test that calls require() or takes an engine fixture)",
-    "slow": "a long run (papermill notebooks, the 10,000-case fuzzes, wheel builds, the docs' examples, Dask "
-            "workers, power cuts): full suite only",
+    "slow": "a long run (papermill notebooks, the fuzzes (2,000 cases; 10,000 in scripts/fuzz_campaign.sh), "
+            "wheel builds, the docs' examples, Dask workers, power cuts): full suite only",
     "browser": "drives Chromium through JupyterLab",
     "timing": "asserts a wall-clock bound (stated generously, with its reason, in the test)",
 }

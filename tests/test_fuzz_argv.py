@@ -27,10 +27,10 @@ KVLAB_RESULTS and tempfile's directory all inside the test's temporary root) and
   are compared with a snapshot taken before.
 
 What is real and what is stood in (test_argv_fuzz: 2,000 cases in the suite, 10,000 in the campaign).
-A valid command line would run a benchmark (seconds to hours), so the executions are replaced by light stand-ins; everything before
-them is real: the parser, each handler, make_spec and every check of the spec, the preflight (dbdir.check,
-check_output_file, the results store's check), and everything after them (the result lines, the
-accounting table, warnings, --json, the results store, exit codes).
+A valid command line would run a benchmark (seconds to hours), so the executions are replaced by light
+stand-ins; everything before them is real: the parser, each handler, make_spec and every check of the
+spec, the preflight (dbdir.check, check_output_file, the results store's check), and everything after
+them (the result lines, the accounting table, warnings, --json, the results store, exit codes).
 - `kvlab.execution.runner.run_spec` (also bound by name in kvlab.cli.compare and kvlab.execution.sweep;
   kvlab.cli.common and kvlab.cli.dbbench import it from the runner when called): the stand-in does what
   the real one does up to the native driver: dbdir.check, spec.validate(), CPU pinning (pinning.pin),

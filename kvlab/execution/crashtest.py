@@ -182,8 +182,9 @@ def crashtest(engine: str, kills: int, sync: bool = False, db: str | os.PathLike
     `setting`: a durability setting of the engine (DURABILITY; its settings replace `sync`); `settings`:
     further engine settings on top.  `cut_on`: a regular expression; the kill comes `min_s` seconds after a
     new entry whose name matches it appears in the database directory after the writer opened it (a crash
-    point: a new log file, say), or at `max_s` when none does.  Under power loss, up to `keep_damaged` databases that broke the
-    setting's promise are copied out and left (Kill.kept_at), with the file system's log."""
+    point: a new log file, say), or at `max_s` when none does.  Under power loss, up to `keep_damaged`
+    databases that broke the setting's promise are copied out and left (Kill.kept_at), with the file
+    system's log."""
     cfg = engines.get(engine)
     native.require_built(engine)
     _check_sizes(cfg, kills, batch, num, value_size, min_s, max_s, loss)
@@ -248,7 +249,8 @@ def _check_patterns(cut_on, names):
         except re.error as exc:
             raise errors.SpecError(f"crashtest: cut_on {cut_on!r} is not a regular expression: {exc}") from None
     if names not in forgetfs.NAME_MODELS:
-        raise errors.SpecError(f"crashtest: names model {names!r} is unknown; allowed: {', '.join(forgetfs.NAME_MODELS)}")
+        raise errors.SpecError(f"crashtest: names model {names!r} is unknown; "
+                               f"allowed: {', '.join(forgetfs.NAME_MODELS)}")
 
 
 def _database_dir(db) -> tuple:

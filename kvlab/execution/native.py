@@ -183,7 +183,8 @@ def started_with_static_tls_room() -> bool:
 def needs_static_tls_room() -> bool:
     """A library is linked into this build and this process started without the room (nor was it asked for)."""
     static = any(w.get("linkage") == "static" for w in build_config().get("engines", {}).values())
-    return static and not started_with_static_tls_room() and STATIC_TLS_TUNABLE not in os.environ.get("GLIBC_TUNABLES", "")
+    tuned = STATIC_TLS_TUNABLE in os.environ.get("GLIBC_TUNABLES", "")
+    return static and not started_with_static_tls_room() and not tuned
 
 
 def with_static_tls_room(environ) -> dict:
