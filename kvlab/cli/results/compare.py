@@ -22,7 +22,8 @@ def add_parser(actions, make):
              "trials and runs of one side with the same key are its samples. '~' means no significant change: "
              "p >= 0.05, fewer than 3 samples a side, or a change below the noise floor (--threshold, or the "
              "floor `kvlab noise` measured for the benchmark's host, engine, workload and threads, if larger). "
-             "With --run, A and B are run here first, interleaved A B A B ..., and the comparison is over them.")
+             "With --run, A and B are run here first, interleaved A B, B A, A B ... (who starts alternates), "
+             "and the comparison is over them.")
     c.add_argument("a", metavar="A", nargs="?", default=None, help="the baseline: " + SIDE_HELP)
     c.add_argument("b", metavar="B", nargs="?", default=None, help="compared against A: " + SIDE_HELP)
     c.add_argument("--where", default=None, metavar="TERMS",
@@ -44,7 +45,7 @@ def add_parser(actions, make):
     g.add_argument("--run", nargs=2, default=None, metavar="SPEC",
                    help="A's spec, then B's, run here instead of stored sides: each a `kvlab run` argument string "
                         "('--engine lmdb --workload readrandom --num 100000') or a stored run id whose spec is "
-                        "reused; A B A B ..., each trial in a fresh database unless the spec gives --db; a side "
+                        "reused; A B, B A, A B ..., each trial in a fresh database unless the spec gives --db; a side "
                         "without --seed takes the other's seed (the same keys)")
     g.add_argument("--repeat", type=count(1, 1000), default=None, metavar="N",
                    help=f"trials a side with --run (default {RUN_REPEAT}; 4 or more a side can reach p < 0.05)")

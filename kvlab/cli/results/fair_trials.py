@@ -1,4 +1,4 @@
-"""`kvlab results compare --run SPEC_A SPEC_B`: fair trials, A and B run here interleaved (A B A B ...), each
+"""`kvlab results compare --run SPEC_A SPEC_B`: fair trials, A and B run here interleaved (A B, B A, ...), each
 side a `kvlab run` argument string or a stored run whose spec is reused; their warnings said once."""
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ RUN_REPEAT = 5
 
 
 def run_sides(store, args) -> tuple:
-    """Run A and B interleaved (A B A B ...), each trial stored as it ends with the tags compare:ID:A or :B
+    """Run A and B interleaved (A B, B A, ...), each trial stored as it ends with the tags compare:ID:A or :B
     and the user's; returns the two sides to compare (the tags, or the results in hand with --no-store) and
     the exit code (130 when stopped part-way)."""
     from ...execution.interleave import run_interleaved
@@ -35,7 +35,7 @@ def run_sides(store, args) -> tuple:
     for spec in (spec_a, spec_b):
         common.preflight(args, spec.db, spec.use_existing_db)
     common.say(args, f"kvlab results compare --run: {repeat} trial{'s' if repeat > 1 else ''} a side, interleaved "
-                     f"A B A B ...; trials tagged {label}:A and {label}:B",
+                     f"A B, B A, A B ...; trials tagged {label}:A and {label}:B",
                f"  A: {_describe(spec_a)}", f"  B: {_describe(spec_b)}")
     if shared is not None:
         common.say(args, f"  one seed for both sides, {shared} (the same keys in the same order)")
