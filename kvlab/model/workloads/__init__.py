@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 @dataclass(frozen=True)
 class Workload:
     name: str
-    native: str                 # the driver loop (WORKLOAD_CODES in _native.pyx)
+    native: str                 # the driver loop (KV_WORKLOADS in kv_driver.h; kvlab._native.WORKLOADS)
     description: str
     needs_data: bool = False    # reads a loaded key space; a fresh db gets a fillseq load phase
     writes: bool = False

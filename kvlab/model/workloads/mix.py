@@ -64,7 +64,7 @@ OP_KINDS: dict[str, OpKind] = {k.name: k for k in (
     OpKind("get_links_list", "LinkBench: the newest links of (id1, type), one short range read", reads=True,
            graph=True, alone="read"),
 )}
-GRAPH_OPS = tuple(k for k, v in OP_KINDS.items() if v.graph)   # in enum kv_graph_op's order
+GRAPH_OPS = tuple(k for k, v in OP_KINDS.items() if v.graph)   # mixplan maps them to the C core's codes by name
 
 LENGTH_DISTRIBUTIONS = ("constant", "uniform", "zipfian")   # YCSB's scanlengthdistribution, plus fixed
 ARRIVALS = ("uniform", "poisson")
