@@ -115,13 +115,13 @@ def test_sweep_show_prints_the_estimate_by_file_and_by_name(tmp_path):
     store = str(tmp_path / "s.duckdb")
     rc, out, err = kvlab("sweep", "show", str(toml), "--store", store, cwd=tmp_path)
     assert rc == 0, err
-    assert "estimate for the 4 pending point(s)" in out and "runs     4, up to 2,000 keys" in out
+    assert "estimate for the 4 point(s) not yet stored" in out and "runs     4, up to 2,000 keys" in out
     for word in ("time     about", "disk", "memory", "free: fits"):
         assert word in out
     assert not os.path.exists(store)
     rc, out, err = kvlab("sweep", "run", str(toml), "--store", store, "--progress", "off", cwd=tmp_path)
     assert rc == 0, err
     rc, out, err = kvlab("sweep", "show", name, "--store", store, cwd=tmp_path)   # by its stored name
-    assert rc == 0 and "estimate for the 0 pending point(s)" in out and out.count("done") == 4, out + err
+    assert rc == 0 and "estimate for the 0 point(s) not yet stored" in out and out.count("done") == 4, out + err
     rc, _, err = kvlab("sweep", "show", "nosuch", "--store", store, cwd=tmp_path)
     assert rc == 2 and "no sweep of that name" in err

@@ -76,7 +76,7 @@ def cmd_sweep(args) -> int:
         done = stored.finished_points(store, sweep.id)
         for p in sweep.points():
             print(f"  [{p.index + 1}] {p.id} {'done   ' if p.id in done else 'pending'} {p.label()}")
-        print(f"estimate for the {len(pending)} pending point(s):")
+        print(f"estimate for the {len(pending)} point(s) not yet stored:")
         print("\n".join([*estimate.describe_basis(store), *estimate.describe(cost),
                          *estimate.describe_total([cost], store.path.parent)]))
         return 0
