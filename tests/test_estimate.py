@@ -36,7 +36,7 @@ def test_dry_run_prints_every_notebook_and_writes_nothing(tmp_path, scale):
         block = out.split(f"== {name} ({scale})")[1].split("==")[0]
         for word in ("runs", "keys a database", "time     about", "disk", "output", "memory"):
             assert word in block, (name, word, block)
-    assert "no results store at" in out and "assumed 300,000 ops/s a thread" in out   # says which rates
+    assert "no results store at" in out and "(a thread) loads 100,000 ops/s, writes 40,000" in out   # says which rates
     assert "x2.0 (stated default)" in out
     assert "free: fits" in out or "free: DOES NOT FIT" in out
     assert tree(tmp_path) == []          # no output folder made, no store written
