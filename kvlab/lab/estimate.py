@@ -399,9 +399,9 @@ def check_disk(costs: list, out: Path) -> None:
     if short:
         text = "; ".join(f"{' and '.join(str(p) for p in places)} needs {format_bytes(need)}, "
                          f"{format_bytes(free)} free" for places, need, free in short)
-        raise NotEnoughDisk(f"the run does not fit on the disk: {text} (estimated: kvlab notebooks run ... "
-                            "--dry-run shows how; make room, point --out or $TMPDIR/$KVLAB_TMPDIR elsewhere, or "
-                            "choose a smaller --scale)")
+        raise NotEnoughDisk(f"the run does not fit on the disk: {text} (an estimate: --dry-run or kvlab sweep "
+                            "show says how it was made); make room, point --out, --store, $TMPDIR or $KVLAB_TMPDIR "
+                            "elsewhere, or run less")
 
 
 # --- words --------------------------------------------------------------------------------------------
