@@ -27,6 +27,10 @@ class UnsafeDirectory(KvlabError):
     """kvlab refuses to write into or clear a directory it did not create."""
 
 
+class NotEnoughDisk(KvlabError):
+    """A run whose estimated disk use exceeds the free space where it would write (kvlab.lab.estimate)."""
+
+
 class DatabaseMismatch(UnsafeDirectory):
     """use_existing_db asked to open a database otherwise than it was made (a setting fixed at
     creation, or a way that would skip its recovery): names the difference and what is allowed."""

@@ -32,8 +32,18 @@ from .progress import Progress, RunControl, expected_ops, notify
 from .runner import run_spec
 
 POINT_OVERHEAD_S = 0.3         # opening and closing an engine, accounting, storing: per point, measured roughly
-ASSUMED_OPS_PER_SEC = 300_000  # per thread, for a workload the store has never seen on that engine
-LOAD_OPS_PER_SEC = 500_000     # the load phase (fillseq in batches of 1000), when never seen
+# per thread, for a phase the store has never seen on that engine: conservative (below the seeds' published
+# figures, e.g. RocksDB overwrite at 42k/s), so an estimate is an upper bound; kvlab.lab.estimate uses the same
+ASSUMED_LOAD_OPS_PER_SEC = 100_000
+ASSUMED_WRITE_OPS_PER_SEC = 40_000
+ASSUMED_READ_OPS_PER_SEC = 100_000
+
+
+def assumed_rate(workload, phase: str) -> int:
+    """The assumed ops/s a thread of a phase the store has no rate for: a load, a writing run or a reading one."""
+    if phase == "load":
+        return ASSUMED_LOAD_OPS_PER_SEC
+    return ASSUMED_WRITE_OPS_PER_SEC if workload.writes else ASSUMED_READ_OPS_PER_SEC
 
 
 # --- one point ---------------------------------------------------------------------------------
@@ -70,7 +80,9 @@ class Estimate:
         if not self.measured + self.assumed:
             return "nothing to run"
         basis = f"rates from the store for {self.measured} of {self.measured + self.assumed} phases" \
-            if self.measured else f"assumed rates ({ASSUMED_OPS_PER_SEC:,} ops/s a thread): no similar runs stored"
+            if self.measured else (f"assumed rates (a thread: loads {ASSUMED_LOAD_OPS_PER_SEC:,} ops/s, writes "
+                                   f"{ASSUMED_WRITE_OPS_PER_SEC:,}, reads {ASSUMED_READ_OPS_PER_SEC:,}): no "
+                                   "similar runs stored")
         return f"about {format_seconds(self.seconds)} ({basis})"
 
 
@@ -114,14 +126,14 @@ def point_seconds(point: SweepPoint, rates: dict) -> tuple:
                 total += spec.duration
                 measured += 1
                 continue
-            native = workloads.get(wname, spec.mixes).native
-            ops = expected_ops(native, params) or spec.num
+            phase_wl = workloads.get(wname, spec.mixes)
+            ops = expected_ops(phase_wl.native, params) or spec.num
             rate = rates.get((spec.engine, wname, phase))
             if rate:
                 measured += 1
             else:
                 assumed += 1
-                rate = LOAD_OPS_PER_SEC if phase == "load" else ASSUMED_OPS_PER_SEC
+                rate = assumed_rate(phase_wl, phase)
             total += ops / (rate * min(threads, os.cpu_count() or 1))
         loaded = loaded or wl.writes or wl.needs_data
     return total, measured, assumed

@@ -47,12 +47,12 @@ DB_FLOOR_BYTES = 16 << 20          # a database's own files at any size (logs, p
 AMP_MIN_LOGICAL_BYTES = 64 << 20   # a stored run smaller than this says more about the floor than the factor
 # the engines' own cache when cache_size is not given (library defaults; LMDB's cache is the page cache)
 DEFAULT_CACHE_BYTES = {"leveldb": 8 << 20, "rocksdb": 32 << 20, "wiredtiger": 100 << 20, "bdb": 64 << 20}
-# Rates for a phase the store has never seen on that engine, a thread: below the seeds' published figures (seed
-# 002: RocksDB loaded 50M 800 B values at 228k ops/s and overwrote them at 42k; seed 001: LevelDB loaded 100M at
-# 177k), so that an unmeasured run is estimated long rather than short.
-ASSUMED_LOAD_OPS_PER_SEC = 100_000
-ASSUMED_WRITE_OPS_PER_SEC = 40_000
-ASSUMED_READ_OPS_PER_SEC = 100_000
+# Rates for a phase the store has never seen on that engine, a thread: the sweep runner's (kvlab.execution.sweep),
+# below the seeds' published figures (seed 002: RocksDB loaded 50M 800 B values at 228k ops/s and overwrote them
+# at 42k; seed 001: LevelDB loaded 100M at 177k), so that an unmeasured run is estimated long rather than short.
+ASSUMED_LOAD_OPS_PER_SEC = sweep_execution.ASSUMED_LOAD_OPS_PER_SEC
+ASSUMED_WRITE_OPS_PER_SEC = sweep_execution.ASSUMED_WRITE_OPS_PER_SEC
+ASSUMED_READ_OPS_PER_SEC = sweep_execution.ASSUMED_READ_OPS_PER_SEC
 PYTHON_OPS_PER_SEC = 100_000       # the quickstart's plain Python loop through a binding
 LINKBENCH_BYTES_PER_ID = 1_000     # LinkBench's own figure: about 1 GB per 1M ids (in MySQL)
 LINKBENCH_LOAD_IDS_PER_SEC = 20_000
@@ -64,8 +64,7 @@ STORE_BYTES = 3 << 20              # a DuckDB store with its first records
 STORE_BYTES_PER_RUN = 64 << 10
 
 
-class NotEnoughDisk(errors.KvlabError):
-    """A run whose estimated disk use exceeds the free space where it would write."""
+NotEnoughDisk = errors.NotEnoughDisk
 
 
 @dataclass(frozen=True)
