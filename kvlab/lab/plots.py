@@ -201,7 +201,8 @@ def read_scalability(measured, published=None, metric="ops_per_sec"):
     sns = require("seaborn", "kvlab's plots")
     house_style()
     panels = [(measured, "measured here")] + ([(published, "published (seed 000)")] if published is not None else [])
-    colours = engine_palette(list(dict.fromkeys(list(measured["engine"]) + [e for d, _ in panels[1:] for e in d["engine"]])))
+    named = list(measured["engine"]) + [e for d, _ in panels[1:] for e in d["engine"]]
+    colours = engine_palette(list(dict.fromkeys(named)))
     fig, axes = plt.subplots(1, len(panels), figsize=(5.2 * len(panels) + 0.6, 4.2), squeeze=False)
     for ax, (data, title) in zip(axes[0], panels):
         sns.lineplot(data=data, x="threads", y=metric, hue="engine", marker="o", ax=ax, palette=colours, legend=False)
@@ -572,9 +573,54 @@ def sweep(frame, metric: str = "ops_per_sec", x: str = "threads", axes=None, hue
     median's interval as a band) against axis `x`; the other axes that vary go to hue, then columns, then rows
     (or as named).  Several workloads or phases in the frame get columns of their own."""
     plt = require("matplotlib.pyplot", "kvlab's plots")
-    ticker = require("matplotlib.ticker", "kvlab's plots")
     import numpy as np
+    frame, hue, hue_label, col, row = _sweep_layout(frame, metric, x, axes, hue, col, row)
+    house_style()
+    rows = list(dict.fromkeys(frame[row])) if row else [None]
+    cols = list(dict.fromkeys(frame[col])) if col else [None]
+    fig, grid = plt.subplots(len(rows), len(cols), figsize=(min(16, 4.6 * len(cols) + 1.6), 3.6 * len(rows)),
+                             squeeze=False, sharex=True, sharey=True)
+    band, band_words = _sweep_band(frame, metric)
+    hues = list(dict.fromkeys(frame[hue])) if hue else [None]
+    colors = engine_palette(hues) if hue in _ENGINE_HUES else \
+        dict(zip(hues, plt.rcParams["axes.prop_cycle"].by_key()["color"] * 10))
+    numeric_x = np.issubdtype(frame[x].dtype, np.number)
+    for i, rv in enumerate(rows):
+        for j, cv in enumerate(cols):
+            ax = grid[i][j]
+            part = frame
+            if row:
+                part = part[part[row] == rv]
+            if col:
+                part = part[part[col] == cv]
+            for hv in hues:
+                d = part[part[hue] == hv] if hue else part
+                if not d.empty:
+                    _sweep_line(ax, d, x, metric, colors[hv], str(hv) if hue else metric, band, numeric_x)
+            _sweep_axes(ax, frame, x, log, numeric_x)
+            parts = [f"{row}={rv}" if row else "", f"{col}={cv}" if col else ""]
+            ax.set_title(", ".join(p for p in parts if p), fontsize=10)
+            ax.set_xlabel(axis_label(x) if i == len(rows) - 1 else "")
+            ax.set_ylabel(axis_label(metric) if j == 0 else "")
+    if hue:
+        seen = {}
+        for ax in grid.flat:
+            for h, lab in zip(*ax.get_legend_handles_labels()):
+                seen.setdefault(lab, h)
+        fig.legend(list(seen.values()), list(seen), title=hue_label, loc="upper left", bbox_to_anchor=(1.0, 0.95),
+                   frameon=False)
+    n = sorted(set(frame["repeats"])) if "repeats" in frame.columns else []
+    reps = f"{n[0]} repeats" if len(n) == 1 else "repeats"
+    # two lines: one panel is narrower than the whole sentence
+    fig.suptitle(title or f"{metric.replace('_', ' ')} by {x}: median of {reps}\n{band_words}", fontweight="bold",
+                 fontsize=11)
+    fig.tight_layout()
+    return fig
 
+
+def _sweep_layout(frame, metric, x, axes, hue, col, row):
+    """(frame, hue, its legend title, col, row): the sweep's axes that vary, given to hue, then columns, then
+    rows unless named; more than three join the hue."""
     from .. import errors
     if metric not in frame.columns:
         allowed = [c for c in frame.columns if f"{c}_ci95_lo" in frame.columns]
@@ -594,71 +640,44 @@ def sweep(frame, metric: str = "ops_per_sec", x: str = "threads", axes=None, hue
     row = row or (free.pop(0) if free else None)
     if free:   # more varying axes than hue, columns and rows: they join the hue
         frame = frame.assign(_hue=frame[[hue] + free].astype(str).agg(", ".join, axis=1))
-        hue_label, hue = ", ".join([hue] + free), "_hue"
-    else:
-        hue_label = hue
-    house_style()
-    rows = list(dict.fromkeys(frame[row])) if row else [None]
-    cols = list(dict.fromkeys(frame[col])) if col else [None]
-    fig, grid = plt.subplots(len(rows), len(cols), figsize=(min(16, 4.6 * len(cols) + 1.6), 3.6 * len(rows)),
-                             squeeze=False, sharex=True, sharey=True)
-    # the median's interval exists from 3 repeats (results.stats); below 95% with 3-5 (the min-max range)
+        return frame, "_hue", ", ".join([hue] + free), col, row
+    return frame, hue, hue, col, row
+
+
+def _sweep_band(frame, metric) -> tuple:
+    """(draw the band, the words for the title): the median's interval exists from 3 repeats (results.stats);
+    below 95% with 3-5 (the min-max range)."""
     band = "repeats" in frame.columns and frame["repeats"].min() >= 3 and f"{metric}_ci95_lo" in frame.columns
-    band_level = float(frame[f"{metric}_ci_level"].astype(float).min()) \
+    level = float(frame[f"{metric}_ci_level"].astype(float).min()) \
         if band and f"{metric}_ci_level" in frame.columns else 0.95
-    band_words = (" (an interval band needs 3 or more)" if not band else
-                  f", band: min-max, a {band_level:.0%} interval of the median (95% needs 6 repeats)"
-                  if band_level < 0.95 else ", band: 95% interval of the median")
-    hues = list(dict.fromkeys(frame[hue])) if hue else [None]
-    colors = engine_palette(hues) if hue in _ENGINE_HUES else \
-        dict(zip(hues, plt.rcParams["axes.prop_cycle"].by_key()["color"] * 10))
-    numeric_x = np.issubdtype(frame[x].dtype, np.number)
-    for i, rv in enumerate(rows):
-        for j, cv in enumerate(cols):
-            ax = grid[i][j]
-            part = frame
-            if row:
-                part = part[part[row] == rv]
-            if col:
-                part = part[part[col] == cv]
-            for hv in hues:
-                d = part[part[hue] == hv] if hue else part
-                if d.empty:
-                    continue
-                d = d.sort_values(x) if numeric_x else d
-                xs = d[x] if numeric_x else d[x].astype(str)
-                ax.plot(xs, d[metric], marker="o", color=colors[hv], label=str(hv) if hue else metric)
-                lo, hi = d.get(f"{metric}_ci95_lo"), d.get(f"{metric}_ci95_hi")
-                if lo is not None and band and lo.notna().any():
-                    ax.fill_between(xs, lo.astype(float), hi.astype(float), color=colors[hv], alpha=0.18, linewidth=0)
-            if log:
-                ax.set_yscale("log")
-            else:
-                ax.set_ylim(bottom=0)
-            ax.yaxis.set_major_formatter(ticker.FuncFormatter(_si))   # 2M, not a '1e6' above the axis
-            if numeric_x and frame[x].nunique() > 1 and frame[x].min() > 0 and frame[x].max() / frame[x].min() >= 8:
-                ax.set_xscale("log", base=2 if x == "threads" else 10)
-            if numeric_x:
-                ax.set_xticks(sorted(frame[x].unique()))
-                ax.set_xticklabels([str(v) for v in sorted(frame[x].unique())])
-                ax.minorticks_off()
-            parts = [f"{row}={rv}" if row else "", f"{col}={cv}" if col else ""]
-            ax.set_title(", ".join(p for p in parts if p), fontsize=10)
-            ax.set_xlabel(axis_label(x) if i == len(rows) - 1 else "")
-            ax.set_ylabel(axis_label(metric) if j == 0 else "")
-    if hue:
-        seen = {}
-        for ax in grid.flat:
-            for h, lab in zip(*ax.get_legend_handles_labels()):
-                seen.setdefault(lab, h)
-        handles, labels = list(seen.values()), list(seen)
-        fig.legend(handles, labels, title=hue_label, loc="upper left", bbox_to_anchor=(1.0, 0.95), frameon=False)
-    n = sorted(set(frame["repeats"])) if "repeats" in frame.columns else []
-    reps = f"{n[0]} repeats" if len(n) == 1 else "repeats"
-    fig.suptitle(title or f"{metric.replace('_', ' ')} by {x}: median of {reps}"
-                 f"{band_words}", fontweight="bold")
-    fig.tight_layout()
-    return fig
+    words = ("(an interval band needs 3 or more)" if not band else
+             f"band: min-max, a {level:.0%} interval of the median (95% needs 6 repeats)"
+             if level < 0.95 else "band: 95% interval of the median")
+    return band, words
+
+
+def _sweep_line(ax, d, x, metric, colour, label, band, numeric_x) -> None:
+    d = d.sort_values(x) if numeric_x else d
+    xs = d[x] if numeric_x else d[x].astype(str)
+    ax.plot(xs, d[metric], marker="o", color=colour, label=label)
+    lo, hi = d.get(f"{metric}_ci95_lo"), d.get(f"{metric}_ci95_hi")
+    if lo is not None and band and lo.notna().any():
+        ax.fill_between(xs, lo.astype(float), hi.astype(float), color=colour, alpha=0.18, linewidth=0)
+
+
+def _sweep_axes(ax, frame, x, log, numeric_x) -> None:
+    ticker = require("matplotlib.ticker", "kvlab's plots")
+    if log:
+        ax.set_yscale("log")
+    else:
+        ax.set_ylim(bottom=0)
+    ax.yaxis.set_major_formatter(ticker.FuncFormatter(_si))   # 2M, not a '1e6' above the axis
+    if numeric_x and frame[x].nunique() > 1 and frame[x].min() > 0 and frame[x].max() / frame[x].min() >= 8:
+        ax.set_xscale("log", base=2 if x == "threads" else 10)
+    if numeric_x:
+        ax.set_xticks(sorted(frame[x].unique()))
+        ax.set_xticklabels([str(v) for v in sorted(frame[x].unique())])
+        ax.minorticks_off()
 
 
 def linkbench_qps(measured, published=None):
@@ -769,7 +788,8 @@ def compare(frame, title: str | None = None):
     legend = [Line2D([], [], marker="o", linestyle="", color=_VERDICT_COLOURS["better"], label="better / faster"),
               Line2D([], [], marker="o", linestyle="", color=_VERDICT_COLOURS["worse"], label="worse / slower"),
               Line2D([], [], marker="o", linestyle="", color=_VERDICT_COLOURS["~"], label="~ (no significant change)"),
-              Line2D([], [], marker="D", linestyle="", color="#222222", markerfacecolor="white", label="geometric mean"),
+              Line2D([], [], marker="D", linestyle="", color="#222222", markerfacecolor="white",
+                     label="geometric mean"),
               Line2D([], [], color="#333333", linewidth=1.2, label="B: interval of its median"),
               Line2D([], [], color="#999999", linewidth=3, label="A: interval of its median"),
               Line2D([], [], color="#dddddd", linewidth=8, label="noise floor")]
@@ -818,3 +838,4 @@ def _compare_label(r: dict, match) -> str:
             continue
         parts.append(f"{v} thr" if k == "threads" else str(v))
     return " ".join(parts)
+from .timeline import timeline  # noqa: E402,F401  (plots.timeline: throughput and p99 with engine events shaded)
