@@ -87,18 +87,17 @@ static void destroy(kv_db *d) {
     free(d);
 }
 
-static int rdb_open(const char *path, const kv_config *cfg, kv_db **out, char *err) {
+/* The kv_config's generic fields as RocksDB options in *base; the block table (and its cache) go on d,
+   whose destroy() frees them.  *base is the caller's on KV_OK and already freed otherwise. */
+static int options_from_config(kv_db *d, const kv_config *cfg, rocksdb_options_t **base_out, char *err) {
     static const int comp[] = {
         [KV_COMP_NONE] = rocksdb_no_compression, [KV_COMP_SNAPPY] = rocksdb_snappy_compression,
         [KV_COMP_LZ4] = rocksdb_lz4_compression, [KV_COMP_ZSTD] = rocksdb_zstd_compression,
     };
-    kv_db *d = calloc(1, sizeof *d);
-    if (!d) return kv_seterr(err, KV_E_OTHER, "RocksDB: out of memory");
     rocksdb_options_t *base = rocksdb_options_create();
     rocksdb_options_set_create_if_missing(base, cfg->create ? 1 : 0);
     if (cfg->compression < 0 || cfg->compression > KV_COMP_ZSTD) {
         rocksdb_options_destroy(base);
-        free(d);
         return kv_seterr(err, KV_E_CONFIG, "RocksDB: unknown compression %d", cfg->compression);
     }
     rocksdb_options_set_compression(base, comp[cfg->compression]);
@@ -113,25 +112,33 @@ static int rdb_open(const char *path, const kv_config *cfg, kv_db **out, char *e
     if (cfg->bloom_bits > 0)  /* the table options take ownership of the policy */
         rocksdb_block_based_options_set_filter_policy(d->table, rocksdb_filterpolicy_create_bloom(cfg->bloom_bits));
     rocksdb_options_set_block_based_table_factory(base, d->table);
+    *base_out = base;
+    return KV_OK;
+}
 
-    char *msg = NULL;
-    if (cfg->options && *cfg->options) {
-        d->opts = rocksdb_options_create();
-        rocksdb_get_options_from_string(base, cfg->options, d->opts, &msg);
-        rocksdb_options_destroy(base);
-        if (msg) {
-            int code = kv_code_from_status(msg) == KV_E_OTHER ? KV_E_CONFIG : kv_code_from_status(msg);
-            kv_seterr(err, code, "RocksDB options string rejected by RocksDB's parser: %s", msg);
-            rocksdb_free(msg);
-            destroy(d);
-            return code;
-        }
-    } else {
+/* d->opts: base with the `options` string applied over it, or base itself when there is none.
+   Takes base either way. */
+static int apply_options_string(kv_db *d, const char *options, rocksdb_options_t *base, char *err) {
+    if (!options || !*options) {
         d->opts = base;
+        return KV_OK;
     }
-    /* RocksDB trusts these values: past these bounds it aborts the process (an assertion, std::length_error,
-       std::bad_alloc) or starts that many threads.  Found by tests/test_fuzz.py. */
-    rocksdb_options_t *o = d->opts;
+    char *msg = NULL;
+    d->opts = rocksdb_options_create();
+    rocksdb_get_options_from_string(base, options, d->opts, &msg);
+    rocksdb_options_destroy(base);
+    if (msg) {
+        int code = kv_code_from_status(msg) == KV_E_OTHER ? KV_E_CONFIG : kv_code_from_status(msg);
+        kv_seterr(err, code, "RocksDB options string rejected by RocksDB's parser: %s", msg);
+        rocksdb_free(msg);
+        return code;
+    }
+    return KV_OK;
+}
+
+/* RocksDB trusts these values: past these bounds it aborts the process (an assertion, std::length_error,
+   std::bad_alloc) or starts that many threads.  Found by tests/test_fuzz.py. */
+static int check_option_limits(rocksdb_options_t *o, char *err) {
     const struct { const char *name; long long v, lo, hi; } lim[] = {
         {"num_levels", rocksdb_options_get_num_levels(o), 1, 100},
         {"write_buffer_size", (long long)rocksdb_options_get_write_buffer_size(o), 0, 1LL << 40},
@@ -144,31 +151,51 @@ static int rdb_open(const char *path, const kv_config *cfg, kv_db **out, char *e
     };
     if (rocksdb_options_get_arena_block_size(o) > rocksdb_options_get_write_buffer_size(o) / 2) {
         /* a memtable whose first arena block outgrows it fails RocksDB's assertion !ShouldScheduleFlush() */
-        kv_seterr(err, KV_E_CONFIG, "RocksDB arena_block_size=%zu is out of range; allowed: at most half of "
-                  "write_buffer_size (%zu), or 0", rocksdb_options_get_arena_block_size(o),
-                  rocksdb_options_get_write_buffer_size(o));
-        destroy(d);
-        return KV_E_CONFIG;
+        return kv_seterr(err, KV_E_CONFIG, "RocksDB arena_block_size=%zu is out of range; allowed: at most half "
+                         "of write_buffer_size (%zu), or 0", rocksdb_options_get_arena_block_size(o),
+                         rocksdb_options_get_write_buffer_size(o));
     }
     for (size_t i = 0; i < sizeof lim / sizeof lim[0]; i++)
-        if (lim[i].v < lim[i].lo || lim[i].v > lim[i].hi) {
-            kv_seterr(err, KV_E_CONFIG, "RocksDB %s=%lld is out of range; allowed: %lld to %lld", lim[i].name,
-                      lim[i].v, lim[i].lo, lim[i].hi);
-            destroy(d);
-            return KV_E_CONFIG;
-        }
+        if (lim[i].v < lim[i].lo || lim[i].v > lim[i].hi)
+            return kv_seterr(err, KV_E_CONFIG, "RocksDB %s=%lld is out of range; allowed: %lld to %lld",
+                             lim[i].name, lim[i].v, lim[i].lo, lim[i].hi);
+    return KV_OK;
+}
+
+/* The write options, then the database itself: an OptimisticTransactionDB when the run uses transactions. */
+static int open_database(kv_db *d, const char *path, const kv_config *cfg, char *err) {
+    char *msg = NULL;
     d->wopts = rocksdb_writeoptions_create();
     rocksdb_writeoptions_set_sync(d->wopts, cfg->sync ? 1 : 0);
     rocksdb_writeoptions_disable_WAL(d->wopts, cfg->disable_wal ? 1 : 0);
     if (cfg->transactions) {
         d->otdb = rocksdb_optimistictransactiondb_open(d->opts, path, &msg);
-        if (msg) { int rc = take_error(err, msg); d->otdb = NULL; destroy(d); return rc; }
+        if (msg) { d->otdb = NULL; return take_error(err, msg); }
         d->db = rocksdb_optimistictransactiondb_get_base_db(d->otdb);
         d->otopts = rocksdb_optimistictransaction_options_create();
         rocksdb_optimistictransaction_options_set_set_snapshot(d->otopts, 1);
     } else {
         d->db = rocksdb_open(d->opts, path, &msg);
-        if (msg) { int rc = take_error(err, msg); d->db = NULL; destroy(d); return rc; }
+        if (msg) { d->db = NULL; return take_error(err, msg); }
+    }
+    return KV_OK;
+}
+
+static int rdb_open(const char *path, const kv_config *cfg, kv_db **out, char *err) {
+    kv_db *d = calloc(1, sizeof *d);
+    if (!d) return kv_seterr(err, KV_E_OTHER, "RocksDB: out of memory");
+    rocksdb_options_t *base = NULL;
+    int rc = options_from_config(d, cfg, &base, err);
+    if (rc != KV_OK) {
+        free(d);    /* nothing on it yet */
+        return rc;
+    }
+    rc = apply_options_string(d, cfg->options, base, err);
+    if (rc == KV_OK) rc = check_option_limits(d->opts, err);
+    if (rc == KV_OK) rc = open_database(d, path, cfg, err);
+    if (rc != KV_OK) {
+        destroy(d);
+        return rc;
     }
     *out = d;
     return KV_OK;

@@ -884,10 +884,17 @@ static void usage(void) {
     exit(2);
 }
 
-int main(int argc, char **argv) {
-    const char *log_path = NULL, *pos[2] = {NULL, NULL};
-    int npos = 0, watch_fd = -1;
-    uint64_t seed = 1;
+struct cmdline {
+    const char *log_path, *backing, *mountpoint;
+    int watch_fd;
+    uint64_t seed;
+};
+
+/* The options set loss_model and names_ext4 as they are read; anything amiss prints the usage and exits 2. */
+static struct cmdline parse_args(int argc, char **argv) {
+    struct cmdline cl = {.log_path = NULL, .watch_fd = -1, .seed = 1};
+    const char *pos[2] = {NULL, NULL};
+    int npos = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--loss") && i + 1 < argc) {
             const char *m = argv[++i];
@@ -900,15 +907,20 @@ int main(int argc, char **argv) {
             if (!strcmp(m, "posix")) names_ext4 = 0;
             else if (!strcmp(m, "ext4")) names_ext4 = 1;
             else usage();
-        } else if (!strcmp(argv[i], "--seed") && i + 1 < argc) seed = strtoull(argv[++i], NULL, 10);
-        else if (!strcmp(argv[i], "--log") && i + 1 < argc) log_path = argv[++i];
-        else if (!strcmp(argv[i], "--watch-fd") && i + 1 < argc) watch_fd = atoi(argv[++i]);
+        } else if (!strcmp(argv[i], "--seed") && i + 1 < argc) cl.seed = strtoull(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "--log") && i + 1 < argc) cl.log_path = argv[++i];
+        else if (!strcmp(argv[i], "--watch-fd") && i + 1 < argc) cl.watch_fd = atoi(argv[++i]);
         else if (argv[i][0] == '-' || npos == 2) usage();
         else pos[npos++] = argv[i];
     }
     if (npos != 2) usage();
-    rng_state = seed;
-    backing_path = pos[0];
+    cl.backing = pos[0];
+    cl.mountpoint = pos[1];
+    return cl;
+}
+
+/* root_fd on backing_path, its grave made (refused if a killed forgetfs left one), the log opened.  0 or 1. */
+static int open_backing(const char *log_path) {
     root_fd = open(backing_path, O_RDONLY | O_DIRECTORY);
     if (root_fd < 0) { fprintf(stderr, "forgetfs: %s: %s\n", backing_path, strerror(errno)); return 1; }
     struct stat st;
@@ -927,6 +939,11 @@ int main(int argc, char **argv) {
         fprintf(stderr, "forgetfs: %s: %s\n", log_path, strerror(errno));
         return 1;
     }
+    return 0;
+}
+
+/* the_fuse, mounted on mountpoint with FUSE's signal handlers set; *se its session.  0 or 1. */
+static int mount_fuse(const char *mountpoint, struct fuse_session **se) {
     char *shown = strdup(backing_path), *fsname;
     for (char *c = shown; *c; c++) if (*c == ',' || *c == '\\') *c = '_';   /* -o's separators */
     if (asprintf(&fsname, "fsname=forgetfs:%s,subtype=forgetfs", shown) < 0) return 1;
@@ -934,13 +951,18 @@ int main(int argc, char **argv) {
     struct fuse_args args = FUSE_ARGS_INIT(3, fargv);
     the_fuse = fuse_new(&args, &ops, sizeof ops, NULL);
     if (!the_fuse) { unlinkat(root_fd, GRAVE, AT_REMOVEDIR); return 1; }
-    if (fuse_mount(the_fuse, pos[1]) != 0) {
+    if (fuse_mount(the_fuse, mountpoint) != 0) {
         fuse_destroy(the_fuse);
         unlinkat(root_fd, GRAVE, AT_REMOVEDIR);
         return 1;
     }
-    struct fuse_session *se = fuse_get_session(the_fuse);
-    if (fuse_set_signal_handlers(se) != 0) { fuse_unmount(the_fuse); return 1; }
+    *se = fuse_get_session(the_fuse);
+    if (fuse_set_signal_handlers(*se) != 0) { fuse_unmount(the_fuse); return 1; }
+    return 0;
+}
+
+/* SIGUSR1 cuts the power; with a watch fd, a thread that shuts down cleanly when the launcher dies. */
+static void start_cut_and_watch(int watch_fd) {
     struct sigaction sa = {0};
     sa.sa_handler = on_cut;
     sigemptyset(&sa.sa_mask);
@@ -955,11 +977,10 @@ int main(int argc, char **argv) {
         pthread_detach(t);
         pthread_sigmask(SIG_SETMASK, &old, NULL);
     }
-    printf("ready\n");
-    fflush(stdout);
-    logmsg("mounted %s on %s (loss %s, names %s, seed %" PRIu64 ")", backing_path, pos[1], loss_names[loss_model],
-           names_ext4 ? "ext4" : "posix", seed);
-    fuse_loop(the_fuse);
+}
+
+/* After the loop: unmount, then the power cut or the clean shutdown, and its summary on stdout. */
+static void shut_down(struct fuse_session *se) {
     fuse_remove_signal_handlers(se);
     signal(SIGPIPE, SIG_IGN);   /* a launcher that died leaves our stdout a broken pipe */
     fuse_unmount(the_fuse);
@@ -972,5 +993,21 @@ int main(int argc, char **argv) {
     fuse_destroy(the_fuse);
     printf("%s\n", summary);
     fflush(stdout);
+}
+
+int main(int argc, char **argv) {
+    struct cmdline cl = parse_args(argc, argv);
+    rng_state = cl.seed;
+    backing_path = cl.backing;
+    if (open_backing(cl.log_path) != 0) return 1;
+    struct fuse_session *se;
+    if (mount_fuse(cl.mountpoint, &se) != 0) return 1;
+    start_cut_and_watch(cl.watch_fd);
+    printf("ready\n");
+    fflush(stdout);
+    logmsg("mounted %s on %s (loss %s, names %s, seed %" PRIu64 ")", backing_path, cl.mountpoint,
+           loss_names[loss_model], names_ext4 ? "ext4" : "posix", cl.seed);
+    fuse_loop(the_fuse);
+    shut_down(se);
     return 0;
 }

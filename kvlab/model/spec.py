@@ -77,6 +77,19 @@ class RunSpec:
 
     def validate(self):
         cfg = engines.get(self.engine)
+        mix_names = self._validate_workloads(cfg)
+        self._validate_mix_settings(mix_names)
+        self._validate_counts()
+        self._validate_warmup()
+        _int_range("repeat", self.repeat, 1, 1000)
+        # readmissing draws keys from [num, 2 num); every index must fit the key's digits
+        if 2 * self.num > 10 ** self.key_size:
+            raise errors.SpecError(f"num={self.num} does not fit {self.key_size}-byte decimal keys; "
+                                   f"use key_size >= {len(str(2 * self.num))}")
+        self._validate_engine_settings(cfg)
+
+    def _validate_workloads(self, cfg):
+        """Checks the workloads and mixes against the engine; returns the names of those that are mixes."""
         if not self.workloads:
             raise errors.SpecError(f"no workload given; allowed: {', '.join(workloads.REGISTRY)}")
         for name, mix in self.mixes.items():
@@ -91,6 +104,10 @@ class RunSpec:
                 if not cfg.ordered_scan and any(op.info.ranged for t in wl.mix.templates for op in t.ops):
                     raise errors.SpecError(f"workload {w!r} reads ranges, which {self.engine} cannot do in key "
                                            f"order ({cfg.notes})")
+        return mix_names
+
+    def _validate_mix_settings(self, mix_names):
+        """distribution, cpus and target_rate (distribution and target_rate need a mix among the workloads)."""
         if self.distribution is not None:
             if not mix_names:
                 raise errors.SpecError(f"distribution={self.distribution!r} applies to mixes only; allowed with a "
@@ -104,6 +121,9 @@ class RunSpec:
             raise errors.SpecError(f"target_rate={self.target_rate} applies to mixes only; allowed with a mix "
                                    "(ycsb-a, txn:..., a TOML or YCSB file); db_bench's readwhilewriting takes "
                                    "writes_per_second")
+
+    def _validate_counts(self):
+        """The numeric run fields' ranges, from num to interval."""
         _int_range("num", self.num, 1, 10**15)
         if self.reads is not None:
             _int_range("reads", self.reads, -1, 10**15)
@@ -120,6 +140,9 @@ class RunSpec:
         _number_range("interval", self.interval, 0, 3600)
         if 0 < self.interval < 0.05:
             raise errors.SpecError(f"interval={self.interval} is too short; allowed: 0 (off) or 0.05 to 3600 s")
+
+    def _validate_warmup(self):
+        """warmup: seconds, or "auto" (normalised here); either way shorter than a timed run."""
         if isinstance(self.warmup, str):
             if self.warmup.strip().lower() != "auto":
                 raise errors.SpecError(f"warmup={self.warmup!r}: allowed: seconds, or 'auto' (MSER-5 on the time "
@@ -131,11 +154,9 @@ class RunSpec:
             _number_range("warmup", self.warmup, 0, 7 * 24 * 3600)
         if self.warmup != "auto" and self.warmup and self.duration and self.warmup >= self.duration:
             raise errors.SpecError(f"warmup={self.warmup} must be shorter than duration={self.duration}")
-        _int_range("repeat", self.repeat, 1, 1000)
-        # readmissing draws keys from [num, 2 num); every index must fit the key's digits
-        if 2 * self.num > 10 ** self.key_size:
-            raise errors.SpecError(f"num={self.num} does not fit {self.key_size}-byte decimal keys; "
-                                   f"use key_size >= {len(str(2 * self.num))}")
+
+    def _validate_engine_settings(self, cfg):
+        """engine_settings: known names, a compression the engine has, and each value's type and range."""
         unknown = set(self.engine_settings) - set(engines.ENGINE_SETTINGS)
         if unknown:
             raise errors.SpecError(f"engine setting(s) {', '.join(sorted(unknown))} unknown; "

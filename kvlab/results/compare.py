@@ -295,6 +295,33 @@ def compare(a, b, *, where=None, store=None, threshold: float = THRESHOLD_PCT, a
     notes: unmatched benchmarks, pooled configurations, partial benchmarks left out)."""
     import pandas as pd
     store = store if isinstance(store, Store) else Store(store)
+    where_sel, chosen, match = _checked_arguments(where, metrics, match)
+    (label_a, frame_a), (label_b, frame_b) = _sides((a, b), where_sel, store)
+    frame_a, frame_b, notes = _complete_benchmarks(frame_a, frame_b)
+    groups_a, groups_b = _groups(frame_a, match), _groups(frame_b, match)
+    keys = _matched_keys(groups_a, groups_b, match, notes)
+    if not keys:
+        raise errors.ResultsError(
+            f"no benchmark of A ({label_a}) matches one of B ({label_b}) by {', '.join(match)}; A has "
+            f"{_keys_text(groups_a, match)}; B has {_keys_text(groups_b, match)}")
+    rows: list = []
+    for m in chosen:
+        rows += _metric_rows(m, keys, groups_a, groups_b, match, level=level, threshold=threshold, alpha=alpha,
+                             noise_floor=noise_floor)
+    out = pd.DataFrame(rows, columns=_table_columns(match))
+    for col in ("a_n", "b_n", "geomean_of", *(k for k in match if k in _COUNTS)):
+        out[col] = out[col].astype("Int64")     # counts stay whole numbers beside the geomean rows' nulls
+    out.attrs.update({"a": label_a, "b": label_b, "alpha": alpha, "threshold_pct": threshold, "level": level,
+                      "match": list(match), "notes": notes})
+    for side, frame in (("a", frame_a), ("b", frame_b)):
+        runs = frame.run_id.dropna()
+        out.attrs.update({f"{side}_benchmarks": len(frame), f"{side}_runs": int(runs.nunique()) if len(runs) else None,
+                          f"{side}_engines": sorted(set(frame.engine.dropna()))})
+    return out
+
+
+def _checked_arguments(where, metrics, match) -> tuple:
+    """compare's `where`, `metrics` and `match` checked: (the where Selection or None, the Metrics, match)."""
     where_sel = parse_selection(where, "--where") if isinstance(where, str) else \
         (parse_selection(",".join(f"{k}={v}" for k, v in where.items()), "--where") if where else None)
     unknown = [m for m in (metrics or ()) if isinstance(m, str) and m not in BY_NAME]
@@ -305,7 +332,11 @@ def compare(a, b, *, where=None, store=None, threshold: float = THRESHOLD_PCT, a
     bad = [k for k in match if k not in _SAMPLE_COLUMNS]
     if bad:
         raise errors.SpecError(f"match key {bad[0]!r} is unknown; allowed: {', '.join(_SAMPLE_COLUMNS[2:11])}")
-    (label_a, frame_a), (label_b, frame_b) = _sides((a, b), where_sel, store)
+    return where_sel, chosen, match
+
+
+def _complete_benchmarks(frame_a, frame_b) -> tuple:
+    """Both sides without their partial benchmarks, and the notes that say so (and name runs on both sides)."""
     notes = []
     for label, frame in (("A", frame_a), ("B", frame_b)):
         partial = int(frame.partial.fillna(False).sum())
@@ -317,7 +348,11 @@ def compare(a, b, *, where=None, store=None, threshold: float = THRESHOLD_PCT, a
     if both:
         notes.append(f"{len(both)} run(s) are on both sides: {', '.join(sorted(both)[:5])}"
                      f"{' ...' if len(both) > 5 else ''}")
-    groups_a, groups_b = _groups(frame_a, match), _groups(frame_b, match)
+    return frame_a, frame_b, notes
+
+
+def _matched_keys(groups_a, groups_b, match, notes: list) -> list:
+    """The match keys both sides have; notes gain the keys one side alone has and the matched keys it pools."""
     keys = [k for k in groups_a if k in groups_b]
     for label, groups, other in (("A", groups_a, groups_b), ("B", groups_b, groups_a)):
         alone = [k for k in groups if k not in other]
@@ -327,51 +362,47 @@ def compare(a, b, *, where=None, store=None, threshold: float = THRESHOLD_PCT, a
             pooled = _pooled(groups[k])
             if pooled:
                 notes.append(f"{label} pools {pooled} in {key_text(dict(zip(match, k)))}")
-    if not keys:
-        raise errors.ResultsError(
-            f"no benchmark of A ({label_a}) matches one of B ({label_b}) by {', '.join(match)}; A has "
-            f"{_keys_text(groups_a, match)}; B has {_keys_text(groups_b, match)}")
+    return keys
+
+
+def _metric_rows(m, keys, groups_a, groups_b, match, *, level, threshold, alpha, noise_floor) -> list:
+    """One metric's rows: one per matched key with samples on either side, then its geometric-mean row."""
     rows = []
-    for m in chosen:
-        pairs = []
-        for k in keys:
-            key = dict(zip(match, k))
-            sa = stats.summarize(groups_a[k][m.name], level)
-            sb = stats.summarize(groups_b[k][m.name], level)
-            if sa["n"] == 0 and sb["n"] == 0:
-                continue
-            p = None
-            if sa["n"] >= stats.MIN_SAMPLES and sb["n"] >= stats.MIN_SAMPLES:
-                p = stats.mann_whitney_u(sa["values"], sb["values"])[1]
-            change = _change_pct(sa["median"], sb["median"])
-            floor, source = noise_floor_pct(m.name, {**key, **_where_measured(groups_a[k], groups_b[k])},
-                                            threshold, noise_floor)
-            rows.append({**key, "metric": m.name, **_side_columns("a", sa), **_side_columns("b", sb),
-                         "change_pct": change, "p_value": p, "floor_pct": floor, "floor_source": source,
-                         "verdict": verdict(m, change, p, alpha, floor),
-                         "min_p": stats.smallest_p(sa["n"], sb["n"]) if p is not None else None})
-            if sa["median"] and sb["median"] and sa["median"] > 0 and sb["median"] > 0:
-                pairs.append((sa["median"], sb["median"]))
-        if pairs:
-            ga = float(np.exp(np.mean(np.log([x for x, _ in pairs]))))
-            gb = float(np.exp(np.mean(np.log([y for _, y in pairs]))))
-            rows.append({**{k: None for k in match}, "workload": "geomean", "metric": m.name, "a_median": ga,
-                         "b_median": gb, "change_pct": _change_pct(ga, gb), "geomean_of": len(pairs)})
+    pairs = []
+    for k in keys:
+        key = dict(zip(match, k))
+        sa = stats.summarize(groups_a[k][m.name], level)
+        sb = stats.summarize(groups_b[k][m.name], level)
+        if sa["n"] == 0 and sb["n"] == 0:
+            continue
+        p = None
+        if sa["n"] >= stats.MIN_SAMPLES and sb["n"] >= stats.MIN_SAMPLES:
+            p = stats.mann_whitney_u(sa["values"], sb["values"])[1]
+        change = _change_pct(sa["median"], sb["median"])
+        floor, source = noise_floor_pct(m.name, {**key, **_where_measured(groups_a[k], groups_b[k])},
+                                        threshold, noise_floor)
+        rows.append({**key, "metric": m.name, **_side_columns("a", sa), **_side_columns("b", sb),
+                     "change_pct": change, "p_value": p, "floor_pct": floor, "floor_source": source,
+                     "verdict": verdict(m, change, p, alpha, floor),
+                     "min_p": stats.smallest_p(sa["n"], sb["n"]) if p is not None else None})
+        if sa["median"] and sb["median"] and sa["median"] > 0 and sb["median"] > 0:
+            pairs.append((sa["median"], sb["median"]))
+    if pairs:
+        ga = float(np.exp(np.mean(np.log([x for x, _ in pairs]))))
+        gb = float(np.exp(np.mean(np.log([y for _, y in pairs]))))
+        rows.append({**{k: None for k in match}, "workload": "geomean", "metric": m.name, "a_median": ga,
+                     "b_median": gb, "change_pct": _change_pct(ga, gb), "geomean_of": len(pairs)})
+    return rows
+
+
+def _table_columns(match) -> list:
+    """The compare table's columns: the match key (workload first if the key lacks it), then the figures."""
     columns = list(match) + ["metric", "a_n", "a_median", "a_ci_lo", "a_ci_hi", "a_ci_level", "b_n", "b_median",
                              "b_ci_lo", "b_ci_hi", "b_ci_level", "change_pct", "p_value", "min_p", "floor_pct",
                              "floor_source", "verdict", "geomean_of"]
     if "workload" not in columns:
         columns.insert(0, "workload")
-    out = pd.DataFrame(rows, columns=columns)
-    for col in ("a_n", "b_n", "geomean_of", *(k for k in match if k in _COUNTS)):
-        out[col] = out[col].astype("Int64")     # counts stay whole numbers beside the geomean rows' nulls
-    out.attrs.update({"a": label_a, "b": label_b, "alpha": alpha, "threshold_pct": threshold, "level": level,
-                      "match": list(match), "notes": notes})
-    for side, frame in (("a", frame_a), ("b", frame_b)):
-        runs = frame.run_id.dropna()
-        out.attrs.update({f"{side}_benchmarks": len(frame), f"{side}_runs": int(runs.nunique()) if len(runs) else None,
-                          f"{side}_engines": sorted(set(frame.engine.dropna()))})
-    return out
+    return columns
 
 
 _COUNTS = ("threads", "num", "value_size", "key_size", "trial")
