@@ -1,7 +1,8 @@
 """A phase's time series: one record per interval between two samples (ops, rates and latency of the workers,
-the writer and each mix template; the process's accounting; the interval's amplification)."""
+the writer and each mix template; the process's accounting; the interval's amplification; the engine's events)."""
 from __future__ import annotations
 
+from ..results import events
 from ..results.histogram import Histogram
 from . import accounting, native
 
@@ -33,6 +34,13 @@ def _template_intervals(a, b, secs, plan, ns_per_tick) -> dict:
                                      (("p50", 50), ("p99", 99), ("p999", 99.9), ("max", 100))}
         out[name] = rec
     return out
+
+
+def _events(ea, eb) -> dict | None:
+    """The engine's background work in one interval (kvlab.results.events), from the two samples' readings."""
+    if eb is None or eb.get("fields") is None:
+        return None
+    return events.interval(eb["adapter"], (ea or {}).get("fields"), eb["fields"])
 
 
 def intervals(samples, t_origin, plan=None, amp=None) -> list:
@@ -67,6 +75,9 @@ def intervals(samples, t_origin, plan=None, amp=None) -> list:
                 rec[k] = acct[k]
         if amp is not None:
             rec["amplification"] = amp.interval(na, nb, acct, ab.db_bytes)
+        ev = _events(na.get("engine_events"), nb.get("engine_events"))
+        if ev is not None:
+            rec["events"] = ev
         out.append(rec)
     return out
 

@@ -13,15 +13,19 @@ from . import accounting
 class Sampler:
     """Runs the native Run on a helper thread and samples it from this one."""
 
-    def __init__(self, run, interval, warmup, device, control=None, tracker=None, db_path=None):
+    def __init__(self, run, interval, warmup, device, control=None, tracker=None, db_path=None, events=None):
         self.run, self.interval, self.warmup, self.device = run, interval, warmup, device
         self.db_path = db_path   # each sample's allocated size of the database (space amplification per interval)
+        self.events = events     # an execution.events.EventReader: the engine's background work at each sample
         self.control, self.tracker = control, tracker
         self.samples = []        # (monotonic ns, native snapshot, accounting snapshot)
         self.warm = None         # the sample at the end of the warm-up
 
     def _sample(self):
-        return time.monotonic_ns(), self.run.snapshot(), accounting.snapshot(self.device, self.db_path)
+        t, snap = time.monotonic_ns(), self.run.snapshot()
+        if self.events is not None:   # carried in the native snapshot, so a sample stays (time, native, accounting)
+            snap["engine_events"] = self.events.read()
+        return t, snap, accounting.snapshot(self.device, self.db_path)
 
     def execute(self):
         box = {}

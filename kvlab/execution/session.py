@@ -10,6 +10,7 @@ from ..model import workloads
 from ..results import amplification, sanity
 from ..results.result import BenchmarkResult
 from . import accounting, dbdir, mixplan, mixrecord, record, system
+from .events import reader_for
 from .phaseamp import PhaseAmp
 from .progress import ProgressTracker
 from .sampler import Sampler, auto_warmup, steady_state
@@ -150,7 +151,8 @@ class Session:
             tracker = ProgressTracker(run, spec.engine, wl.name, phase, wl.native, params)
         auto = spec.warmup == "auto" and not load
         sampler = Sampler(run, spec.interval, 0.0 if load or auto else spec.warmup, self.device, self.control,
-                          tracker, self.where.path)
+                          tracker, self.where.path,
+                          events=reader_for(self.engine, self.cfg.adapter) if spec.engine_stats else None)
         threads, partial = sampler.execute()
         cut = auto_warmup(sampler) if auto else None
         after = accounting.snapshot(self.device)
