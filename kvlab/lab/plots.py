@@ -838,4 +838,8 @@ def _compare_label(r: dict, match) -> str:
             continue
         parts.append(f"{v} thr" if k == "threads" else str(v))
     return " ".join(parts)
-from .timeline import timeline  # noqa: E402,F401  (plots.timeline: throughput and p99 with engine events shaded)
+
+
+from .timeline import bind_timeline  # noqa: E402  (timeline.py imports nothing from here)
+
+timeline = bind_timeline(engine_palette, house_style, _rates, REFERENCE_COLOUR)
