@@ -10,6 +10,8 @@ returns the function plots exposes as `plots.timeline`.
 """
 from __future__ import annotations
 
+import statistics
+
 from .. import errors
 from .._optional import require
 from ..results import events
@@ -22,7 +24,8 @@ KIND_STYLE = {
     "eviction": {"facecolor": "#D9D9D9", "hatch": None},
     "stall": {"facecolor": "#E8A0A0", "hatch": None},
 }
-_ORDER = ("compaction", "checkpoint", "eviction", "stall", "flush")   # drawn bottom to top: the hatch over a fill
+# drawn bottom to top: eviction (often long) under the others, the flush hatch over every fill
+_ORDER = ("eviction", "compaction", "checkpoint", "stall", "flush")
 # an interval with fewer operations has no such percentile (the figure check's rule, applied per interval)
 _MIN_OPS = {"p50": 2, "p99": 100, "p999": 1000}
 _PERCENTILE_WORDS = {"p50": "p50", "p99": "p99", "p999": "p99.9", "max": "max"}
@@ -133,7 +136,7 @@ def draw(result, engine: str | None = None, workloads=None, op: str | None = Non
     bottom.set_xlabel("time since the phase started (s)" if len(bs) == 1 else
                       "time (s): phases one after another, each from its start")
     phases = " then ".join(w for _, _, w in boundaries)
-    secs = bs[0].intervals[0]["seconds"]
+    secs = statistics.median(iv["seconds"] for iv in max(bs, key=lambda b: len(b.intervals)).intervals)
     heading = f"{name}: throughput and {_PERCENTILE_WORDS[percentile]} per {secs:.2g} s interval"
     top.set_title(title or (f"{heading}, {phases}" if len(bs) == 1 else heading), fontsize=11)
     for start, end, w in boundaries if len(boundaries) > 1 else []:
