@@ -291,14 +291,16 @@ def periods(b, kinds=None) -> dict:
     """{kind: [(t_start_s, t_end_s), ...]} of a BenchmarkResult: runs of consecutive intervals in which a kind's
     work ran (a gauge above 0 at either end of the interval, or a counter that grew in it).  Kinds the engine
     does not report are absent; a kind it reports that never ran has an empty list."""
-    row = ENGINES.get(_adapter(b))
+    adapter = _adapter(b)
+    row = ENGINES.get(adapter) if adapter is not None else None
     if row is None:
         return {}
     out = {}
     for kind, names in row.periods.items():
         if kinds is not None and kind not in kinds:
             continue
-        spans, prev = [], {}
+        spans: list[tuple[float, float]] = []
+        prev: dict = {}
         reported = False
         for iv in b.intervals:
             ev = iv.get("events")
