@@ -349,9 +349,11 @@ def _data(notebook, tmp):
                                                                  p["writes_per_second"])
         return dict(p=p, load=load, rww=rww, results=results)
     if notebook == "03_dbbench_suite":
+        import kvlab
         p = dict(num=3000, reads=1000, threads=2)
         measured, results = reproduce.dbbench_suite(engines, p["num"], p["reads"], p["threads"], value_size=800)
-        return dict(p=p, measured=measured, results=results, value_size=800)
+        return dict(p=p, measured=measured, results=results, value_size=800, kvlab=kvlab, engines=engines,
+                    timeline_num=3000, timeline_interval=0.05)
     if notebook == "04_transactions":
         p = dict(num=2000, duration=0.2, max_clients=10)
         measured, results = reproduce.seed003(engines, p["num"], p["duration"], p["max_clients"])
@@ -371,8 +373,12 @@ def _data(notebook, tmp):
         # larger than RAM needs a memory cgroup and a larger database: the cached run, relabelled, gives the
         # figure its second column (the layout is what is checked)
         relabel = {"setting": "larger_than_ram"}
+        import kvlab
+        require("wiredtiger-btree")   # the timeline's engine: the seed's (its checkpoints are what it shades)
         return dict(p=p, qps_c=qps_c, lat_c=lat_c, io_c=io_c, res_c=res_c, qps_b=qps_c.assign(**relabel),
-                    lat_b=lat_c.assign(**relabel), io_b=io_c.assign(**relabel), res_b=[], pd=pd)
+                    lat_b=lat_c.assign(**relabel), io_b=io_c.assign(**relabel), res_b=[], pd=pd, kvlab=kvlab,
+                    timeline_engine="wiredtiger-btree", checkpoint_wait=1, timeline_intervals=3,
+                    timeline_interval_seconds=0.3)
     if notebook == "07_durability":
         from kvlab.execution.crashtest import DURABILITY, crashtest
         p = dict(cuts=1, num=2000, max_s=0.2, engines=engines)
