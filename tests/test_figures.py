@@ -350,10 +350,9 @@ def _data(notebook, tmp):
         return dict(p=p, load=load, rww=rww, results=results)
     if notebook == "03_dbbench_suite":
         import kvlab
-        p = dict(num=3000, reads=1000, threads=2)
+        p = dict(num=3000, reads=1000, threads=2, timeline_num=3000, timeline_interval=0.05)
         measured, results = reproduce.dbbench_suite(engines, p["num"], p["reads"], p["threads"], value_size=800)
-        return dict(p=p, measured=measured, results=results, value_size=800, kvlab=kvlab, engines=engines,
-                    timeline_num=3000, timeline_interval=0.05)
+        return dict(p=p, measured=measured, results=results, value_size=800, kvlab=kvlab, engines=engines)
     if notebook == "04_transactions":
         p = dict(num=2000, duration=0.2, max_clients=10)
         measured, results = reproduce.seed003(engines, p["num"], p["duration"], p["max_clients"])
@@ -367,7 +366,7 @@ def _data(notebook, tmp):
         return dict(p=p, suite=suite, results=results, curve=curve, curve_results=curve_results, curve_engine="lmdb")
     if notebook == "06_linkbench":
         p = dict(maxid1=2001, bounded_maxid1=2001, requesters=2, intervals=2, interval_seconds=0.3,
-                 memory_limit="256M")
+                 memory_limit="256M", timeline_intervals=3, timeline_interval_seconds=0.3)
         qps_c, lat_c, io_c, res_c = reproduce.seed004(engines, p["maxid1"], p["requesters"], p["intervals"],
                                                       p["interval_seconds"])
         # larger than RAM needs a memory cgroup and a larger database: the cached run, relabelled, gives the
@@ -377,8 +376,7 @@ def _data(notebook, tmp):
         require("wiredtiger-btree")   # the timeline's engine: the seed's (its checkpoints are what it shades)
         return dict(p=p, qps_c=qps_c, lat_c=lat_c, io_c=io_c, res_c=res_c, qps_b=qps_c.assign(**relabel),
                     lat_b=lat_c.assign(**relabel), io_b=io_c.assign(**relabel), res_b=[], pd=pd, kvlab=kvlab,
-                    timeline_engine="wiredtiger-btree", checkpoint_wait=1, timeline_intervals=3,
-                    timeline_interval_seconds=0.3)
+                    timeline_engine="wiredtiger-btree", checkpoint_wait=1)
     if notebook == "07_durability":
         from kvlab.execution.crashtest import DURABILITY, crashtest
         p = dict(cuts=1, num=2000, max_s=0.2, engines=engines)

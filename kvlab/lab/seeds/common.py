@@ -17,17 +17,17 @@ SCALES = {
         "full": dict(num=10_000_000, reads=10_000_000, threads=[1, 2, 4, 8, 12, 16, 20, 24, 28, 32], repeats=3),
     },
     "readwhilewriting": {
-        "smoke": dict(num=20_000, readers=[1, 2], duration=1.0, writes_per_second=1000),
+        "smoke": dict(num=20_000, readers=[1, 2], duration=0.5, writes_per_second=1000),
         "default": dict(num=1_000_000, readers=[1, 2, 4], duration=10.0, writes_per_second=10_000),
         "full": dict(num=100_000_000, readers=[1, 2, 4, 8, 16, 32, 64], duration=600.0, writes_per_second=10_000),
     },
     "dbbench_suite": {
-        "smoke": dict(num=10_000, reads=2_000, threads=2),
+        "smoke": dict(num=10_000, reads=2_000, threads=2, timeline_num=30_000, timeline_interval=0.1),
         "default": dict(num=500_000, reads=100_000, threads=2),
-        "full": dict(num=50_000_000, reads=500_000, threads=32),
+        "full": dict(num=50_000_000, reads=500_000, threads=32, timeline_num=3_000_000, timeline_interval=1.0),
     },
     "transactions": {
-        "smoke": dict(num=5_000, duration=0.5, max_clients=10),
+        "smoke": dict(num=5_000, duration=0.25, max_clients=10),
         "default": dict(num=100_000, duration=3.0, max_clients=100),
         "full": dict(num=1_000_000, duration=60.0, max_clients=100),
     },
@@ -41,11 +41,11 @@ SCALES = {
     },
     "linkbench": {
         "smoke": dict(maxid1=5_001, requesters=4, intervals=3, interval_seconds=0.5, memory_limit="256M",
-                      bounded_maxid1=150_001),
+                      bounded_maxid1=30_001, timeline_intervals=4, timeline_interval_seconds=0.5),
         "default": dict(maxid1=100_001, requesters=12, intervals=12, interval_seconds=5.0, memory_limit="384M",
                         bounded_maxid1=1_000_001),
         "full": dict(maxid1=10_000_001, requesters=12, intervals=12, interval_seconds=60.0, memory_limit="2G",
-                     bounded_maxid1=30_000_001),
+                     bounded_maxid1=30_000_001, timeline_intervals=120, timeline_interval_seconds=1.0),
     },
     "quickstart": {
         "smoke": dict(num=5_000),
