@@ -39,6 +39,7 @@ from ..model.workloads.presets import PRESETS
 from ..results.store import Store
 from .seeds import common, dbbench_suite, quickstart, transactions
 from .seeds import read_scalability as read_scalability_seed
+from .seeds import ycsb as ycsb_seed
 
 # Stated defaults, used where the results store has nothing better.  Conservative: an LSM holds obsolete
 # versions until compaction, a B-tree's pages are half full after random inserts, logs and WALs come on top.
@@ -224,7 +225,7 @@ def _ycsb(p, engines):
                              clients=p["clients"], seed=1, interval=0)
             works.append(_spec_work(f"{name} ycsb-{w}", spec))
     for rate in p["rates"]:   # the open-loop ladder: a paced run takes at least its ops / rate
-        reads = max(1, min(int(rate * p["seconds"] / p["clients"]), 50_000_000))
+        reads = ycsb_seed.ladder_reads(rate, p["seconds"], p["clients"])
         spec = make_spec(p["curve_engine"], "ycsb-c", num=p["num"], reads=reads, clients=p["clients"],
                          target_rate=float(rate), seed=1, interval=0)
         works.append(_spec_work(f"{p['curve_engine']} ycsb-c at {rate:,}/s", spec,

@@ -21,13 +21,23 @@ def ycsb_suite(engines, num, operations, clients, seed=1):
     return pd.DataFrame(rows), results
 
 
+# No engine here serves a client more than this many ops/s: a ladder step's reads are capped at this rate for
+# `seconds`, so a step past saturation (a target of 10^9/s) ends near `seconds` instead of after 50M reads.
+MAX_OPS_PER_CLIENT = 10_000_000
+
+
+def ladder_reads(rate, seconds, clients) -> int:
+    """The reads a client makes at one step of the open-loop ladder: `seconds` at the target rate, capped."""
+    return max(1, min(int(rate * seconds / clients), int(MAX_OPS_PER_CLIENT * seconds)))
+
+
 def latency_throughput(engine, rates, seconds, clients, num, workload="ycsb-c", seed=1):
     """An open-loop rate ladder: per target rate, the achieved rate, service time (from the actual
     start) and response time (from the intended start): (table, results)."""
     import pandas as pd
     rows, results = [], []
     for rate in rates:
-        reads = max(1, min(int(rate * seconds / clients), 50_000_000))
+        reads = ladder_reads(rate, seconds, clients)
         b = run(engine, workload, num=num, reads=reads, clients=clients, target_rate=float(rate), seed=seed,
                 interval=0)[-1]
         results.append(b)
