@@ -1,5 +1,7 @@
 """Shared fixtures: real engines in real temporary directories."""
+import contextlib
 import os
+import subprocess
 
 import pytest
 
@@ -107,3 +109,19 @@ def pytest_collection_modifyitems(config, items):
             source = ""
         if fixtures & ENGINE_FIXTURES or "require(" in source or "kvlab.run(" in source:
             item.add_marker("engine")
+
+
+@contextlib.contextmanager
+def mounted_tmpfs(where, options: str):
+    """A real tmpfs mounted on `where` (made) with mount's -o `options`, unmounted after; the test is skipped
+    where it cannot be mounted (not root, no permission)."""
+    where.mkdir(exist_ok=True)
+    if os.geteuid() != 0:
+        pytest.skip("mounting a tmpfs needs root")
+    got = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(where)], capture_output=True, text=True)
+    if got.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {got.stderr.strip()}")
+    try:
+        yield where
+    finally:
+        subprocess.run(["umount", str(where)], capture_output=True)

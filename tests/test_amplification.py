@@ -9,7 +9,6 @@ import math
 import os
 import random
 import re
-import subprocess
 
 import pytest
 
@@ -19,7 +18,7 @@ from kvlab.results import amplification, steady
 from kvlab.results.result import upgrade
 from kvlab.results.store import Store
 
-from .conftest import require
+from .conftest import mounted_tmpfs, require
 
 ENTRY = 16 + 800   # key_size + value_size of the runs below
 
@@ -118,18 +117,8 @@ def test_reads_count_device_reads_per_read_op():
 
 @pytest.fixture
 def small_tmpfs(tmp_path):
-    where = tmp_path / "tmpfs"
-    where.mkdir()
-    if os.geteuid() != 0:
-        pytest.skip("mounting a tmpfs needs root")
-    got = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64m", "tmpfs", str(where)], capture_output=True,
-                         text=True)
-    if got.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {got.stderr.strip()}")
-    try:
+    with mounted_tmpfs(tmp_path / "tmpfs", "size=64m") as where:
         yield where
-    finally:
-        subprocess.run(["umount", str(where)], capture_output=True)
 
 
 def test_on_tmpfs_the_storage_figures_are_none_with_the_reason(small_tmpfs):

@@ -14,7 +14,7 @@ from kvlab.lab import estimate, notebooks
 from kvlab.lab.seeds import common
 from kvlab.results.store import Store
 
-from .conftest import require
+from .conftest import mounted_tmpfs, require
 
 
 def kvlab(*argv, cwd, **env):
@@ -68,18 +68,8 @@ def test_costs_grow_with_the_scale_and_say_their_basis(tmp_path):
 
 @pytest.fixture
 def small_tmpfs(tmp_path):
-    where = tmp_path / "tmpfs"
-    where.mkdir()
-    if os.geteuid() != 0:
-        pytest.skip("mounting a tmpfs needs root")
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(where)], capture_output=True,
-                          text=True)
-    if done.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip()}")
-    try:
+    with mounted_tmpfs(tmp_path / "tmpfs", "size=1m") as where:
         yield where
-    finally:
-        subprocess.run(["umount", str(where)], check=True)
 
 
 def test_a_run_that_does_not_fit_is_refused_before_it_starts(tmp_path, small_tmpfs):
