@@ -105,6 +105,18 @@ def adapters():
     return out
 
 
+def bulk_loads():
+    """{adapter name: how its bulk load works, one sentence} for every adapter compiled in with a bulk path
+    (kv_engine.h's bulk_* calls; kvlab's load="bulk")."""
+    out = {}
+    cdef int i = 0
+    while kv_engines[i] != NULL:
+        if kv_engines[i].bulk_begin != NULL:
+            out[kv_engines[i].name.decode()] = kv_engines[i].bulk_how.decode() if kv_engines[i].bulk_how else ""
+        i += 1
+    return out
+
+
 # Direct operations on one thread context, for Engine (GIL held: its one context may be reached from
 # several Python threads) and Session (GIL released: sessions wait on each other's locks).
 cdef int _ctx_put(const kv_engine_ops *ops, kv_thread *t, bytes key, bytes value, bint release) except -1:
@@ -649,6 +661,7 @@ cdef class Run:
         p.first_seq = params.get("first_seq", 1)
         p.key_hash = 1 if params.get("key_hash") else 0
         p.no_pipeline = 0 if params.get("pipeline", True) else 1
+        p.first_key = params.get("first_key", 0)
         p.use_tsc = 1 if params.get("latency_clock", "auto") != "monotonic" and _kernel_uses_tsc() else 0
         self.nthreads = kv_run_thread_count(p)
         cdef void *mem = NULL

@@ -46,7 +46,8 @@ enum kv_optype {
     X(COMPACT, "compact", KV_OP_COMPACT, 0, 0)                                                        \
     X(MIX, "mix", KV_OP_TXN, 0, 0)                                                                    \
     X(CRASHWRITE, "crashwrite", KV_OP_WRITE, 1, 0)                                                    \
-    X(GRAPHLOAD, "graphload", KV_OP_WRITE, 1, 0) /* splits num nodes; counts their writes */
+    X(GRAPHLOAD, "graphload", KV_OP_WRITE, 1, 0) /* splits num nodes; counts their writes */       \
+    X(BULKLOAD, "bulkload", KV_OP_WRITE, 1, 1)   /* fillseq through the engine's bulk path, one thread */
 
 enum kv_workload {
 #define KV_W_ENUM(id, name, optype, writes, ops_are_num) KV_W_##id,
@@ -127,6 +128,8 @@ typedef struct kv_run_params {
                                    loads and inserts land all over the key space (fillseq/fillrandom loads
                                    and the mix loop; db_bench's other loops ignore it) */
     const kv_graph *graph;      /* KV_W_GRAPHLOAD, and a mix with graph ops: LinkBench's graph (num = its nodes) */
+    uint64_t first_key;         /* fillseq, bulkload: the load starts at this index (a resumed load), the
+                                   threads splitting [first_key, num) */
     int no_pipeline;            /* KV_W_MIX: always the general loop, never the one-op-template loop that draws ahead (tests compare the two) */
 } kv_run_params;
 

@@ -51,6 +51,7 @@ cdef extern from "kv_driver.h":
         uint64_t first_seq
         int key_hash
         const kv_graph *graph
+        uint64_t first_key
         int no_pipeline
     ctypedef struct kv_thread_result:
         uint64_t progress

@@ -171,6 +171,19 @@ typedef struct kv_engine_ops {
     /* What a transaction gives here, one sentence (NULL: "none"); `variant` picks among
        an adapter's variants, as kv_config.variant does. */
     const char *(*isolation)(const char *variant, int transactions);
+
+    /* Bulk load (kvlab's load="bulk", the bulkload loop): one thread puts keys in ascending order, each
+       above every key the database holds, in chunks.  bulk_begin, bulk_put..., bulk_commit is one chunk;
+       when bulk_commit returns KV_OK the chunk is in the database as a committed batch is, except where
+       `bulk_how` says the engine writes it later (WiredTiger's bulk cursor: at the load's last chunk,
+       `last`).  bulk_abort drops an unfinished chunk.  bulk_begin may be NULL: the engine has no bulk
+       path, and kvlab refuses load="bulk" on it.  bulk_how says in one sentence what the path is, for the
+       result. */
+    int (*bulk_begin)(kv_thread *t);
+    int (*bulk_put)(kv_thread *t, const char *k, size_t kl, const char *v, size_t vl);
+    int (*bulk_commit)(kv_thread *t, int last);
+    void (*bulk_abort)(kv_thread *t);
+    const char *bulk_how;
 } kv_engine_ops;
 
 static inline const char *kv_thread_errmsg(kv_thread *t) {

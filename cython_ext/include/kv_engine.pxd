@@ -55,5 +55,7 @@ cdef extern from "kv_engine.h":
         const char *(*version)() nogil
         void (*process_shutdown)() nogil
         const char *(*isolation)(const char *variant, int transactions) nogil
+        int (*bulk_begin)(kv_thread *t) nogil
+        const char *bulk_how
     const kv_engine_ops *kv_engines[]
     const char *kv_thread_errmsg(kv_thread *t) nogil

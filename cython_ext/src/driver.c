@@ -52,8 +52,10 @@ static void gate_wait(kv_run *run) {
 /* The thread's loop; write loops take this thread's share [first, first + share) of the key space. */
 static void run_loop(ctx *c, int index, int writer) {
     const kv_run_params *p = &c->run->p;
-    uint64_t first = p->num * (uint64_t)index / (uint64_t)p->threads;
-    uint64_t share = p->num * (uint64_t)(index + 1) / (uint64_t)p->threads - first;
+    uint64_t base = p->workload == KV_W_FILLSEQ || p->workload == KV_W_BULKLOAD ? p->first_key : 0;
+    uint64_t span = p->num > base ? p->num - base : 0;   /* a resumed load writes [first_key, num) */
+    uint64_t first = base + span * (uint64_t)index / (uint64_t)p->threads;
+    uint64_t share = base + span * (uint64_t)(index + 1) / (uint64_t)p->threads - first;
     switch (writer ? -1 : p->workload) {
     case -1: kv_loop_writer(c); break;
     case KV_W_FILLSEQ: kv_loop_write(c, first, share, 1); break;
@@ -68,6 +70,7 @@ static void run_loop(ctx *c, int index, int writer) {
     case KV_W_MIX: kv_loop_mix(c); break;
     case KV_W_CRASHWRITE: if (index == 0) kv_loop_crashwrite(c); break;
     case KV_W_GRAPHLOAD: kv_loop_graphload(c, first, share); break;
+    case KV_W_BULKLOAD: kv_loop_bulkload(c, first, share); break;
     }
 }
 

@@ -43,6 +43,8 @@ struct kv_thread {
     int doomed;         /* the batch's transaction hit WT_ROLLBACK */
     int in_txn;         /* a transaction (not a batch) is open */
     uint64_t jitter;    /* backoff RNG state */
+    WT_CURSOR *bulk;    /* a bulk load's bulk cursor, open from its first chunk to its last */
+    int bulk_tried;     /* the load asked for one (an object that holds records already gets none) */
     kv_oplog log;
 };
 
@@ -305,6 +307,52 @@ static void wt_txn_abort(kv_thread *t) {
     t->in_txn = 0;
 }
 
+/* Bulk load: a "bulk" cursor on the empty object, which writes leaf pages in order without searching and
+   without cache pressure, open from the load's first chunk to its last, whose close writes the records; an
+   object that holds records already (a resumed load) cannot have one, and gets each chunk as a batch of
+   ordered inserts.  The bulk cursor needs the object to itself: the session's point cursor closes meanwhile. */
+static int wt_bulk_begin(kv_thread *t) {
+    unposition(t);
+    if (!t->bulk_tried) {
+        t->bulk_tried = 1;
+        int rc = t->cur->close(t->cur);
+        t->cur = NULL;
+        if (!rc && t->s->open_cursor(t->s, t->db->uri, NULL, "bulk", &t->bulk)) t->bulk = NULL;
+        if (!t->bulk && (rc = t->s->open_cursor(t->s, t->db->uri, NULL, NULL, &t->cur)))
+            return fail(t->c.errmsg, rc, "open_cursor");
+    }
+    return t->bulk ? KV_OK : wt_batch_begin(t);
+}
+
+static int wt_bulk_put(kv_thread *t, const char *k, size_t kl, const char *v, size_t vl) {
+    if (!t->bulk) return wt_put(t, k, kl, v, vl);
+    if (!kl) return empty_key(t);
+    WT_ITEM key = {.data = k, .size = kl}, val = {.data = v, .size = vl};
+    t->bulk->set_key(t->bulk, &key);
+    t->bulk->set_value(t->bulk, &val);
+    int rc = t->bulk->insert(t->bulk);
+    return rc ? fail(t->c.errmsg, rc, "bulk insert") : KV_OK;
+}
+
+/* The bulk cursor's close writes what it holds; the point cursor comes back. */
+static int end_bulk(kv_thread *t) {
+    int rc = t->bulk->close(t->bulk);
+    t->bulk = NULL;
+    int rc2 = t->s->open_cursor(t->s, t->db->uri, NULL, NULL, &t->cur);
+    if (rc2) t->cur = NULL;
+    return rc ? fail(t->c.errmsg, rc, "bulk cursor close") : rc2 ? fail(t->c.errmsg, rc2, "open_cursor") : KV_OK;
+}
+
+static int wt_bulk_commit(kv_thread *t, int last) {
+    if (!t->bulk) return wt_batch_commit(t);
+    return last ? end_bulk(t) : KV_OK;
+}
+
+static void wt_bulk_abort(kv_thread *t) {
+    if (t->bulk) end_bulk(t);   /* a bulk cursor cannot take back what it was given */
+    else wt_batch_abort(t);
+}
+
 static const char *wt_isolation(const char *variant, int transactions) {
     (void)variant; (void)transactions;
     return "snapshot isolation: a session transaction (isolation=snapshot); an update of a key another "
@@ -393,4 +441,9 @@ const kv_engine_ops kv_engine_wiredtiger = {
     .iter_seek = wt_iter_seek, .iter_next = wt_iter_next, .iter_close = wt_iter_close,
     .compact = wt_compact, .stats = wt_stats, .version = wt_version, .process_shutdown = NULL,
     .isolation = wt_isolation,
+    .bulk_begin = wt_bulk_begin, .bulk_put = wt_bulk_put, .bulk_commit = wt_bulk_commit,
+    .bulk_abort = wt_bulk_abort,
+    .bulk_how = "a bulk cursor on the empty object (leaf pages written in order, no search, no cache "
+                "pressure), whose records are written when it closes at the load's last chunk; an object "
+                "that holds records already (a resumed load) takes each chunk as a transaction of ordered inserts",
 };

@@ -1,5 +1,5 @@
 /* db_bench's fixed loops (see README "Workloads"): write workloads split `num` keys across the
- * threads; read workloads do `reads` operations in every thread; readwhilewriting runs `threads`
+ * threads (a bulk load too, through the engine's bulk path); read workloads do `reads` operations in every thread; readwhilewriting runs `threads`
  * readers plus one writer, whose stats are returned apart (role KV_ROLE_WRITER).  And LinkBench's
  * load, the other fixed loop.  The hot ones (loop_read_on, loop_write_on) are instantiated per clock
  * and key size (loop.h: KV_DISPATCH).
@@ -212,4 +212,36 @@ int kv_loop_graphload(ctx *c, uint64_t first, uint64_t count) {
     c->res->bytes += s->bytes;
     free(s);
     return rc ? fail(c, rc) : 0;
+}
+
+/* A bulk load: keys first .. first + count - 1 in ascending order through the engine's bulk path
+   (kv_engine.h), `batch` puts a chunk; one histogram entry and one progress step per chunk.  The
+   driver runs it on one thread (the keys must arrive in order). */
+int kv_loop_bulkload(ctx *c, uint64_t first, uint64_t count) {
+    const kv_run_params *p = &c->run->p;
+    const kv_engine_ops *e = c->run->ops;
+    int ks = p->key_size, vs = p->value_size;
+    uint64_t chunk = p->batch > 1 ? (uint64_t)p->batch : 1, i = 0;
+    if (!e->bulk_begin) {
+        snprintf(c->res->errmsg, KV_ERRMSG_MAX, "%s has no bulk load path; load it in batches", e->name);
+        c->res->rc = KV_E_NOTSUP;
+        kv_run_request_stop(c->run);
+        return KV_E_NOTSUP;
+    }
+    int rc = KV_OK;
+    while (i < count && !stopped(c)) {
+        uint64_t n = count - i < chunk ? count - i : chunk;
+        if ((rc = e->bulk_begin(c->t))) break;
+        for (uint64_t j = 0; j < n; j++) {
+            uint64_t idx = first + i + j;
+            kv_make_key(c->key, ks, p->key_hash ? kv_key_hash(idx) : idx);
+            if ((rc = e->bulk_put(c->t, c->key, ks, next_value(c), vs)) < 0) break;
+        }
+        if (rc < 0) { e->bulk_abort(c->t); break; }
+        if ((rc = e->bulk_commit(c->t, i + n == count))) break;
+        i += n;
+        c->res->bytes += n * (uint64_t)(ks + vs);
+        finish_op(c, KV_OP_WRITE, n);
+    }
+    return rc < 0 ? fail(c, rc) : 0;
 }

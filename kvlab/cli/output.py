@@ -89,8 +89,12 @@ def format_line(b) -> str:
             f" {b.mb_per_sec:6.1f} MB/s")
     if b.found is not None and b.workload != "deleterandom" and not getattr(b, "mix", None):
         line += f" ({b.found} of {b.ops} found)"
-    if b.phase == "load":
-        line += " [load phase]"
+    params = b.params or {}
+    how = [f"{params['load']} load"] if params.get("load") == "bulk" else []
+    if params.get("first_key"):
+        how.append(f"resumed at record {params['first_key']:,}")
+    if b.phase == "load" or how:
+        line += f" [{', '.join((['load phase'] if b.phase == 'load' else []) + how)}]"
     if b.partial:
         line += " [stopped early: partial]"
     return line

@@ -5,7 +5,7 @@ import argparse
 
 from .. import errors
 from ..model import engines
-from ..model.spec import RunSpec, make_spec
+from ..model.spec import LOADS, RunSpec, make_spec
 from . import common
 from .parsing import add_running_options, amount, byte_size, count
 
@@ -13,7 +13,8 @@ NAME = "run"
 HELP = "run workloads on one engine"
 DESCRIPTION = """Run workloads on one engine: a db_bench loop, a YCSB/mako/TOML mix, in order.
 
-A read workload on a fresh database first gets a load phase (fillseq in batches of 1000).
+A read workload on a fresh database first gets a load phase (fillseq in batches of 1000, or with
+--load bulk through the engine's bulk path; --resume continues one that was killed).
 A db_bench command line runs as it is with `kvlab dbbench`; a YCSB workload file with `kvlab ycsb`."""
 
 # flags that are engine settings (the rest go through --set)
@@ -46,11 +47,21 @@ def add_parser(sub, make):
     g.add_argument("--key-size", type=count(1, 64), default=None, metavar="BYTES",
                    help="key size (default 16: the key index, zero-padded decimal)")
     g.add_argument("--batch", type=count(1, 1_000_000), default=None, metavar="K",
-                   help="writes per batch/transaction (default 1); latency is then per batch")
+                   help="writes per batch/transaction (default 1); latency is then per batch; with --load bulk, "
+                        "a fillseq's records per bulk chunk (default: about 256 MiB of them)")
     g.add_argument("--seek-nexts", type=count(0), default=None, metavar="N",
                    help="seekrandom: entries read after each seek (default 0)")
     g.add_argument("--writes-per-second", type=amount(0), default=None, metavar="RATE",
                    help="readwhilewriting: the writer's rate (0: unlimited)")
+    g = r.add_argument_group("loads")
+    g.add_argument("--load", choices=LOADS, default=None,
+                   help="how a load (the load phase, a fillseq workload) writes: batched (puts in batches of 1000; "
+                        "the default, as the seeds loaded) or bulk (the engine's bulk path: LMDB MDB_APPEND, "
+                        "RocksDB SST ingestion, WiredTiger's bulk cursor, BerkeleyDB bulk puts; keys in order, "
+                        "one thread)")
+    g.add_argument("--resume", action="store_true",
+                   help="continue an interrupted load in --db from the last record it committed, instead of "
+                        "starting over; needs --db")
     g = r.add_argument_group("mixes")
     g.add_argument("--distribution", default=None, metavar="NAME",
                    help="a mix's key distribution instead of its own: uniform, zipfian, zipfian-plain, latest, "
@@ -107,7 +118,7 @@ def _engine_settings(args) -> dict:
 
 # RunSpec fields taken from flags of the same name, passed only when typed (so a mix's own counts apply)
 _FIELDS = ("num", "reads", "duration", "value_size", "key_size", "batch", "seed", "seek_nexts", "writes_per_second",
-           "distribution", "target_rate", "cpus", "interval", "warmup", "repeat")
+           "distribution", "target_rate", "cpus", "interval", "warmup", "repeat", "load")
 
 
 def spec_from_args(args) -> RunSpec:
@@ -127,6 +138,10 @@ def spec_from_args(args) -> RunSpec:
         params.update(db=args.db, keep_db=True)
     if args.use_existing_db:
         params["use_existing_db"] = True
+    if args.resume:
+        if args.db is None:
+            raise errors.SpecError("--resume needs --db DIR, the database the interrupted load was writing")
+        params["resume"] = True
     return make_spec(args.engine, workload, **params, **_engine_settings(args))
 
 

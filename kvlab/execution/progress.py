@@ -25,7 +25,7 @@ def expected_ops(native_loop: str, params: dict) -> int | None:
     if params.get("duration", 0) > 0 or native_loop == "compact":
         return None
     if native.native_loop(native_loop).ops_are_num:
-        return int(params["num"])
+        return int(params["num"]) - int(params.get("first_key", 0))   # a resumed load: the rest
     return int(params["reads"]) * int(params["threads"])
 
 

@@ -75,7 +75,7 @@ def build(session, m: Measurement) -> BenchmarkResult:
         latency_us=overall.summary_us(),
         latency_by_op={op: h.summary_us() for op, h in tot.by_op.items()},
         latency_unit="txn" if plan else "batch" if m.params["batch"] > 1 and wl.writes else "op",
-        seed=spec.seed, params={**m.params, "workload": wl.name, "native_loop": wl.native,
+        seed=spec.seed, params={**m.params, "workload": wl.name, "native_loop": m.params.get("native_loop", wl.native),
                                 "engine_config": session.effective_config},
         versions={"engine_library": session.native.adapters()[session.cfg.adapter], "adapter": session.cfg.adapter,
                   "kvlab": provenance["build"]["kvlab"], "git_commit": provenance["build"]["git_commit"],

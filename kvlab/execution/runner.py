@@ -5,18 +5,20 @@ through the native driver (GIL released for the whole run, on a helper thread) a
 per workload (execution.record).  While the native threads run, the calling thread samples their counters every
 `interval` seconds without pausing them (execution.sampler: the time series, the warm-up snapshot, Ctrl-C as a
 clean stop with a partial result).  A read workload on a fresh database first gets a load phase (fillseq in
-batches of 1000, reported with phase="load").  A spec's `cpus` pins the process for each trial
+batches of 1000, or through the engine's bulk path with load="bulk": execution.loads; reported with
+phase="load"; resume=True continues a killed one).  A spec's `cpus` pins the process for each trial
 (execution.pinning).
 """
 from __future__ import annotations
 
 from typing import Callable
 
+from .. import errors
 from ..model import workloads
 from ..model.spec import RunSpec, make_spec
 from ..results import sanity, stats
 from ..results.result import BenchmarkResult, RunResult
-from . import dbdir, mixrecord, native
+from . import dbdir, loads, mixrecord, native
 from .pinning import pin, unpin
 from .progress import RunControl
 from .session import Session
@@ -35,7 +37,8 @@ def run_spec(spec: RunSpec, on_result: Callable[[BenchmarkResult], None] | None 
              control: RunControl | None = None, load_only: bool = False) -> RunResult:
     """Run a spec: its trials, each phase reported to on_result as it ends.  `load_only` runs just
     the load phase of the first workload that needs data (YCSB's -load), into spec.db."""
-    dbdir.check(spec.db, spec.use_existing_db)
+    loads.check(spec, native.load(), key_hash=_hashed(spec))
+    dbdir.check(spec.db, spec.use_existing_db or spec.resume)
     trials = []
     for trial in range(spec.repeat):
         trials.append(_run_trial(spec, trial, on_result, control, load_only))
@@ -46,6 +49,12 @@ def run_spec(spec: RunSpec, on_result: Callable[[BenchmarkResult], None] | None 
         stats.attach_repetitions(trials)
     sanity.annotate_scaling(results)
     return RunResult(results, spec)
+
+
+def _hashed(spec) -> bool:
+    """The run's records live under hashed keys (a mix of YCSB's insertorder=hashed)."""
+    mixes = (workloads.get(name, spec.mixes).mix for name in spec.workloads)
+    return any(m is not None and m.insert_order == "hashed" for m in mixes)
 
 
 def _run_trial(spec, trial, on_result, control=None, load_only=False):
@@ -61,7 +70,7 @@ def _run_trial_pinned(spec, trial, on_result, control=None, load_only=False):
     cfg = native.require_built(spec.engine)
     lib = native.load()
     warnings = [f"{spec.engine} ignores {k} (it has no such setting)" for k in cfg.ignored(spec.engine_settings)]
-    where = dbdir.prepare(spec.db, spec.engine, lib.KEY_ENCODING, spec.use_existing_db)
+    where = dbdir.prepare(spec.db, spec.engine, lib.KEY_ENCODING, spec.use_existing_db or spec.resume)
     session = Session(spec, cfg, lib, where, warnings, trial, control)
     try:
         for name in spec.workloads:
@@ -69,14 +78,21 @@ def _run_trial_pinned(spec, trial, on_result, control=None, load_only=False):
             if wl.needs_data and not session.loaded and (spec.auto_load or load_only):
                 # a LinkBench mix loads its graph; everything else a key space (fillseq)
                 load = workloads.get("linkbench-load" if session.graph else "fillseq")
-                session.add(session.run_one(load, phase="load", value_size=mixrecord.value_size(wl, spec)), on_result)
-                if session.results[-1].partial:
-                    break
+                done = session.run_one(load, phase="load", value_size=mixrecord.value_size(wl, spec))
+                if done is not None:
+                    session.add(done, on_result)
+                    if done.partial:
+                        break
             if load_only:
                 break
-            session.add(session.run_one(wl, phase="run"), on_result)
-            if session.results[-1].partial:
-                break
+            done = session.run_one(wl, phase="run")
+            if done is not None:
+                session.add(done, on_result)
+                if done.partial:
+                    break
+        if not session.results and session.resume_note:   # nothing ran: say why, as an error (exit 2)
+            raise errors.SpecError(f"{session.resume_note}; nothing is left to run (its other workloads run on it "
+                                   "with use_existing_db)")
     finally:
         session.close()
         where.release()

@@ -9,13 +9,11 @@ from .. import errors
 from ..model import workloads
 from ..results import amplification, sanity
 from ..results.result import BenchmarkResult
-from . import accounting, dbdir, mixplan, mixrecord, record, system
+from . import accounting, dbdir, loads, mixplan, mixrecord, record, system
 from .events import reader_for
 from .phaseamp import PhaseAmp
 from .progress import ProgressTracker
 from .sampler import Sampler, auto_warmup, steady_state
-
-LOAD_BATCH = 1000   # the load phase's writes per batch (fillseq, before a read workload on a fresh database)
 
 
 class Session:
@@ -24,7 +22,9 @@ class Session:
     def __init__(self, spec, cfg, native, where, warnings, trial, control=None):
         self.spec, self.cfg, self.native, self.where, self.warnings = spec, cfg, native, where, warnings
         self.trial, self.control = trial, control
-        self.loaded = where.existed
+        self.loaded = where.existed and not spec.resume   # a resumed load runs on the database it left
+        self.resumed = False
+        self.resume_note = None   # a resumed load found nothing left to do
         self.results = []
         self.engine = None
         self.engine_settings = None
@@ -83,18 +83,21 @@ class Session:
         if on_result:
             on_result(result)
 
-    def run_one(self, wl: workloads.Workload, phase: str, value_size: int | None = None) -> BenchmarkResult:
-        """One phase of `wl` ("load" or "run") on the open engine, measured and recorded."""
+    def run_one(self, wl: workloads.Workload, phase: str, value_size: int | None = None) -> BenchmarkResult | None:
+        """One phase of `wl` ("load" or "run") on the open engine, measured and recorded; None where a resumed
+        load finds every record already there."""
         load = phase == "load"
         settings, params, graph = self._phase_params(wl, load, value_size)
         engine = self.open(settings)
+        if "load" in params and not self._resume(engine, params):
+            return None
         plan = None
         if wl.mix is not None:
             plan = mixplan.compile_mix(mixrecord.mix_as_run(wl.mix, self.spec), self.spec.value_size,
                                        clients=self.spec.threads, target_rate=self.spec.target_rate)
             params["value_size"] = plan["value_max"]
             params["batch"] = 1
-        run = self.native.Run(engine, wl.native, params, mix=plan, graph=graph)
+        run = self.native.Run(engine, params.get("native_loop", wl.native), params, mix=plan, graph=graph)
         amp = PhaseAmp(self, wl, params, plan, engine, graph is not None)
         measured, cut = self._measure(run, wl, phase, params)
         measured.plan, measured.amp = plan, amp
@@ -108,6 +111,23 @@ class Session:
         if not load:
             steady_state(result, measured.samples, cut)
         return result
+
+    def _resume(self, engine, params) -> bool:
+        """A load of a resumed run starts after the records the database holds (params' first_key); False when
+        it holds them all (a warning says so).  Only the run's first load resumes."""
+        if not self.spec.resume or self.resumed:
+            return True
+        self.resumed = True
+        first = loads.committed_prefix(engine, self.native, params["num"], params["key_size"], params["key_hash"],
+                                       str(self.where.path))
+        params["first_key"] = first
+        if first < params["num"]:
+            return True
+        self.resume_note = (f"resume: the database in {self.where.path} holds all {params['num']:,} records of the "
+                            "load already; the load did not run")
+        self.warnings.append(self.resume_note)
+        self.loaded = True
+        return False
 
     def _phase_params(self, wl: workloads.Workload, load: bool, value_size: int | None) -> tuple:
         """(engine settings, the native Run's parameters, a LinkBench graph or None) of one phase: the spec's,
@@ -123,11 +143,19 @@ class Session:
             "reads": spec.reads_per_thread, "threads": 1 if load else spec.threads,
             "duration": 0.0 if load else float(spec.duration),
             "key_size": spec.key_size, "value_size": value_size or mixrecord.value_size(wl, spec),
-            "batch": LOAD_BATCH if load else implies.pop("batch", spec.batch),
+            "batch": loads.LOAD_BATCH if load else implies.pop("batch", spec.batch),
             "seed": spec.seed, "compression_ratio": float(spec.compression_ratio),
             "seek_nexts": spec.seek_nexts, "writes_per_second": float(spec.writes_per_second),
             "key_hash": self.key_hash and (load or wl.mix is not None),
         }
+        if wl.native == "fillseq":   # the load phase or a fillseq workload: a load (RunSpec.load, resume)
+            params.update(load=spec.load, load_method=loads.method(spec, self.native, self.cfg.adapter),
+                          first_key=0)
+            if spec.load == "bulk":
+                # records a chunk: a fillseq workload's batch where given, else about BULK_CHUNK_BYTES of them
+                chunk = params["batch"] if not load and params["batch"] > 1 else loads.bulk_chunk(
+                    spec.key_size, params["value_size"])
+                params.update(native_loop="bulkload", batch=chunk, threads=1)
         graph = self.graph if (wl.native == "graphload" or (wl.mix is not None and wl.mix.graph)) else None
         if wl.native == "graphload" and graph is None:
             raise errors.SpecError("workload 'linkbench-load' loads a LinkBench graph: run it with a LinkBench "

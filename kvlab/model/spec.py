@@ -23,6 +23,7 @@ MAX_THREADS = 1024
 # engine settings with a flag of their own on `kvlab run` (the rest go through --set KEY=VALUE)
 CLI_SETTING_FLAGS = ("cache_size", "sync", "compression", "map_size", "options", "table_options")
 # run fields `kvlab run` does not take (the CLI decides them itself)
+LOADS = ("batched", "bulk")   # RunSpec.load: how a load writes
 CLI_FLAGLESS = ("keep_db", "auto_load", "engine_stats", "compression_ratio", "mixes")
 
 
@@ -45,6 +46,9 @@ class RunSpec:
     use_existing_db: bool = False
     keep_db: bool = False
     auto_load: bool = True            # a read workload on a fresh db gets a fillseq load phase first
+    load: str = "batched"             # how a load (the load phase, a fillseq workload) writes: "batched" (puts in
+                                      # batches of 1000) or "bulk" (the engine's bulk path, kv_engine.h)
+    resume: bool = False              # the load continues from the last key committed in the database at `db`
     interval: float = 1.0             # seconds between time-series samples; 0 = no time series
     warmup: float | str = 0.0         # seconds at the start of each run phase left out of its summary, or
                                       # "auto": the transient MSER-5 finds in the time series (results/steady.py)
@@ -87,6 +91,7 @@ class RunSpec:
             raise errors.SpecError(f"num={self.num} does not fit {self.key_size}-byte decimal keys; "
                                    f"use key_size >= {len(str(2 * self.num))}")
         self._validate_engine_settings(cfg)
+        self._validate_load()
 
     def _validate_workloads(self, cfg):
         """Checks the workloads and mixes against the engine; returns the names of those that are mixes."""
@@ -140,6 +145,21 @@ class RunSpec:
         _number_range("interval", self.interval, 0, 3600)
         if 0 < self.interval < 0.05:
             raise errors.SpecError(f"interval={self.interval} is too short; allowed: 0 (off) or 0.05 to 3600 s")
+
+    def _validate_load(self):
+        """load and resume: a known load; bulk and resume write keys in order on one thread, resume into `db`."""
+        if self.load not in LOADS:
+            raise errors.SpecError(f"load={self.load!r} is unknown; allowed: {', '.join(LOADS)}")
+        if not isinstance(self.resume, bool):
+            raise errors.SpecError(f"resume={self.resume!r}: allowed: true or false")
+        ordered = [why for on, why in ((self.load == "bulk", "load='bulk' writes its keys in order"),
+                                       (self.resume, "resume continues a load written in key order")) if on]
+        if ordered and "fillseq" in self.workloads and self.threads > 1:
+            raise errors.SpecError(f"{ordered[0]}, on one thread: fillseq with threads={self.threads} cannot; "
+                                   "allowed: threads=1, or load='batched' without resume")
+        if self.resume and self.db is None:
+            raise errors.SpecError("resume continues the load in an existing database: give db (--db DIR), the "
+                                   "folder the interrupted load was writing")
 
     def _validate_warmup(self):
         """warmup: seconds, or "auto" (normalised here); either way shorter than a timed run."""

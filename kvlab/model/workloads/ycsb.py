@@ -181,6 +181,9 @@ def from_ycsb(files=(), overrides=None, name: str | None = None) -> Mix:
         path = Path(f)
         try:
             props.update(read_properties(path.read_text(), str(path)))
+        except UnicodeDecodeError as exc:
+            raise errors.SpecError(f"YCSB workload file {str(path)!r} is not text (byte {exc.start} is not UTF-8); "
+                                   "allowed: a Java properties file, name=value lines") from None
         except OSError as exc:
             core = CORE_FILES.get(str(f)) if isinstance(exc, FileNotFoundError) else None
             if core is None:

@@ -1,0 +1,119 @@
+"""Bulk loads (load="bulk": each engine's bulk path, kv_engine.h's bulk_* calls) and resumed loads, on the real
+engines: every record there once and in order, the result saying which load ran, a load killed by SIGKILL
+resumed from what it committed, and the refusals before anything is written."""
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+import kvlab
+from kvlab import errors
+from kvlab.execution import native
+from kvlab.model import engines
+
+from .conftest import CONFORMANCE, require
+
+BULK = tuple(n for n in CONFORMANCE if engines.get(n).adapter in ("lmdb", "rocksdb", "wiredtiger", "bdb"))
+
+
+def _records(engine: str, path) -> list:
+    from kvlab import _native
+    cfg = engines.get(engine)
+    e = _native.Engine(cfg.adapter, str(path), cfg.config({}, max_threads=2))
+    try:
+        return [k for k, _ in e.scan(b"")]
+    finally:
+        e.close()
+
+
+def _keys(n: int) -> list:
+    from kvlab import _native
+    return [_native.make_key(i) for i in range(n)]
+
+
+@pytest.mark.parametrize("engine", BULK)
+def test_bulk_load_holds_every_record_once_and_says_so(engine, tmp_path):
+    require(engine)
+    db = tmp_path / "db"
+    r = kvlab.run(engine, "readrandom", num=25_000, reads=2_000, value_size=64, load="bulk", db=str(db),
+                  keep_db=True, interval=0)
+    load, read = r.benchmarks
+    assert load.phase == "load" and load.ops == 25_000
+    assert load.params["load"] == "bulk" and load.params["native_loop"] == "bulkload"
+    assert load.params["load_method"] == native.load().bulk_loads()[engines.get(engine).adapter]
+    assert read.found == 2_000
+    assert _records(engine, db) == _keys(25_000)
+
+
+def test_batched_load_is_the_default_and_says_so(tmp_path):
+    r = kvlab.run("lmdb", "readrandom", num=5_000, reads=100, interval=0)
+    assert r.benchmarks[0].params["load"] == "batched" and r.benchmarks[0].params["native_loop"] == "fillseq"
+    assert "batches of 1000" in r.benchmarks[0].params["load_method"]
+
+
+def _kill_midway(cmd, db, at_bytes: int, timeout: float = 60.0):
+    """Start `cmd`, SIGKILL it once the database folder holds at_bytes (or it ends by itself)."""
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    end = time.monotonic() + timeout
+    while proc.poll() is None and time.monotonic() < end:
+        size = sum(f.stat().st_size for f in db.rglob("*") if f.is_file()) if db.exists() else 0
+        if size >= at_bytes:
+            proc.send_signal(signal.SIGKILL)
+            break
+        time.sleep(0.02)
+    proc.wait()
+    return proc.returncode
+
+
+@pytest.mark.parametrize("engine,load", [("lmdb", "bulk"), ("rocksdb", "bulk"), ("lmdb", "batched")])
+def test_killed_load_resumes_and_holds_every_record_once(engine, load, tmp_path):
+    require(engine)
+    db = tmp_path / "db"
+    num, value = 1_500_000, 200
+    cmd = [sys.executable, "-m", "kvlab.cli", "run", "--engine", engine, "--workload", "fillseq", "--num", str(num),
+           "--value-size", str(value), "--batch", "50000" if load == "bulk" else "1000", "--load", load, "--db", str(db), "--no-store", "--quiet",
+           "--interval", "0"]
+    rc = _kill_midway(cmd, db, at_bytes=num * (16 + value) // 3)
+    assert rc == -signal.SIGKILL, "the load ended before it could be killed: give it more records"
+    out = subprocess.run(cmd + ["--resume"], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    first = int(re.search(r"resumed at record ([\d,]+)", out.stdout).group(1).replace(",", ""))
+    assert 0 < first < num
+    assert _records(engine, db) == _keys(num)
+    again = subprocess.run(cmd + ["--resume"], capture_output=True, text=True, timeout=60)
+    assert again.returncode == 2 and f"holds all {num:,} records" in again.stderr
+
+
+def test_resume_refuses_a_database_that_is_not_a_prefix(tmp_path):
+    db = tmp_path / "db"
+    kvlab.run("lmdb", "fillrandom", num=20_000, db=str(db), keep_db=True, interval=0)
+    with pytest.raises(errors.SpecError, match="not the prefix an ordered one-thread load leaves"):
+        kvlab.run("lmdb", "fillseq", num=20_000, db=str(db), keep_db=True, resume=True, interval=0)
+
+
+@pytest.mark.parametrize("params,message", [
+    (dict(engine="leveldb", load="bulk"), "leveldb has no bulk load path; allowed: load='batched', or load='bulk' on"),
+    (dict(workload="ycsb-a", load="bulk", num=1000), "hashed keys"),
+    (dict(workload="fillseq", load="bulk", threads=2), "on one thread"),
+    (dict(load="fast"), "load='fast' is unknown; allowed: batched, bulk"),
+    (dict(resume=True), "give db"),
+])
+def test_load_refusals_come_before_anything_is_written(params, message, tmp_path):
+    if params.get("engine") == "leveldb":
+        require("leveldb")
+    params = {"engine": "lmdb", "workload": "fillseq,readrandom", "num": 1000, **params}
+    before = set(os.listdir(tmp_path))
+    with pytest.raises(errors.SpecError, match=re.escape(message)):
+        kvlab.run(params.pop("engine"), params.pop("workload"), interval=0, **params)
+    assert set(os.listdir(tmp_path)) == before
+
+
+def test_cli_load_flags(tmp_path):
+    bad = subprocess.run([sys.executable, "-m", "kvlab.cli", "run", "--load", "fast"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "batched" in bad.stderr and "bulk" in bad.stderr
+    no_db = subprocess.run([sys.executable, "-m", "kvlab.cli", "run", "--resume"], capture_output=True, text=True)
+    assert no_db.returncode == 2 and "--resume needs --db DIR" in no_db.stderr
