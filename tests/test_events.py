@@ -57,6 +57,34 @@ def test_events_appear_in_the_intervals_of_a_rocksdb_run_that_flushes_and_compac
     assert back.benchmarks[0].intervals[0]["events"] == rocksdb_run.benchmarks[0].intervals[0]["events"]
 
 
+def test_events_are_stored_per_interval_and_an_older_store_gets_them_from_its_records(rocksdb_run, tmp_path):
+    import json
+
+    import duckdb
+
+    from kvlab.results.store import Store
+    path = tmp_path / "s.duckdb"
+    Store(path).append(rocksdb_run)
+    query = "SELECT interval, events FROM intervals WHERE side = 'workers' ORDER BY benchmark_id, interval"
+
+    def stored():
+        con = duckdb.connect(str(path))
+        try:
+            return [(i, json.loads(e)) for i, e in con.execute(query).fetchall()]
+        finally:
+            con.close()
+
+    rows = stored()
+    first = [iv["events"] for iv in rocksdb_run.benchmarks[0].intervals]
+    assert [e for i, e in rows[:len(first)]] == first
+    con = duckdb.connect(str(path))   # a store of version 7: no events column; the migration fills it
+    con.execute("ALTER TABLE intervals DROP COLUMN events")
+    con.execute("UPDATE kvlab_meta SET value = '7' WHERE key = 'version'")
+    con.close()
+    Store(path).frame()
+    assert stored() == rows
+
+
 def test_no_events_without_engine_stats(tmp_path):
     require("lmdb")
     r = kvlab.run("lmdb", "fillrandom", num=5_000, interval=0.05, engine_stats=False, db=str(tmp_path / "db"))

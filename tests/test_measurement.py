@@ -181,7 +181,7 @@ def test_store_migrates_version_1(tmp_path):
                 "DROP TABLE crashtests; DROP TABLE IF EXISTS noise; ALTER TABLE benchmarks DROP COLUMN write_amp; "
                 "ALTER TABLE benchmarks DROP COLUMN read_amp; ALTER TABLE benchmarks DROP COLUMN space_amp; "
                 "ALTER TABLE intervals DROP COLUMN write_amp; ALTER TABLE intervals DROP COLUMN read_amp; "
-                "ALTER TABLE intervals DROP COLUMN space_amp")
+                "ALTER TABLE intervals DROP COLUMN space_amp; ALTER TABLE intervals DROP COLUMN events")
     con.execute("UPDATE benchmarks SET record = ?", [json.dumps(old)])
     con.close()
     row = Store(path).frame().to_dict("records")[0]

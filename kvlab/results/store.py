@@ -27,7 +27,7 @@ from pathlib import Path
 from .. import errors
 from .result import BenchmarkResult, RunResult, _jsonable, load_json, write_json_atomic
 
-STORE_VERSION = 7
+STORE_VERSION = 8
 
 _V1 = """
 CREATE TABLE benchmarks (
@@ -39,6 +39,13 @@ CREATE SEQUENCE benchmark_ids START 1;
 
 # step n upgrades a store at version n to n+1
 _MIGRATIONS = {
+    # engine events per interval (kvlab.results.events: flushes, compactions, stalls, checkpoints, eviction as
+    # named fields), taken from each stored record's intervals
+    7: """
+ALTER TABLE intervals ADD COLUMN events JSON;
+UPDATE intervals SET events = json_extract(b.record, '$.intervals[' || intervals.interval || '].events')
+    FROM benchmarks b WHERE b.id = intervals.benchmark_id;
+""",
     # amplification (kvlab.result/7): write (the process's bytes written / user bytes), read (device block reads
     # per read op) and space (allocated / live bytes) per benchmark and per interval, taken from each record
     6: """
@@ -266,19 +273,20 @@ class Store:
                      list(b.tags), amp.get("write_amp"), amp.get("read_amp"), amp.get("space_amp")])
                 for i, iv in enumerate(b.intervals):
                     iamp = iv.get("amplification") or {}
+                    events = json.dumps(iv["events"], default=_jsonable) if iv.get("events") is not None else None
                     for side in ("workers", "writer"):
                         for op, n in iv.get(side, {}).get("ops", {}).items():
                             l = iv[side]["latency_us"].get(op, {})
                             con.execute(
                                 "INSERT INTO intervals (benchmark_id, interval, side, op, t_start_s, t_end_s, ops, "
                                 "ops_per_sec, p50_us, p99_us, p999_us, max_us, cpu_pct, io_read_bytes, io_write_bytes, "
-                                "write_amp, read_amp, space_amp) "
-                                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                                "write_amp, read_amp, space_amp, events) "
+                                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                                 [bid, i, side, op, iv["t_start_s"], iv["t_end_s"], n,
                                  iv[side]["ops_per_sec"][op], l.get("p50"), l.get("p99"), l.get("p999"),
                                  l.get("max"), iv.get("cpu_pct"), iv.get("io_read_bytes"),
                                  iv.get("io_write_bytes"), iamp.get("write_amp"), iamp.get("read_amp"),
-                                 iamp.get("space_amp")])
+                                 iamp.get("space_amp"), events])
             if point is not None:
                 _insert_point(con, point, "done", run_id)
             con.execute("COMMIT")
