@@ -28,8 +28,10 @@ def load_once(engine, load, num, value_size, seed):
     rm(db)
     try:
         t0 = time.perf_counter()
-        r = kvlab.run(engine, "fillseq", num=num, value_size=value_size, load=load, batch=1000, db=db,
-                      keep_db=True, seed=seed, interval=0, engine_stats=False)
+        # batched: today's load, batches of 1000; bulk: its default chunks (about 256 MiB)
+        batch = {"batch": 1000} if load == "batched" else {}
+        r = kvlab.run(engine, "fillseq", num=num, value_size=value_size, load=load, db=db, keep_db=True, seed=seed,
+                      interval=0, engine_stats=False, **batch)
         total = time.perf_counter() - t0
         b = r.benchmarks[0]
         return b.ops_per_sec, total, b.accounting.get("db_size_after_close_bytes") or 0

@@ -45,6 +45,7 @@ struct kv_thread {
     uint64_t jitter;    /* backoff RNG state */
     WT_CURSOR *bulk;    /* a bulk load's bulk cursor, open from its first chunk to its last */
     int bulk_tried;     /* the load asked for one (an object that holds records already gets none) */
+    uint64_t bulk_puts; /* without one: the chunk's puts so far (a transaction every KV_WT_BULK_TXN) */
     kv_oplog log;
 };
 
@@ -157,9 +158,7 @@ static int wt_thread_open(kv_db *d, kv_thread **out, char *err) {
     t->jitter = (uint64_t)(uintptr_t)t;
     int rc = d->conn->open_session(d->conn, NULL, NULL, &t->s);
     if (rc) { free(t); return fail(err, rc, "open_session"); }
-    rc = t->s->open_cursor(t->s, d->uri, NULL, NULL, &t->cur);
-    if (rc) { t->s->close(t->s, NULL); free(t); return fail(err, rc, "open_cursor"); }
-    *out = t;
+    *out = t;   /* the point cursor opens at the first point operation (point_cursor) */
     return KV_OK;
 }
 
@@ -175,8 +174,19 @@ static inline void unposition(kv_thread *t) {
     if (t->positioned) { t->cur->reset(t->cur); t->positioned = 0; }
 }
 
+/* The thread's point cursor, opened at its first point operation rather than at thread_open: a cursor open on
+   the object keeps a bulk cursor from opening, and every kvlab Engine holds a thread context of its own. */
+static int point_cursor(kv_thread *t, WT_CURSOR **c) {
+    int rc = t->cur ? 0 : t->s->open_cursor(t->s, t->db->uri, NULL, NULL, &t->cur);
+    if (rc) t->cur = NULL;
+    *c = t->cur;
+    return rc;
+}
+
 static int apply(kv_thread *t, const char *k, size_t kl, const char *v, size_t vl, int is_del) {
-    WT_CURSOR *c = t->cur;
+    WT_CURSOR *c;
+    int rc = point_cursor(t, &c);
+    if (rc) return rc;
     WT_ITEM key = {.data = k, .size = kl}, val = {.data = v, .size = vl};
     c->set_key(c, &key);
     if (is_del) return c->remove(c);
@@ -222,10 +232,12 @@ static int wt_del(kv_thread *t, const char *k, size_t kl) { return write_op(t, k
 static int wt_get(kv_thread *t, const char *k, size_t kl, const char **v, size_t *vl) {
     if (!kl) return empty_key(t);
     unposition(t);
-    WT_CURSOR *c = t->cur;
+    WT_CURSOR *c;
+    int rc = point_cursor(t, &c);
+    if (rc) return fail(t->c.errmsg, rc, "open_cursor");
     WT_ITEM key = {.data = k, .size = kl}, val;
     c->set_key(c, &key);
-    int rc = c->search(c);
+    rc = c->search(c);
     if (rc == WT_NOTFOUND) return KV_NOTFOUND;
     if (rc) return fail(t->c.errmsg, rc, "search");
     if ((rc = c->get_value(c, &val))) return fail(t->c.errmsg, rc, "get_value");
@@ -309,24 +321,34 @@ static void wt_txn_abort(kv_thread *t) {
 
 /* Bulk load: a "bulk" cursor on the empty object, which writes leaf pages in order without searching and
    without cache pressure, open from the load's first chunk to its last, whose close writes the records; an
-   object that holds records already (a resumed load) cannot have one, and gets each chunk as a batch of
-   ordered inserts.  The bulk cursor needs the object to itself: the session's point cursor closes meanwhile. */
+   object that holds records already (a resumed load) cannot have one, and gets its chunks as transactions of
+   KV_WT_BULK_TXN ordered inserts (a whole chunk in one would overflow the cache and roll back).  The bulk
+   cursor needs the object to itself: the session's point cursor, if it had one, closes first. */
+#define KV_WT_BULK_TXN 1000
+
 static int wt_bulk_begin(kv_thread *t) {
     unposition(t);
     if (!t->bulk_tried) {
         t->bulk_tried = 1;
-        int rc = t->cur->close(t->cur);
-        t->cur = NULL;
-        if (!rc && t->s->open_cursor(t->s, t->db->uri, NULL, "bulk", &t->bulk)) t->bulk = NULL;
-        if (!t->bulk && (rc = t->s->open_cursor(t->s, t->db->uri, NULL, NULL, &t->cur)))
-            return fail(t->c.errmsg, rc, "open_cursor");
+        if (t->cur) {
+            int rc = t->cur->close(t->cur);
+            t->cur = NULL;
+            if (rc) return fail(t->c.errmsg, rc, "cursor close");
+        }
+        if (t->s->open_cursor(t->s, t->db->uri, NULL, "bulk", &t->bulk)) t->bulk = NULL;
     }
+    t->bulk_puts = 0;
     return t->bulk ? KV_OK : wt_batch_begin(t);
 }
 
 static int wt_bulk_put(kv_thread *t, const char *k, size_t kl, const char *v, size_t vl) {
-    if (!t->bulk) return wt_put(t, k, kl, v, vl);
     if (!kl) return empty_key(t);
+    if (!t->bulk) {
+        int rc = KV_OK;
+        if (t->bulk_puts && t->bulk_puts % KV_WT_BULK_TXN == 0 && !(rc = wt_batch_commit(t))) rc = wt_batch_begin(t);
+        t->bulk_puts++;
+        return rc ? rc : wt_put(t, k, kl, v, vl);
+    }
     WT_ITEM key = {.data = k, .size = kl}, val = {.data = v, .size = vl};
     t->bulk->set_key(t->bulk, &key);
     t->bulk->set_value(t->bulk, &val);
@@ -334,13 +356,11 @@ static int wt_bulk_put(kv_thread *t, const char *k, size_t kl, const char *v, si
     return rc ? fail(t->c.errmsg, rc, "bulk insert") : KV_OK;
 }
 
-/* The bulk cursor's close writes what it holds; the point cursor comes back. */
+/* The bulk cursor's close writes what it holds. */
 static int end_bulk(kv_thread *t) {
     int rc = t->bulk->close(t->bulk);
     t->bulk = NULL;
-    int rc2 = t->s->open_cursor(t->s, t->db->uri, NULL, NULL, &t->cur);
-    if (rc2) t->cur = NULL;
-    return rc ? fail(t->c.errmsg, rc, "bulk cursor close") : rc2 ? fail(t->c.errmsg, rc2, "open_cursor") : KV_OK;
+    return rc ? fail(t->c.errmsg, rc, "bulk cursor close") : KV_OK;
 }
 
 static int wt_bulk_commit(kv_thread *t, int last) {
@@ -445,5 +465,5 @@ const kv_engine_ops kv_engine_wiredtiger = {
     .bulk_abort = wt_bulk_abort,
     .bulk_how = "a bulk cursor on the empty object (leaf pages written in order, no search, no cache "
                 "pressure), whose records are written when it closes at the load's last chunk; an object "
-                "that holds records already (a resumed load) takes each chunk as a transaction of ordered inserts",
+                "that holds records already (a resumed load) takes each chunk as transactions of 1,000 ordered inserts",
 };
