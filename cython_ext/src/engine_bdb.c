@@ -422,6 +422,19 @@ static int bdb_stats(kv_db *d, char *buf, size_t len) {
                       (unsigned long)ms->st_page_in, (unsigned long)ms->st_page_out);
         free(ms);
     }
+    DB_LOG_STAT *ls = NULL;
+    if ((size_t)n < len && d->txn && d->env->log_stat(d->env, &ls, 0) == 0 && ls) {
+        n += snprintf(buf + n, len - n, "log_bytes=%llu\nlog_bytes_since_checkpoint=%llu\n",
+                      (unsigned long long)ls->st_w_mbytes * 1048576ull + ls->st_w_bytes,
+                      (unsigned long long)ls->st_wc_mbytes * 1048576ull + ls->st_wc_bytes);
+        free(ls);
+    }
+    DB_TXN_STAT *ts = NULL;
+    if ((size_t)n < len && d->txn && d->env->txn_stat(d->env, &ts, 0) == 0 && ts) {
+        n += snprintf(buf + n, len - n, "txn_commits=%llu\nlast_checkpoint_time=%lld\n",
+                      (unsigned long long)ts->st_ncommits, (long long)ts->st_time_ckp);
+        free(ts);
+    }
     return KV_OK;
 }
 

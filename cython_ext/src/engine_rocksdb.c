@@ -453,6 +453,7 @@ static int rdb_stats(kv_db *d, char *buf, size_t len) {
         "rocksdb.cur-size-all-mem-tables", "rocksdb.num-immutable-mem-table", "rocksdb.num-running-compactions",
         "rocksdb.num-running-flushes", "rocksdb.estimate-pending-compaction-bytes", "rocksdb.block-cache-usage",
         "rocksdb.estimate-table-readers-mem", "rocksdb.num-live-versions", "rocksdb.actual-delayed-write-rate",
+        "rocksdb.is-write-stopped",
     };
     int n = 0;
     for (size_t i = 0; i < sizeof props / sizeof props[0] && (size_t)n < len; i++) {

@@ -58,6 +58,7 @@ _RDB_PROPS = {
     "immutable_memtables": "num-immutable-mem-table", "memtable_bytes": "cur-size-all-mem-tables",
     "pending_compaction_bytes": "estimate-pending-compaction-bytes",
     "delayed_write_rate_bytes_per_s": "actual-delayed-write-rate", "sst_bytes": "total-sst-files-size",
+    "write_stopped": "is-write-stopped",
 }
 _RDB_COMPACTION = re.compile(r"^Cumulative compaction: ([0-9.]+) GB write, [0-9.]+ MB/s write, ([0-9.]+) GB read, "
                              r"[0-9.]+ MB/s read, ([0-9.]+) seconds", re.M)
@@ -121,6 +122,7 @@ ROCKSDB = EngineEvents(_rocksdb, {
     "delayed_write_rate_bytes_per_s": Field("bytes/s", "gauge",
                                             "rocksdb.actual-delayed-write-rate (0: writes not delayed)"),
     "sst_bytes": Field("bytes", "gauge", "rocksdb.total-sst-files-size"),
+    "write_stopped": Field("flag", "gauge", "rocksdb.is-write-stopped (1: writes stopped at the interval's end)"),
     "compaction_write_bytes": Field("bytes", "counter", "rocksdb.stats 'Cumulative compaction: ... GB write' "
                                                         "(flushes included; to 0.01 GiB)"),
     "compaction_read_bytes": Field("bytes", "counter", "rocksdb.stats 'Cumulative compaction: ... GB read' "
@@ -136,7 +138,7 @@ ROCKSDB = EngineEvents(_rocksdb, {
 }, periods={
     "flush": ("running_flushes", "flush_bytes", "l0_jobs"),
     "compaction": ("running_compactions", "compactions", "compaction_read_bytes"),
-    "stall": ("delayed_write_rate_bytes_per_s", "stall_seconds", "stalls"),
+    "stall": ("delayed_write_rate_bytes_per_s", "write_stopped", "stall_seconds", "stalls"),
 })
 
 
@@ -215,11 +217,13 @@ WIREDTIGER = EngineEvents(_wiredtiger, {
 })
 
 
-# --- Berkeley DB: memp_stat (its buffer pool); its stats call reports no checkpoint counter --------------------
+# --- Berkeley DB: memp_stat (its buffer pool); log_stat and txn_stat (txn variant: its log and checkpoints) -----
 
 def _bdb(numbers: dict, text: str) -> dict:
     return _pick(numbers, {"cache_hits": "cache_hit", "cache_misses": "cache_miss", "pages_read": "pages_read",
-                           "pages_written": "pages_written", "page_size_bytes": "btree_pagesize"})
+                           "pages_written": "pages_written", "page_size_bytes": "btree_pagesize",
+                           "log_bytes": "log_bytes", "log_bytes_since_checkpoint": "log_bytes_since_checkpoint",
+                           "commits": "txn_commits", "checkpoint_time_s": "last_checkpoint_time"})
 
 
 BDB = EngineEvents(_bdb, {
@@ -229,7 +233,13 @@ BDB = EngineEvents(_bdb, {
     "pages_written": Field("pages", "counter", "memp_stat st_page_out: dirty pages written out of the buffer "
                                                "pool (eviction, or a checkpoint)"),
     "page_size_bytes": Field("bytes", "gauge", "DB->stat bt_pagesize"),
-}, periods={"eviction": ("pages_written",)})
+    "log_bytes": Field("bytes", "counter", "log_stat st_w_mbytes, st_w_bytes: written to the log (txn variant)"),
+    "log_bytes_since_checkpoint": Field("bytes", "gauge", "log_stat st_wc_mbytes, st_wc_bytes (txn variant)"),
+    "commits": Field("count", "counter", "txn_stat st_ncommits (txn variant)"),
+    "checkpoint_time_s": Field("s", "counter", "txn_stat st_time_ckp, the last checkpoint's time (Unix seconds; "
+                                               "it rises when a checkpoint ends, 0 before any: kvlab runs none, "
+                                               "an application's txn_checkpoint does)"),
+}, periods={"eviction": ("pages_written",), "checkpoint": ("checkpoint_time_s",)})
 
 
 # --- LMDB: page counts of its one tree ------------------------------------------------------------------------
