@@ -44,7 +44,10 @@ def test_bulk_load_holds_every_record_once_and_says_so(engine, tmp_path):
     load, read = r.benchmarks
     assert load.phase == "load" and load.ops == 25_000
     assert load.params["load"] == "bulk" and load.params["native_loop"] == "bulkload"
-    assert load.params["load_method"] == native.load().bulk_loads()[engines.get(engine).adapter]
+    assert load.params["load_method"].startswith(native.load().bulk_loads()[engines.get(engine).adapter])
+    for key, value in engines.get(engine).bulk_load.items():   # the engine's own settings for the load, said
+        assert f"opened with {key}={value} for the load" in load.params["load_method"]
+        assert load.params["engine_config"][key] == value and key not in (read.params["engine_config"] or {})
     assert read.found == 2_000
     assert _records(engine, db) == _keys(25_000)
     if engines.get(engine).adapter == "wiredtiger":   # its bulk cursor, not the ordered-insert fallback
@@ -58,11 +61,12 @@ def test_batched_load_is_the_default_and_says_so(tmp_path):
 
 
 def _kill_midway(cmd, db, at_bytes: int, timeout: float = 60.0):
-    """Start `cmd`, SIGKILL it once the database folder holds at_bytes (or it ends by itself)."""
+    """Start `cmd`, SIGKILL it once the database folder has at_bytes allocated (or it ends by itself); allocated,
+    not length: LMDB's load with MDB_WRITEMAP sets data.mdb's length to the whole (sparse) map at once."""
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     end = time.monotonic() + timeout
     while proc.poll() is None and time.monotonic() < end:
-        size = sum(f.stat().st_size for f in db.rglob("*") if f.is_file()) if db.exists() else 0
+        size = sum(f.stat().st_blocks * 512 for f in db.rglob("*") if f.is_file()) if db.exists() else 0
         if size >= at_bytes:
             proc.send_signal(signal.SIGKILL)
             break
