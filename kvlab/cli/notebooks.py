@@ -18,7 +18,8 @@ def add_parser(sub, make):
     make(actions, "list", help="the notebooks kvlab ships", description="the notebooks kvlab ships")
     r = make(actions, "run", help="execute notebooks with papermill", description="execute notebooks with papermill")
     r.add_argument("--scale", default="default", choices=notebooks.SCALES,
-                   help="smoke: seconds each; default: minutes; full: the seeds' published scale (hours)")
+                   help="smoke: seconds each; default: minutes; large: 10M keys where a seed had more, minutes "
+                        "where it ran hours (an evening on 2 cores); full: the seeds' published scale (hours to days)")
     r.add_argument("--only", default=None, metavar="NAMES", help="comma list of notebook names (default: all)")
     r.add_argument("--out", default=None, metavar="DIR",
                    help="folder for the executed notebooks and figures (default results/notebooks-<time>-<scale>)")

@@ -10,7 +10,7 @@ from pathlib import Path
 from .. import _optional, _resources, errors
 from . import estimate
 
-SCALES = ("smoke", "default", "full")
+SCALES = ("smoke", "default", "large", "full")   # seeds.common.SCALES: large fits an evening here
 
 
 def folder() -> Path:
