@@ -250,7 +250,11 @@ static int bulk_flush(kv_thread *t) {
 }
 
 static int bdb_bulk_put(kv_thread *t, const char *k, size_t kl, const char *v, size_t vl) {
-    if (kl + vl + 64 > KV_BDB_BULK_BUFFER) return bdb_put(t, k, kl, v, vl);
+    if (kl + vl + 64 > KV_BDB_BULK_BUFFER) {   /* a pair larger than the buffer: alone, in the chunk's txn */
+        int rc = bulk_flush(t);
+        if (!rc && (rc = apply(t, t->batch, k, kl, v, vl, 0))) rc = fail(t->c.errmsg, rc, "put");
+        return rc;
+    }
     DB_MULTIPLE_KEY_WRITE_NEXT(t->bulk_at, &t->bulk, k, kl, v, vl);
     if (!t->bulk_at) {   /* full: put what it holds, then this pair into the fresh buffer */
         int rc = bulk_flush(t);

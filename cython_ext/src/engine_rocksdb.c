@@ -205,6 +205,7 @@ static int rdb_open(const char *path, const kv_config *cfg, kv_db **out, char *e
         d->bulk_file = NULL;
         rc = kv_seterr(err, KV_E_OTHER, "RocksDB: out of memory");
     }
+    if (rc == KV_OK) unlink(d->bulk_file);   /* a chunk a killed bulk load was writing: never ingested */
     if (rc != KV_OK) {
         destroy(d);
         return rc;

@@ -335,7 +335,10 @@ static int wt_bulk_begin(kv_thread *t) {
             t->cur = NULL;
             if (rc) return fail(t->c.errmsg, rc, "cursor close");
         }
-        if (t->s->open_cursor(t->s, t->db->uri, NULL, "bulk", &t->bulk)) t->bulk = NULL;
+        int rc = t->s->open_cursor(t->s, t->db->uri, NULL, "bulk", &t->bulk);
+        if (rc) t->bulk = NULL;
+        if (rc && rc != EINVAL) return fail(t->c.errmsg, rc, "open bulk cursor");
+        if (rc) wt_lastmsg[0] = 0;   /* EINVAL: the object holds records (a resumed load); the fallback serves */
     }
     t->bulk_puts = 0;
     return t->bulk ? KV_OK : wt_batch_begin(t);

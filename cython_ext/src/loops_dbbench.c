@@ -215,8 +215,12 @@ int kv_loop_graphload(ctx *c, uint64_t first, uint64_t count) {
 }
 
 /* A bulk load: keys first .. first + count - 1 in ascending order through the engine's bulk path
-   (kv_engine.h), `batch` puts a chunk; one histogram entry and one progress step per chunk.  The
-   driver runs it on one thread (the keys must arrive in order). */
+   (kv_engine.h), `batch` puts a chunk; one histogram entry per chunk, progress every KV_BULK_CHECK puts (the
+   records handed to the engine so far).  The driver runs it on one thread (the keys must arrive in order).  A
+   stop or the deadline, looked at every KV_BULK_CHECK puts, ends the load after committing the chunk so far as
+   its last (a WiredTiger bulk cursor writes its records then, inside the measured time). */
+#define KV_BULK_CHECK 1024
+
 int kv_loop_bulkload(ctx *c, uint64_t first, uint64_t count) {
     const kv_run_params *p = &c->run->p;
     const kv_engine_ops *e = c->run->ops;
@@ -228,20 +232,34 @@ int kv_loop_bulkload(ctx *c, uint64_t first, uint64_t count) {
         kv_run_request_stop(c->run);
         return KV_E_NOTSUP;
     }
-    int rc = KV_OK;
-    while (i < count && !stopped(c)) {
-        uint64_t n = count - i < chunk ? count - i : chunk;
+    int rc = KV_OK, end = 0;
+    const uint64_t base = done_ops(c);
+    while (i < count && !end) {
+        uint64_t n = count - i < chunk ? count - i : chunk, j = 0;
         if ((rc = e->bulk_begin(c->t))) break;
-        for (uint64_t j = 0; j < n; j++) {
+        for (; j < n; j++) {
             uint64_t idx = first + i + j;
             kv_make_key(c->key, ks, p->key_hash ? kv_key_hash(idx) : idx);
             if ((rc = e->bulk_put(c->t, c->key, ks, next_value(c), vs)) < 0) break;
+            if ((j & (KV_BULK_CHECK - 1)) == KV_BULK_CHECK - 1) {
+                __atomic_store_n(&c->res->progress, base + i + j + 1, __ATOMIC_RELAXED);
+                if (latency_clock(c->run) >= __atomic_load_n(&c->run->until, __ATOMIC_RELAXED)) {
+                    end = 1;   /* stopped, or past the deadline: this chunk so far is the last */
+                    j++;
+                    break;
+                }
+            }
         }
-        if (rc < 0) { e->bulk_abort(c->t); break; }
-        if ((rc = e->bulk_commit(c->t, i + n == count))) break;
-        i += n;
-        c->res->bytes += n * (uint64_t)(ks + vs);
-        finish_op(c, KV_OP_WRITE, n);
+        if (rc >= 0) rc = e->bulk_commit(c->t, end || i + j == count);
+        else e->bulk_abort(c->t);
+        if (rc) {   /* the chunk is not in: progress back to what was committed */
+            __atomic_store_n(&c->res->progress, base + i, __ATOMIC_RELAXED);
+            break;
+        }
+        __atomic_store_n(&c->res->progress, base + i, __ATOMIC_RELAXED);   /* finish_op adds the chunk */
+        i += j;
+        c->res->bytes += j * (uint64_t)(ks + vs);
+        if (finish_op(c, KV_OP_WRITE, j)) end = 1;
     }
     return rc < 0 ? fail(c, rc) : 0;
 }

@@ -9,8 +9,12 @@ way one thread commits the records in index order, so what a killed load left be
 """
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 from .. import errors
 from ..model import engines
+from . import native
 
 LOAD_BATCH = 1000        # a batched load's puts per batch
 BULK_CHUNK_BYTES = 256 << 20   # a bulk load's chunk (one LMDB txn, one RocksDB SST file): about this many bytes
@@ -22,7 +26,7 @@ def check(spec, lib, key_hash: bool) -> None:
     """Refuse, before anything is written, a load this build cannot run for `spec`."""
     if spec.load != "bulk":
         return
-    adapter = engines.get(spec.engine).adapter
+    adapter = native.require_built(spec.engine).adapter
     have = lib.bulk_loads()
     if adapter not in have:
         able = [name for name, cfg in engines.REGISTRY.items() if cfg.adapter in have]
@@ -37,6 +41,28 @@ def check(spec, lib, key_hash: bool) -> None:
 def bulk_chunk(key_size: int, value_size: int) -> int:
     """Records per bulk chunk: BULK_CHUNK_BYTES of them, at least 1,000 and at most 10M."""
     return max(1000, min(10_000_000, BULK_CHUNK_BYTES // (key_size + value_size)))
+
+
+def bulk_settings(cfg, settings: dict, path, load_bytes: int) -> tuple[dict, str]:
+    """(the settings a bulk load's phase opens the engine with, what the result says of them): the registry's
+    `bulk_load` settings (LMDB's MDB_WRITEMAP) where the database's file system has room for the load twice over,
+    else the run's own.  A writable map on a full disk is a SIGBUS that ends the process, not an error: the room
+    is checked first."""
+    if not cfg.bulk_load:
+        return settings, ""
+    free = shutil.disk_usage(_existing(Path(path))).free
+    if free < 2 * load_bytes:
+        return settings, (f"; without {cfg.name}'s bulk-load settings "
+                          f"({', '.join(f'{k}={v}' for k, v in cfg.bulk_load.items())}): {free / 2**30:.1f} GiB "
+                          f"free, under twice the load's {load_bytes / 2**30:.1f} GiB")
+    out, added = cfg.with_bulk_load(settings)
+    return out, "".join(f"; opened with {k}={v} for the load" for k, v in added.items())
+
+
+def _existing(path: Path) -> Path:
+    while not path.exists() and path != path.parent:
+        path = path.parent
+    return path
 
 
 def method(spec, lib, adapter: str) -> str:

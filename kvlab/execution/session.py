@@ -152,11 +152,12 @@ class Session:
             params.update(load=spec.load, load_method=loads.method(spec, self.native, self.cfg.adapter),
                           first_key=0)
             if spec.load == "bulk":
-                settings, added = self.cfg.with_bulk_load(settings)   # the engine's own settings for a bulk load
-                params["load_method"] += "".join(f"; opened with {k}={v} for the load" for k, v in added.items())
-                # records a chunk: a fillseq workload's batch where given, else about BULK_CHUNK_BYTES of them
-                chunk = params["batch"] if not load and params["batch"] > 1 else loads.bulk_chunk(
-                    spec.key_size, params["value_size"])
+                settings, note = loads.bulk_settings(self.cfg, settings, self.where.path,
+                                                     spec.num * (spec.key_size + params["value_size"]))
+                params["load_method"] += note
+                # records a chunk: the batch the caller gave a fillseq workload, else about BULK_CHUNK_BYTES of them
+                chunk = spec.batch if not load and spec.batch > 1 else loads.bulk_chunk(spec.key_size,
+                                                                                       params["value_size"])
                 params.update(native_loop="bulkload", batch=chunk, threads=1)
         graph = self.graph if (wl.native == "graphload" or (wl.mix is not None and wl.mix.graph)) else None
         if wl.native == "graphload" and graph is None:

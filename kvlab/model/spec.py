@@ -154,8 +154,9 @@ class RunSpec:
             raise errors.SpecError(f"resume={self.resume!r}: allowed: true or false")
         ordered = [why for on, why in ((self.load == "bulk", "load='bulk' writes its keys in order"),
                                        (self.resume, "resume continues a load written in key order")) if on]
-        if ordered and "fillseq" in self.workloads and self.threads > 1:
-            raise errors.SpecError(f"{ordered[0]}, on one thread: fillseq with threads={self.threads} cannot; "
+        loads = [w for w in self.workloads if workloads.get(w, self.mixes).native == "fillseq"]   # fillbatch too
+        if ordered and loads and self.threads > 1:
+            raise errors.SpecError(f"{ordered[0]}, on one thread: {loads[0]} with threads={self.threads} cannot; "
                                    "allowed: threads=1, or load='batched' without resume")
         if self.resume and self.db is None:
             raise errors.SpecError("resume continues the load in an existing database: give db (--db DIR), the "
