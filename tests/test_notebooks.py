@@ -71,7 +71,7 @@ def test_all_notebooks_run_at_smoke_scale(tmp_path):
 
 def test_unknown_scale_and_notebook():
     from kvlab import errors
-    with pytest.raises(errors.SpecError, match="allowed: smoke, default, full"):
+    with pytest.raises(errors.SpecError, match="allowed: smoke, default, large, full"):
         notebooks.run("huge")
     with pytest.raises(errors.SpecError, match="allowed: 00_quickstart"):
         notebooks.run("smoke", only="nosuch")
