@@ -237,8 +237,8 @@ BDB = EngineEvents(_bdb, {
     "log_bytes_since_checkpoint": Field("bytes", "gauge", "log_stat st_wc_mbytes, st_wc_bytes (txn variant)"),
     "commits": Field("count", "counter", "txn_stat st_ncommits (txn variant)"),
     "checkpoint_time_s": Field("s", "counter", "txn_stat st_time_ckp, the last checkpoint's time (Unix seconds; "
-                                               "it rises when a checkpoint ends, 0 before any: kvlab runs none, "
-                                               "an application's txn_checkpoint does)"),
+                                               "it rises when a checkpoint ends, 0 before any: the adapter's "
+                                               "checkpoint thread takes one per 64 MiB of log or minute)"),
 }, periods={"eviction": ("pages_written",), "checkpoint": ("checkpoint_time_s",)})
 
 
