@@ -1,7 +1,8 @@
 """Bulk loads against today's batched load: each engine's load="bulk" (its bulk path: LMDB MDB_APPEND,
 RocksDB SST ingestion, WiredTiger's bulk cursor, BerkeleyDB DB_MULTIPLE_KEY puts) against load="batched"
 (fillseq in batches of 1000, what the seeds loaded with), NUM records of VALUE bytes into a fresh database each
-time, in alternating rounds (who goes first alternates: A B, B A, ...).  Each load's time runs from its first
+time, in alternating rounds (who goes first alternates: A B, B A, ...), each trial starting with nothing dirty in
+the page cache (sync).  Each load's time runs from its first
 put to its last commit, and then the database is closed (close_s: WiredTiger and LMDB write what they still
 hold, RocksDB waits for nothing), so a load that leaves work behind does not look faster than it is.
 
@@ -14,6 +15,7 @@ per-round ratios).
 """
 import argparse
 import json
+import os
 import statistics
 import time
 
@@ -26,6 +28,7 @@ def load_once(engine, load, num, value_size, seed):
     """(records/s of the load phase, seconds of load + close, bytes on disk after close)."""
     db = fresh_dir(f"bulk-{engine}")
     rm(db)
+    os.sync()   # nothing dirty from the last trial: its writeback would land in this one
     try:
         t0 = time.perf_counter()
         # batched: today's load, batches of 1000; bulk: its default chunks (about 256 MiB)

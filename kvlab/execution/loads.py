@@ -9,9 +9,6 @@ way one thread commits the records in index order, so what a killed load left be
 """
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
-
 from .. import errors
 from ..model import engines
 from . import native
@@ -41,28 +38,6 @@ def check(spec, lib, key_hash: bool) -> None:
 def bulk_chunk(key_size: int, value_size: int) -> int:
     """Records per bulk chunk: BULK_CHUNK_BYTES of them, at least 1,000 and at most 10M."""
     return max(1000, min(10_000_000, BULK_CHUNK_BYTES // (key_size + value_size)))
-
-
-def bulk_settings(cfg, settings: dict, path, load_bytes: int) -> tuple[dict, str]:
-    """(the settings a bulk load's phase opens the engine with, what the result says of them): the registry's
-    `bulk_load` settings (LMDB's MDB_WRITEMAP) where the database's file system has room for the load twice over,
-    else the run's own.  A writable map on a full disk is a SIGBUS that ends the process, not an error: the room
-    is checked first."""
-    if not cfg.bulk_load:
-        return settings, ""
-    free = shutil.disk_usage(_existing(Path(path))).free
-    if free < 2 * load_bytes:
-        return settings, (f"; without {cfg.name}'s bulk-load settings "
-                          f"({', '.join(f'{k}={v}' for k, v in cfg.bulk_load.items())}): {free / 2**30:.1f} GiB "
-                          f"free, under twice the load's {load_bytes / 2**30:.1f} GiB")
-    out, added = cfg.with_bulk_load(settings)
-    return out, "".join(f"; opened with {k}={v} for the load" for k, v in added.items())
-
-
-def _existing(path: Path) -> Path:
-    while not path.exists() and path != path.parent:
-        path = path.parent
-    return path
 
 
 def method(spec, lib, adapter: str) -> str:

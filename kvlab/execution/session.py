@@ -152,9 +152,6 @@ class Session:
             params.update(load=spec.load, load_method=loads.method(spec, self.native, self.cfg.adapter),
                           first_key=0)
             if spec.load == "bulk":
-                settings, note = loads.bulk_settings(self.cfg, settings, self.where.path,
-                                                     spec.num * (spec.key_size + params["value_size"]))
-                params["load_method"] += note
                 # records a chunk: the batch the caller gave a fillseq workload, else about BULK_CHUNK_BYTES of them
                 chunk = spec.batch if not load and spec.batch > 1 else loads.bulk_chunk(spec.key_size,
                                                                                        params["value_size"])

@@ -94,8 +94,6 @@ class EngineConfig:
     stores_data: bool = True                  # False: the null engine (measures the harness, stores nothing)
     larger_than_ram: Mapping[str, object] = field(default_factory=dict)   # the engine's own advice for a
     #                                           database larger than memory (memory-bounded runs use it)
-    bulk_load: Mapping[str, object] = field(default_factory=dict)   # settings a bulk load's phase opens the engine
-    #                                           with (options join the run's own), reopened as the run asks after it
 
     def __post_init__(self):
         if not self.debian_package:
@@ -114,21 +112,6 @@ class EngineConfig:
         cfg["variant"] = self.variant
         cfg["max_threads"] = max_threads
         return cfg
-
-    def with_bulk_load(self, settings: Mapping[str, object]) -> tuple[dict, dict]:
-        """(settings for a bulk load's phase, what they add): `bulk_load` on top of `settings`, an option string
-        joining the caller's (unless it says so already), any other setting only where the caller gave none."""
-        out, added = dict(settings), {}
-        for key, value in self.bulk_load.items():
-            given = out.get(key)
-            if key in ("options", "table_options") and given:
-                if str(value) in str(given).split(self.options_separator):
-                    continue
-                value = f"{given}{self.options_separator}{value}"
-            elif given is not None:
-                continue
-            out[key] = added[key] = value
-        return out, added
 
     def ignored(self, settings: Mapping[str, object]) -> list[str]:
         """Settings the caller gave that this engine cannot honour."""
@@ -154,10 +137,7 @@ register(EngineConfig(
           "reads renew a read txn per get; the OS page cache is the cache",
     # LMDB's documentation: MDB_NORDAHEAD "may help random read performance when the DB is larger than RAM";
     # with readahead, a 1M-node LinkBench in 384M read 13 MB per query
-    larger_than_ram={"options": "nordahead"},
-    # MDB_WRITEMAP: a txn's new pages are written in place in the map (no malloc'd dirty pages, no write() copy
-    # into the page cache at commit); measured here, the bulk load's records/s x1.3 with it, batched loads' x0.6
-    bulk_load={"options": "writemap"}))
+    larger_than_ram={"options": "nordahead"}))
 register(EngineConfig(
     "leveldb", "leveldb", "LevelDB LSM tree", honours=_LSM - {"disable_wal"},
     compressions=("none", "snappy"),
