@@ -10,13 +10,19 @@ way one thread commits the records in index order, so what a killed load left be
 from __future__ import annotations
 
 from .. import errors
-from ..model import engines
+from ..model import engines, workloads
 from . import native
 
 LOAD_BATCH = 1000        # a batched load's puts per batch
 BULK_CHUNK_BYTES = 256 << 20   # a bulk load's chunk (one LMDB txn, one RocksDB SST file): about this many bytes
                                 # of keys and values (fewer ingestions; an LMDB txn's dirty pages stay in memory)
 PREFIX_CHECKS = 64       # records below the prefix's end read back to confirm it is one
+
+
+def hashed_keys(spec) -> bool:
+    """The run's records live under hashed keys (a mix of YCSB's insertorder=hashed)."""
+    mixes = (workloads.get(name, spec.mixes).mix for name in spec.workloads)
+    return any(m is not None and m.insert_order == "hashed" for m in mixes)
 
 
 def check(spec, lib, key_hash: bool) -> None:

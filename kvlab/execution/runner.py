@@ -37,7 +37,7 @@ def run_spec(spec: RunSpec, on_result: Callable[[BenchmarkResult], None] | None 
              control: RunControl | None = None, load_only: bool = False) -> RunResult:
     """Run a spec: its trials, each phase reported to on_result as it ends.  `load_only` runs just
     the load phase of the first workload that needs data (YCSB's -load), into spec.db."""
-    loads.check(spec, native.load(), key_hash=_hashed(spec))
+    loads.check(spec, native.load(), key_hash=loads.hashed_keys(spec))
     dbdir.check(spec.db, spec.use_existing_db or spec.resume)
     trials = []
     for trial in range(spec.repeat):
@@ -49,12 +49,6 @@ def run_spec(spec: RunSpec, on_result: Callable[[BenchmarkResult], None] | None 
         stats.attach_repetitions(trials)
     sanity.annotate_scaling(results)
     return RunResult(results, spec)
-
-
-def _hashed(spec) -> bool:
-    """The run's records live under hashed keys (a mix of YCSB's insertorder=hashed)."""
-    mixes = (workloads.get(name, spec.mixes).mix for name in spec.workloads)
-    return any(m is not None and m.insert_order == "hashed" for m in mixes)
 
 
 def _run_trial(spec, trial, on_result, control=None, load_only=False):

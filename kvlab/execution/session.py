@@ -42,7 +42,7 @@ class Session:
         mixes = [wl.mix for wl in (workloads.get(name, spec.mixes) for name in spec.workloads) if wl.mix is not None]
         self.transactions = any(mixplan.needs_transactions(m) for m in mixes)
         # YCSB's insertorder=hashed: the load and the mix store record i under a hashed key
-        self.key_hash = any(m.insert_order == "hashed" for m in mixes)
+        self.key_hash = loads.hashed_keys(spec)
         # LinkBench: the graph its load writes and its operations query (kv_graph.h)
         graphs = [m.graph for m in (*mixes, *spec.mixes.values()) if getattr(m, "graph", None) is not None]
         if any(g != graphs[0] for g in graphs):
