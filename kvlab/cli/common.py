@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 from .. import errors
-from ..execution import dbdir
+from ..execution import dbdir, signals
 from ..execution.progress import RunControl
 from ..lab.display import TextBar
 from ..results.store import Store, rescue_json
@@ -71,8 +71,9 @@ def print_result(b, args=None) -> None:
     elif b.ops:
         print(f"  latency: {output.percentiles(b.latency_us, unit)}", flush=True)
     if b.partial:
-        print(f"  PARTIAL: stopped after {num(b.ops)} ops in {b.seconds:.2f} s; the figures above cover only that",
-              flush=True)
+        by = f" by {b.params['stopped_by']}" if (b.params or {}).get("stopped_by") else ""
+        print(f"  PARTIAL: stopped{by} after {num(b.ops)} ops in {b.seconds:.2f} s; the figures above cover only "
+              "that", flush=True)
     if b.writer:
         w = b.writer
         print(f"  writer: {num(w['ops_per_sec'])} writes/s, {num(w['ops'])} writes, latency "
@@ -97,11 +98,14 @@ def report(result, args) -> None:
 
 
 def finish(result, args) -> int:
-    """Tags, --json and the store, then the exit code (130 for a run stopped part-way)."""
+    """Tags, --json and the store (a stop signal waits for them), then the exit code: 128 + the number of the
+    signal that stopped a run part-way (130 for Ctrl-C), else 0."""
     for b in result:
         b.tags = list(dict.fromkeys([*b.tags, *(getattr(args, "tag", None) or ())]))
-    save(result, args)
-    return 130 if any(b.partial for b in result) else 0
+    with signals.held():
+        save(result, args)
+    stopped = [b for b in result if b.partial]
+    return signals.exit_code((stopped[0].params or {}).get("stopped_by")) if stopped else 0
 
 
 def save(result, args) -> None:

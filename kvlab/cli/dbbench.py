@@ -9,6 +9,7 @@ engine are named in one warning line, never dropped silently.
 """
 from __future__ import annotations
 
+import dataclasses
 import shlex
 import sys
 from dataclasses import dataclass
@@ -46,7 +47,8 @@ def add_parser(sub, make):
                         f"one); one of: {', '.join(engines.REGISTRY)}")
     d.add_argument("--help-flags", action="store_true",
                    help="list every db_bench flag kvlab accepts, by kind, and what it does with it")
-    add_running_options(d, db=False, seed=False)   # --db and --seed are db_bench's own: --db=DIR, --seed=N
+    # --db and --seed are db_bench's own: --db=DIR, --seed=N
+    add_running_options(d, db=False, seed=False, overwrite=True)
     d.epilog = "db_bench's flags follow kvlab's own, e.g. --benchmarks=fillseq --num=100000 --db=DIR"
     return d
 
@@ -56,6 +58,8 @@ def handle(args, rest) -> int:
         print(help_flags())
         return 0
     p = plan(args.engine, rest)
+    if args.overwrite:
+        p = dataclasses.replace(p, spec=p.spec.replace(overwrite=True))
     if p.spec.use_existing_db and p.spec.db is None:
         raise errors.SpecError("--use_existing_db=1 needs --db=DIR, the database to reopen (without --db kvlab "
                                "makes a new temporary database)")

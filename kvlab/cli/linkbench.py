@@ -78,6 +78,8 @@ def cmd_linkbench(args, execute_result) -> int:
     print(f"kvlab linkbench {args.phase}: {args.engine}, maxid1={shown.maxid1:,} ({shown.nodes:,} nodes), "
           f"loaders={config.loaders}, requesters={config.requesters}, {bound}"
           f"{f', memory_limit={args.memory_limit}' if args.memory_limit else ''}", flush=True)
+    if args.overwrite:
+        settings["overwrite"] = True
     result = run_linkbench(args.engine, config, args.phase, db=args.db, memory_limit=args.memory_limit, **settings)
     print_tables(result)
     return execute_result(result, args)

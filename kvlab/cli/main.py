@@ -7,7 +7,7 @@ import sys
 
 from .. import errors
 from .._version import __version__
-from ..execution import native
+from ..execution import native, signals
 from . import (
     compare,
     crashtest,
@@ -61,13 +61,15 @@ def main(argv=None, reexec: bool = False) -> int:
             args, rest = parser.parse_known_args(argv)
             return dbbench.handle(args, rest)
         args = parser.parse_args(argv)
-        return BY_NAME[args.command].handle(args)
+        with signals.stopping():
+            return BY_NAME[args.command].handle(args)
     except errors.KvlabError as exc:
         print(f"kvlab: error: {exc}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("kvlab: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as exc:   # a stop signal outside a run's measured phase (kvlab.execution.signals)
+        name = signals.name_of(exc)
+        print(f"kvlab: stopped by {name}", file=sys.stderr)
+        return signals.exit_code(name)
     except BrokenPipeError:  # output piped into head and the like
         sys.stderr.close()
         return 0

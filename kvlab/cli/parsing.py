@@ -191,11 +191,15 @@ def byte_size(text):
 
 
 def add_running_options(parser, db_help="database directory, kept after the run (default: a temporary one, "
-                                        "removed)", seed=True, progress=True, db=True):
+                                        "removed)", seed=True, progress=True, db=True, overwrite=None):
     """What every command that runs a benchmark shares."""
     g = parser.add_argument_group("common to every running command")
     if db:
         g.add_argument("--db", default=None, metavar="DIR", help=db_help)
+    if db if overwrite is None else overwrite:
+        g.add_argument("--overwrite", action="store_true",
+                       help="a fresh run may replace the database another engine configuration left in --db "
+                            "(without it that is refused, and nothing is touched)")
     g.add_argument("--json", default=None, metavar="FILE", help="also write the result records to FILE (JSON, "
                    "schema kvlab.result/N)")
     add_store_option(g)
@@ -215,7 +219,8 @@ def add_running_options(parser, db_help="database directory, kept after the run 
 
 def add_store_option(parser):
     parser.add_argument("--store", default=None, metavar="PATH",
-                        help="the results store (DuckDB; default $KVLAB_RESULTS, else results/kvlab.duckdb)")
+                        help="the results store (DuckDB; default $KVLAB_RESULTS, else the per-user "
+                             "$XDG_DATA_HOME/kvlab/kvlab.duckdb, ~/.local/share/kvlab/kvlab.duckdb without it)")
 
 
 def tag_value(text: str) -> str:

@@ -33,7 +33,7 @@ A run that reused a database (--use-existing-db) reruns on that database as it i
 temporary directory unless --db is given."""
 
 # run fields --set does not take: each has its own option, or no scalar form
-_NOT_SET = {"db": "--db DIR", "keep_db": "--db DIR (a --db directory is kept)",
+_NOT_SET = {"db": "--db DIR", "keep_db": "--db DIR (a --db directory is kept)", "overwrite": "--overwrite",
             "engine_settings": "--set KEY=VALUE with the setting's own name (cache_size, sync, ...)",
             "mixes": "nothing: a mix is rerun as recorded"}
 _FIELDS = {f.name: f for f in dataclasses.fields(RunSpec)}
@@ -171,12 +171,12 @@ def rebuild(spec: RunSpec, changes: dict, args, notes: list) -> RunSpec:
     if settings:
         fields["engine_settings"] = {**spec.engine_settings, **settings}
     if args.db is not None:
-        fields.update(db=args.db, keep_db=True)
+        fields.update(db=args.db, keep_db=True, overwrite=bool(getattr(args, "overwrite", False)))
     elif spec.use_existing_db:
         notes.append(f"the original reused the database in {spec.db}: this rerun reads it as it is now")
     elif spec.db is not None:
         notes.append(f"the original ran in {spec.db}; this rerun uses a temporary directory (--db DIR to choose)")
-        fields.update(db=None, keep_db=False)
+        fields.update(db=None, keep_db=False, overwrite=False)
     try:
         return spec.replace(**fields)
     except errors.SpecError as exc:

@@ -135,7 +135,7 @@ def spec_from_args(args) -> RunSpec:
     if threads is not None:
         params["threads"] = threads
     if args.db is not None:
-        params.update(db=args.db, keep_db=True)
+        params.update(db=args.db, keep_db=True, overwrite=args.overwrite)
     if args.use_existing_db:
         params["use_existing_db"] = True
     if args.resume:

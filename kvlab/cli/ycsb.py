@@ -59,7 +59,7 @@ def handle(args) -> int:
     params = {k: v for k, v in (("threads", args.threads), ("target_rate", args.target),
                                 ("duration", args.duration), ("seed", args.seed)) if v is not None}
     if args.db is not None:
-        params.update(db=args.db, keep_db=True, use_existing_db=existing)
+        params.update(db=args.db, keep_db=True, use_existing_db=existing, overwrite=args.overwrite)
     spec = make_spec(args.engine, mix.name, mixes={mix.name: mix}, **params)
     if args.status:
         args.progress = "on"

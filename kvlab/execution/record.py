@@ -32,6 +32,7 @@ class Measurement:
     engine_stats: dict | None = None
     plan: dict | None = None       # a mix's compiled plan (execution.mixplan)
     amp: PhaseAmp | None = None
+    stopped_by: str | None = None  # the signal that stopped it part-way
 
 
 @dataclass
@@ -76,7 +77,8 @@ def build(session, m: Measurement) -> BenchmarkResult:
         latency_by_op={op: h.summary_us() for op, h in tot.by_op.items()},
         latency_unit="txn" if plan else "batch" if m.params["batch"] > 1 and wl.writes else "op",
         seed=spec.seed, params={**m.params, "workload": wl.name, "native_loop": m.params.get("native_loop", wl.native),
-                                "engine_config": session.effective_config},
+                                "engine_config": session.effective_config,
+                                **({"stopped_by": m.stopped_by} if m.partial and m.stopped_by else {})},
         versions={"engine_library": session.native.adapters()[session.cfg.adapter], "adapter": session.cfg.adapter,
                   "kvlab": provenance["build"]["kvlab"], "git_commit": provenance["build"]["git_commit"],
                   "engine_build": build_facts},

@@ -18,7 +18,7 @@ from ..model import workloads
 from ..model.spec import RunSpec, make_spec
 from ..results import sanity, stats
 from ..results.result import BenchmarkResult, RunResult
-from . import dbdir, loads, mixrecord, native
+from . import dbdir, loads, mixrecord, native, signals
 from .pinning import pin, unpin
 from .progress import RunControl
 from .session import Session
@@ -40,10 +40,11 @@ def run_spec(spec: RunSpec, on_result: Callable[[BenchmarkResult], None] | None 
     loads.check(spec, native.load(), key_hash=loads.hashed_keys(spec))
     dbdir.check(spec.db, spec.use_existing_db or spec.resume)
     trials = []
-    for trial in range(spec.repeat):
-        trials.append(_run_trial(spec, trial, on_result, control, load_only))
-        if any(b.partial for b in trials[-1]):
-            break
+    with signals.stopping():   # SIGTERM and SIGHUP stop a run as Ctrl-C does (kvlab.execution.signals)
+        for trial in range(spec.repeat):
+            trials.append(_run_trial(spec, trial, on_result, control, load_only))
+            if any(b.partial for b in trials[-1]):
+                break
     results = [b for t in trials for b in t]
     if len(trials) > 1:
         stats.attach_repetitions(trials)
@@ -64,8 +65,13 @@ def _run_trial_pinned(spec, trial, on_result, control=None, load_only=False):
     cfg = native.require_built(spec.engine)
     lib = native.load()
     warnings = [f"{spec.engine} ignores {k} (it has no such setting)" for k in cfg.ignored(spec.engine_settings)]
-    where = dbdir.prepare(spec.db, spec.engine, lib.KEY_ENCODING, spec.use_existing_db or spec.resume)
-    session = Session(spec, cfg, lib, where, warnings, trial, control)
+    where = dbdir.prepare(spec.db, spec.engine, lib.KEY_ENCODING, spec.use_existing_db or spec.resume,
+                          overwrite=spec.overwrite)
+    try:
+        session = Session(spec, cfg, lib, where, warnings, trial, control)
+    except BaseException:
+        where.release() if spec.keep_db else where.cleanup()
+        raise
     try:
         for name in spec.workloads:
             wl = workloads.get(name, spec.mixes)
@@ -89,12 +95,13 @@ def _run_trial_pinned(spec, trial, on_result, control=None, load_only=False):
                                    "with use_existing_db)")
     finally:
         session.close()
-        where.release()
         # engines that keep data in their cache until close (WiredTiger without a checkpoint)
         # show their real size only now; seed 001 measured after the process ended
         if session.results and session.results[-1].accounting is not None:
             session.results[-1].accounting["db_size_after_close_bytes"] = dbdir.size_on_disk(where.path)
-        if not spec.keep_db:
-            where.cleanup()
+        if spec.keep_db:
+            where.release()
+        else:
+            where.cleanup()   # the temporary directory goes while its lock is held, then the lock
     return session.results
 

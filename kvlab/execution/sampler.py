@@ -7,7 +7,7 @@ import threading
 import time
 
 from ..results import steady
-from . import accounting
+from . import accounting, signals
 
 
 class Sampler:
@@ -20,6 +20,7 @@ class Sampler:
         self.control, self.tracker = control, tracker
         self.samples = []        # (monotonic ns, native snapshot, accounting snapshot)
         self.warm = None         # the sample at the end of the warm-up
+        self.stopped_by = None   # the signal that stopped the run part-way (SIGINT, SIGTERM, SIGHUP)
 
     def _sample(self):
         t, snap = time.monotonic_ns(), self.run.snapshot()
@@ -65,8 +66,9 @@ class Sampler:
                 self.samples.append(self._sample())
             if self.tracker is not None:
                 self.control.publish(self.tracker.read(finished=True, stopping=partial))
-        except KeyboardInterrupt:  # it came as the run ended: keep the result, marked as interrupted
+        except KeyboardInterrupt as exc:  # it came as the run ended: keep the result, marked as interrupted
             partial = True
+            self.stopped_by = signals.name_of(exc)
         return box["threads"], partial
 
     def _watch(self, finished, t0) -> bool:
@@ -101,9 +103,10 @@ class Sampler:
                 if next_sample is not None and now >= next_sample:
                     self.samples.append(self._sample())
                     next_sample += int(self.interval * 1e9)
-            except KeyboardInterrupt:
+            except KeyboardInterrupt as exc:
                 self.run.request_stop()
                 partial = True
+                self.stopped_by = self.stopped_by or signals.name_of(exc)
                 if control is not None:
                     control.stop()
         return partial

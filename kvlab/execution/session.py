@@ -61,10 +61,12 @@ class Session:
         config = self.cfg.config(settings, max_threads=threads + 2)
         if self.transactions:
             config["transactions"] = True
+        self.where.engine_opening()
         try:
             self.engine = self.native.Engine(self.cfg.adapter, str(self.where.path), config)
         except BaseException:
-            self.where.release()   # it never opened: nothing left unclosed
+            if not self.where.unclean:
+                self.where.engine_closed()   # it never opened: nothing left unclosed
             raise
         self.engine_settings = asked
         self.given_config = dict(settings)
@@ -75,7 +77,7 @@ class Session:
         if self.engine is not None:
             self.engine.close()
             self.engine = None
-            self.where.release()   # closed cleanly: the next open need not wonder
+            self.where.engine_closed()   # closed cleanly: the next open need not wonder
 
     def add(self, result, on_result):
         sanity.annotate(result, earlier=self.results)
@@ -188,4 +190,4 @@ class Session:
         ended = time.strftime("%Y-%m-%dT%H:%M:%S%z")
         return record.Measurement(workload=wl, phase=phase, params=params, threads=threads, partial=partial,
                                   started=started, ended=ended, before=before, after=after, peak_scope=peak_scope,
-                                  samples=sampler.samples, warm=sampler.warm), cut
+                                  samples=sampler.samples, warm=sampler.warm, stopped_by=sampler.stopped_by), cut

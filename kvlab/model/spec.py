@@ -45,6 +45,7 @@ class RunSpec:
     db: str | None = None             # None: a temporary directory kvlab creates and removes
     use_existing_db: bool = False
     keep_db: bool = False
+    overwrite: bool = False           # a fresh run may replace another engine configuration's database at `db`
     auto_load: bool = True            # a read workload on a fresh db gets a fillseq load phase first
     load: str = "batched"             # how a load (the load phase, a fillseq workload) writes: "batched" (puts in
                                       # batches of 1000) or "bulk" (the engine's bulk path, kv_engine.h)

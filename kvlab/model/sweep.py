@@ -41,6 +41,7 @@ _RESERVED = {
     "db": "every point runs on a fresh temporary database (points may run on other hosts)",
     "use_existing_db": "every point runs on a fresh temporary database",
     "keep_db": "every point's temporary database is removed after it",
+    "overwrite": "every point runs on a fresh temporary database",
     "mixes": "give a mix's fields as mix.<field> axes, or custom mixes through `mixes=`",
 }
 # names accepted beside RunSpec's own fields
