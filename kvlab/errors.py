@@ -117,3 +117,12 @@ def from_code(code, message):
     """Map an adapter return code (KV_E_* in kv_engine.h) to an exception instance."""
     cls = _BY_CODE.get(code, EngineError)
     return cls(message, code)
+
+
+class NotebookFailed(KvlabError):
+    """A notebook `kvlab notebooks run` executed failed: the message names the notebook, the cell and the
+    exception, and where the executed notebook (with the error) is kept."""
+
+    def __init__(self, message, notebook=None, path=None):
+        super().__init__(message)
+        self.notebook, self.path = notebook, path

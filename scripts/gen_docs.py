@@ -378,6 +378,12 @@ def engines_page() -> str:
     for e in engines.REGISTRY.values():
         defaults = ", ".join(f"`{k}={v}`" for k, v in e.defaults.items())
         lines.append(f"| `{e.name}` | {cell(defaults)} | {cell(e.description)} {cell(e.notes)} |")
+    if engines.PLANNED:
+        lines += ["", "## Listed, not offered", "",
+                  "Configurations whose adapter is planned (`engines.PLANNED`): `kvlab engines` lists them with the "
+                  "reason, and no command offers them.", "", "| configuration | adapter | why not |", "|---|---|---|"]
+        for e in engines.PLANNED.values():
+            lines.append(f"| `{e.name}` | `{e.adapter}` | {cell(e.description)}: {cell(engines.unobtainable(e))} |")
     return "\n".join(lines) + "\n"
 
 

@@ -81,7 +81,7 @@ threads = [1, 2, 4]
 repeats = 3            # the median's interval needs 3 repeats (with 2 a point has its median and no interval)
 cache_size = 1_000_000_000
 engines = ["wiredtiger-btree", "leveldb"]
-store = None           # None: a store in output_dir; "results/kvlab.duckdb" keeps finished points across runs
+store = None           # None: a store in output_dir; a store's path (kvlab.store.Store().path, the results store) keeps finished points across runs
 output_dir = "results/notebooks/01_read_scalability"''',
          [("code", COMMON + '''
 p = reproduce.resolve("read_scalability", scale, num=num, reads=reads, threads=threads, repeats=repeats)

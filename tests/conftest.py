@@ -63,6 +63,19 @@ def open_engine(tmp_path, engine_name):
         h.close()
 
 
+# --- where the suite's results go ---------------------------------------------------------------------------
+@pytest.fixture(scope="session", autouse=True)
+def results_home(tmp_path_factory):
+    """The default results store is the user's own ($XDG_DATA_HOME/kvlab, else ~/.local/share/kvlab): the suite
+    never writes there.  Every test's default store is one of the session's (KVLAB_RESULTS), and a test that
+    drops KVLAB_RESULTS (a docs example, an installed wheel) finds its per-user data directory here too."""
+    root = tmp_path_factory.mktemp("results-home")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("KVLAB_RESULTS", str(root / "store" / "kvlab.duckdb"))
+        mp.setenv("XDG_DATA_HOME", str(root / "data"))
+        yield root
+
+
 # --- tiers -------------------------------------------------------------------------------------------------
 # `make test-fast` runs `-m "not slow and not browser"`, for the edit-test loop; `make test` (what CI runs)
 # runs everything.  A test's tier is decided here, in one table, so a test file never carries its own.
@@ -77,12 +90,14 @@ SLOW = ("test_notebooks.py::test_all_notebooks_run_at_smoke_scale", "test_fuzz_a
         "test_wheel.py", "test_docs.py", "test_sweep_dask.py", "test_powerloss.py", "test_figures.py",
         "test_compare.py::test_a_a", "test_linkbench.py::test_memory_bounded", "test_engine_faults.py",
         "test_sweep.py::test_resumes_after_sigkill", "test_store_safety.py::test_sigkill",
+        "test_never_lose.py::test_a_small_campaign", "test_notebooks_anywhere.py",
         "test_sanity.py::test_a_superlinear", "test_sanity.py::test_a_step_within", "test_sanity.py::test_a_one_thread",
         "test_reopen.py", "test_linkbench.py::test_counts_equal", "test_cli.py::test_seed_dbbench_lines_run",
         "test_progress.py::test_kernel_stays_responsive")
 BROWSER = ("test_browser.py", "test_report.py::test_report_renders_in_chromium")
 TIMING = ("test_measurement.py::test_warmup_excluded_and_reported", "test_workloads.py::test_duration_bound_run",
-          "test_mix_loop.py::test_open_loop_is_stopped_while_it_waits", "test_progress.py")
+          "test_mix_loop.py::test_open_loop_is_stopped_while_it_waits", "test_progress.py",
+          "test_never_lose.py::test_an_oversized_run_is_refused_in_under_a_second")
 ENGINE_FIXTURES = {"engine_name", "open_engine", "case"}
 
 

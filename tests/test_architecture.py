@@ -14,8 +14,9 @@ PACKAGE = Path(__file__).resolve().parent.parent / "kvlab"
 
 # bottom to top; a prefix names a module or everything below a subpackage
 LAYERS = (
-    # _optional: importing what only an extra brings; _resources: the files shipped as package data
-    ("base", ("kvlab.errors", "kvlab._version", "kvlab._optional", "kvlab._resources")),
+    # _optional: importing what only an extra brings; _resources: the files shipped as package data;
+    # _files: writing a file whole or not at all, with the umask's mode
+    ("base", ("kvlab.errors", "kvlab._version", "kvlab._optional", "kvlab._resources", "kvlab._files")),
     ("model", ("kvlab.model",)),
     ("results", ("kvlab.results",)),
     ("execution", ("kvlab.execution", "kvlab._native")),

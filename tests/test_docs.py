@@ -3,8 +3,9 @@ the hand-written tables that name fields of the code name exactly the fields the
 
 Examples are the fenced ```sh and ```python blocks. In a shell block every command line starts with `kvlab `
 and runs as written, with the checkout's .venv/bin first on PATH; a Python block runs in a fresh interpreter.
-A page's examples run in order in one temporary directory (so `--db`, `--json` and the results store carry
-from one example to the next, as they would for a reader), after the page's data blocks marked
+A page's examples run in order in one temporary directory, with the per-user data directory (where the default
+results store lives) inside it (so `--db`, `--json` and the results store carry from one example to the next, as
+they would for a reader), after the page's data blocks marked
 `<!-- file: NAME -->` are written there. A block that must not run here (it installs packages, builds engines,
 takes minutes or needs other hosts) is marked `<!-- no-run: why -->` on the line before its fence; those are
 counted, and each needs its reason.
@@ -89,7 +90,9 @@ RUNNABLE_PAGES = sorted({b.page for b in EXAMPLES if b.mark != "no-run"}, key=st
 def _env(tmp: Path) -> dict:
     env = {k: v for k, v in os.environ.items() if k not in ("KVLAB_RESULTS", "PYTHONPATH")}
     path = [str(Path(sys.executable).parent), str(ROOT / ".venv" / "bin"), env.get("PATH", "")]
-    env.update(PATH=os.pathsep.join(path), KVLAB_TMPDIR=str(tmp / "tmp"), MPLBACKEND="Agg", COLUMNS="120")
+    # the default results store is the reader's per-user one: here, one per page, in the page's folder
+    env.update(PATH=os.pathsep.join(path), KVLAB_TMPDIR=str(tmp / "tmp"), MPLBACKEND="Agg", COLUMNS="120",
+               XDG_DATA_HOME=str(tmp / "data"))
     (tmp / "tmp").mkdir(exist_ok=True)
     return env
 

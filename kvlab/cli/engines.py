@@ -23,7 +23,9 @@ def handle(args) -> int:
         return 0
     shown = [{"engine": r["engine"], "built": "yes" if r["built"] else "no", "version": r["version"] or "-",
               "asserts": {True: "ON", False: "off", None: "-"}[r["assertions"]],
-              "build": r["origin"] or f"not built: install {r['package']}", "description": r["description"]}
+              "build": r["origin"] or (f"not obtainable here: {r['unobtainable']}" if r["unobtainable"]
+                                       else f"not built: install {r['package']}"),
+              "description": r["description"]}
              for r in rows]
     output.table(shown, [("engine", "engine", "<"), ("built", "built", "<"), ("version", "version", "<"),
                          ("asserts", "assertions", "<"), ("build", "library", "<"),

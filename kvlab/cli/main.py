@@ -7,8 +7,9 @@ import sys
 
 from .. import errors
 from .._version import __version__
-from ..execution import native, signals
+from ..execution import leftovers, native, signals
 from . import (
+    clean,
     compare,
     crashtest,
     dbbench,
@@ -29,7 +30,7 @@ from .run import spec_from_args  # noqa: F401  (kvlab.cli.spec_from_args)
 
 # in the order `kvlab --help` lists them
 COMMANDS = (run, ycsb, dbbench, compare, noise, rerun, results, report, engines, workloads, sweep, crashtest,
-            linkbench, notebooks)
+            linkbench, notebooks, clean)
 BY_NAME = {c.NAME: c for c in COMMANDS}
 
 
@@ -59,10 +60,16 @@ def main(argv=None, reexec: bool = False) -> int:
             _reexec_with_static_tls_room(argv)
         if argv[:1] == [dbbench.NAME]:   # kvlab's own options, then db_bench's flags, as db_bench takes them
             args, rest = parser.parse_known_args(argv)
-            return dbbench.handle(args, rest)
-        args = parser.parse_args(argv)
+            command = lambda: dbbench.handle(args, rest)   # noqa: E731
+        else:
+            args = parser.parse_args(argv)
+            command = lambda: BY_NAME[args.command].handle(args)   # noqa: E731
+        if args.command in _RUNS_ENGINES:   # what killed runs left behind, named once before the next one starts
+            note = leftovers.notice()
+            if note:
+                print(note, file=sys.stderr, flush=True)
         with signals.stopping():
-            return BY_NAME[args.command].handle(args)
+            return command()
     except errors.KvlabError as exc:
         print(f"kvlab: error: {exc}", file=sys.stderr)
         return 2

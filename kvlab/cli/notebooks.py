@@ -28,7 +28,7 @@ def add_parser(sub, make):
                         "nothing runs or is written")
     r.add_argument("--store", default=None, metavar="PATH",
                    help="the results store whose measured rates and database sizes the estimate uses (default "
-                        "$KVLAB_RESULTS, else results/kvlab.duckdb); the notebooks keep their own")
+                        "$KVLAB_RESULTS, else the per-user store: docs/results.md); the notebooks keep their own")
     return n
 
 

@@ -119,6 +119,14 @@ class DbDir:
         self.release()
 
 
+def lock_state(lock: Path) -> str:
+    """'open', 'held' or '' from a lock file (kvlab.execution.leftovers)."""
+    try:
+        return _lock_state(Path(lock).read_text())
+    except OSError:
+        return ""
+
+
 def _holder(lock: Path) -> str:
     try:
         pid = lock.read_text().split()[0]
@@ -372,6 +380,8 @@ def describe(path: Path, marker: dict | None = None) -> str:
     if load.get("records") is not None:
         done = "" if load.get("complete") else f" of {load.get('of', 0):,} (its load was cut)"
         parts.append(f"{load['records']:,} records{done}")
+    elif load and not load.get("complete", True):
+        parts.append(f"its {load.get('by', 'load')} was cut")
     parts.append(f"{size_on_disk(path) / 2**20:,.1f} MiB")
     if marker.get("created"):
         parts.append(f"made {marker['created']}")

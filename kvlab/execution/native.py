@@ -198,16 +198,18 @@ def with_static_tls_room(environ) -> dict:
 
 
 def describe() -> list[dict]:
-    """Every configuration: built or not, library version, where the library came from."""
+    """Every configuration kvlab knows of: built or not, library version, where the library came from; a planned
+    one (engines.PLANNED) is never built, and `unobtainable` says why it cannot be had (None for the others)."""
     adapters = built_adapters()
     where = build_config().get("engines", {})
     rows = []
-    for name, cfg in engines.REGISTRY.items():
+    for name, cfg in engines.listed().items():
         facts = library_facts(cfg.adapter) if cfg.adapter in adapters else {}
         rows.append({
             "engine": name, "adapter": cfg.adapter, "variant": cfg.variant, "built": cfg.adapter in adapters,
             "origin": facts.get("origin"), "assertions": facts.get("assertions"),
             "version": adapters.get(cfg.adapter), "library_prefix": where.get(cfg.adapter, {}).get("prefix"),
             "package": cfg.debian_package, "description": cfg.description, "stores_data": cfg.stores_data,
+            "unobtainable": engines.unobtainable(cfg),
         })
     return rows

@@ -18,7 +18,7 @@ from ..model import workloads
 from ..model.spec import RunSpec, make_spec
 from ..results import sanity, stats
 from ..results.result import BenchmarkResult, RunResult
-from . import dbdir, loads, mixrecord, native, signals
+from . import dbdir, loads, mixrecord, native, signals, sizecheck
 from .pinning import pin, unpin
 from .progress import RunControl
 from .session import Session
@@ -65,6 +65,7 @@ def _run_trial_pinned(spec, trial, on_result, control=None, load_only=False):
     cfg = native.require_built(spec.engine)
     lib = native.load()
     warnings = [f"{spec.engine} ignores {k} (it has no such setting)" for k in cfg.ignored(spec.engine_settings)]
+    warnings += sizecheck.check(spec, cfg)   # a run that cannot fit is refused before anything is written
     where = dbdir.prepare(spec.db, spec.engine, lib.KEY_ENCODING, spec.use_existing_db or spec.resume,
                           overwrite=spec.overwrite)
     try:

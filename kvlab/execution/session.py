@@ -3,6 +3,7 @@ settings differ) the engine in the prepared database directory, runs one phase a
 driver with the sampler watching, and has the record builder turn each into a BenchmarkResult."""
 from __future__ import annotations
 
+import math
 import time
 
 from .. import errors
@@ -14,6 +15,11 @@ from .events import reader_for
 from .phaseamp import PhaseAmp
 from .progress import ProgressTracker
 from .sampler import Sampler, auto_warmup, steady_state
+
+
+def _warn(b: BenchmarkResult, text: str):
+    if text not in b.warnings:
+        b.warnings.append(text)
 
 
 class Session:
@@ -68,6 +74,11 @@ class Session:
             if not self.where.unclean:
                 self.where.engine_closed()   # it never opened: nothing left unclosed
             raise
+        if self.where.unclean:
+            note = (f"the database at {self.where.path} was left open by a process that ended without closing it "
+                    f"(killed); {self.cfg.name} ran its recovery as it opened")
+            if note not in self.warnings:
+                self.warnings.append(note)
         self.engine_settings = asked
         self.given_config = dict(settings)
         self.effective_config = {k: v for k, v in config.items() if v not in (None, "")}
@@ -101,6 +112,10 @@ class Session:
             params["batch"] = 1
         run = self.native.Run(engine, params.get("native_loop", wl.native), params, mix=plan, graph=graph)
         amp = PhaseAmp(self, wl, params, plan, engine, graph is not None)
+        native = params.get("native_loop", wl.native)
+        if native in self._FILLS:   # until it ends, the database's fill is cut (a SIGKILL leaves it so)
+            dbdir.update_marker(self.where.path, load={"complete": False, "by": wl.name, "unit": self._FILLS[native],
+                                                       "written": None, "of": params["num"]})
         measured, cut = self._measure(run, wl, phase, params)
         measured.plan, measured.amp = plan, amp
         if wl.writes or wl.native in ("fillseq", "fillrandom"):
@@ -112,7 +127,62 @@ class Session:
         result = record.build(self, measured)
         if not load:
             steady_state(result, measured.samples, cut)
+        self._load_record(wl, params, result)
         return result
+
+    # the native loops that fill the key space, and what the marker's load record counts for each
+    _FILLS = {"fillseq": "records", "bulkload": "records", "fillrandom": "writes", "graphload": "nodes"}
+
+    def _load_record(self, wl: workloads.Workload, params: dict, b: BenchmarkResult):
+        """After a phase that fills the key space, the marker says how far it got; a phase that needs the data,
+        on a database whose fill was cut, says so; a uniform read whose found share is below what the
+        database's writes imply says both numbers."""
+        native = params.get("native_loop", wl.native)
+        if native in self._FILLS:
+            first = params.get("first_key") or 0
+            of = params["num"] - (first if native != "fillrandom" else 0)
+            done = b.ops if native != "graphload" else (b.graph or {}).get("nodes", b.ops)
+            record_ = {"complete": not b.partial and done >= of, "by": wl.name, "unit": self._FILLS[native],
+                       "written": first + done, "of": params["num"]}
+            if native in ("fillseq", "bulkload"):
+                record_["records"] = first + done
+            dbdir.update_marker(self.where.path, load=record_)
+            return
+        if not wl.needs_data:
+            return
+        cut = (dbdir.read_marker(self.where.path) or {}).get("load") or {}
+        if cut and not cut.get("complete", True):
+            if cut.get("written") is None:
+                how = f"its {cut.get('by')} of {cut.get('of', 0):,} {cut.get('unit', 'records')} never finished " \
+                      "(the process was killed; how far it got is not known)"
+            else:
+                share = cut["written"] / cut["of"] if cut.get("of") else 0.0
+                how = f"its {cut.get('by')} wrote {cut['written']:,} of {cut['of']:,} {cut.get('unit', 'records')} " \
+                      f"({share:.0%})"
+            _warn(b, f"the database's load was cut: {how}, so {wl.name} ran on a partial database (keys past the "
+                     "cut read as not found); load it again, or --resume a cut fillseq load")
+        if wl.uniform_reads and b.found is not None and b.ops >= 1000:
+            expected, how = self._expected_found(params["num"], cut)
+            got = b.found / b.ops
+            if expected is not None and got < 0.95 * expected - 0.01:
+                space = f"; the database's key space is {cut['of']:,} keys, these reads range over " \
+                    f"{params['num']:,}" if cut.get("of") not in (None, params["num"]) else ""
+                _warn(b, f"{wl.name} found {got:.1%} of the keys it read ({b.found:,} of {b.ops:,}) where {how} "
+                         f"imply {expected:.1%}{space}: the database holds fewer of these keys than its writes "
+                         "should have left (a cut load, another key space or key size, deletes)")
+
+    def _expected_found(self, num: int, cut: dict) -> tuple:
+        """(the share of uniform reads over `num` keys that should find a key, what says so) or (None, ''): from
+        this run's writes, else (a reused database) from its completed fill, over the key space the reads use."""
+        keys = self.live.get("keys")
+        if keys is not None and num:
+            return min(1.0, keys / num), "the writes of this run"
+        if not cut.get("complete") or not cut.get("of"):
+            return None, ""
+        if cut.get("unit") == "writes":   # uniform draws with replacement: the share of keys drawn at least once
+            share = 1.0 - math.exp(-cut["written"] / cut["of"])
+            return share, f"the database's {cut['written']:,} random writes ({cut.get('by')})"
+        return 1.0, f"the database's completed {cut.get('by')} of {cut['of']:,} records"
 
     def _resume(self, engine, params) -> bool:
         """A load of a resumed run starts after the records the database holds (params' first_key); False when

@@ -38,9 +38,10 @@ def engine_palette(names) -> dict:
     from matplotlib.colors import to_rgb
 
     from ..model import engines
-    fixed = {name: to_rgb(ENGINE_COLOURS[i]) for i, name in enumerate(engines.REGISTRY) if i < len(ENGINE_COLOURS)}
+    known = list(engines.listed())   # a planned engine too: its published figures keep their colour
+    fixed = {name: to_rgb(ENGINE_COLOURS[i]) for i, name in enumerate(known) if i < len(ENGINE_COLOURS)}
     spare = [to_rgb(c) for c in OTHER_COLOURS]
-    for name in list(engines.REGISTRY)[len(ENGINE_COLOURS):]:   # a configuration registered after these ten
+    for name in known[len(ENGINE_COLOURS):]:   # a configuration registered after these ten
         fixed[name] = spare.pop(0) if spare else (0.5, 0.5, 0.5)
     out, others = {}, iter(spare)
     for name in dict.fromkeys(names):

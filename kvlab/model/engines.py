@@ -63,7 +63,9 @@ ROCKSDB_PFX_FLAGS = (
 #                     without them needs no library and is compiled into every build
 #   extra_libraries   linked beside the library; static_deps: beside a static one (a `make engines` build)
 #   package           where the library comes from: the Debian package scripts/setup.sh installs
-#   planned           the adapter is not written yet (why it is listed anyway); nothing builds or tests it
+#   planned           the adapter is not written: why the engine cannot be had here.  Its configurations are
+#                     listed (PLANNED: `kvlab engines`, the engine reference) with this reason, never offered
+#                     (REGISTRY: --engine, help, choices); nothing builds or tests it
 ADAPTERS = {
     "lmdb": {"header": "lmdb.h", "library": "lmdb", "package": "liblmdb-dev"},
     "leveldb": {"header": "leveldb/c.h", "library": "leveldb", "package": "libleveldb-dev",
@@ -74,7 +76,7 @@ ADAPTERS = {
     "bdb": {"header": "db.h", "library": "db", "package": "libdb5.3-dev"},
     "null": {"package": "nothing (built into every kvlab)"},
     "fdb": {"package": "libfdb_c (FoundationDB client; no reachable registry ships it)",
-            "planned": "listed so `kvlab engines` can say what it needs; the adapter is not written"},
+            "planned": "no reachable package registry ships FoundationDB's libfdb_c, and kvlab has no adapter for it"},
 }
 
 
@@ -94,6 +96,8 @@ class EngineConfig:
     stores_data: bool = True                  # False: the null engine (measures the harness, stores nothing)
     larger_than_ram: Mapping[str, object] = field(default_factory=dict)   # the engine's own advice for a
     #                                           database larger than memory (memory-bounded runs use it)
+    capacity: str | None = None               # the setting that bounds the database's size (LMDB's map_size),
+    #                                           its value in `defaults`: a run that cannot fit is refused first
 
     def __post_init__(self):
         if not self.debian_package:
@@ -122,17 +126,33 @@ _LSM = frozenset({"cache_size", "sync", "disable_wal", "compression", "block_siz
                   "write_buffer_size", "max_open_files", "options"})
 
 
+# The configurations kvlab offers (--engine, every command's help, kvlab.run, the run builder): those whose
+# adapter is written.  A configuration of a planned adapter (ADAPTERS' `planned`) goes to PLANNED instead: listed
+# with the reason it cannot be had, never offered, and an --engine naming it is an unknown engine.
 REGISTRY: dict[str, EngineConfig] = {}
+PLANNED: dict[str, EngineConfig] = {}
 
 
 def register(cfg: EngineConfig) -> EngineConfig:
-    REGISTRY[cfg.name] = cfg
+    (PLANNED if unobtainable(cfg) else REGISTRY)[cfg.name] = cfg
     return cfg
+
+
+def unobtainable(cfg: EngineConfig) -> str | None:
+    """Why configuration `cfg` cannot be had in any build here (its adapter's `planned` reason), or None."""
+    row = ADAPTERS.get(cfg.adapter)
+    return row.get("planned") if isinstance(row, dict) else None
+
+
+def listed() -> dict[str, EngineConfig]:
+    """Every configuration kvlab knows of, in registry order: the offered ones (REGISTRY), then the planned."""
+    return {**REGISTRY, **PLANNED}
 
 
 register(EngineConfig(
     "lmdb", "lmdb", "LMDB B+tree, memory-mapped, single writer",
     honours=frozenset({"sync", "map_size", "options"}),
+    defaults={"map_size": 64 << 30}, capacity="map_size",   # the map its data file can grow to (64 GiB)
     notes="options: comma list of nosync, nometasync, writemap, mapasync, nordahead, nomeminit; "
           "reads renew a read txn per get; the OS page cache is the cache",
     # LMDB's documentation: MDB_NORDAHEAD "may help random read performance when the DB is larger than RAM";
@@ -188,5 +208,7 @@ def get(name: str) -> EngineConfig:
     try:
         cfg = REGISTRY[name]
     except KeyError:
-        raise errors.SpecError(f"engine {name!r} is unknown; allowed: {', '.join(REGISTRY)}") from None
+        planned = PLANNED.get(name)
+        note = f"; {name} is not obtainable here: {unobtainable(planned)}" if planned is not None else ""
+        raise errors.SpecError(f"engine {name!r} is unknown; allowed: {', '.join(REGISTRY)}{note}") from None
     return cfg

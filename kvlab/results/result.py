@@ -8,15 +8,14 @@ refuses files it cannot read rather than skipping them.
 from __future__ import annotations
 
 import json
-import os
 import re
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from .. import errors
+from .._files import write_atomic
 from .histogram import Histogram
 
 SCHEMA = "kvlab.result/7"
@@ -332,24 +331,9 @@ def _histogram_rows(b, ident) -> list:
 
 
 def write_json_atomic(path, data):
-    """Write to a temp file in the same directory, fsync, rename: a reader sees
-    the old file or the new one, never half of one."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w") as f:
-            f.write(_dumps(data))
-            f.write("\n")
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    """Write to a temp file in the same directory, fsync, rename: a reader sees the old file or the new
+    one, never half of one; the file's mode is the one the umask gives a new file (kvlab._files)."""
+    write_atomic(path, _dumps(data) + "\n")
 
 
 # a histogram's [[bucket, count], ...] on one line, not four lines a bucket.  No JSON string can hold the

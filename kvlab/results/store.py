@@ -7,7 +7,10 @@ in place, one step at a time, inside a transaction.  The full result record
 (JSON, `kvlab.result/N`) is kept beside the queryable columns, and is upgraded
 on load (results.upgrade), so nothing a run measured is lost to the table layout.
 
-Default location: $KVLAB_RESULTS, else ./results/kvlab.duckdb.
+Default location (default_path): $KVLAB_RESULTS, else the user's data directory,
+$XDG_DATA_HOME/kvlab/kvlab.duckdb (~/.local/share/kvlab/kvlab.duckdb without it): one store wherever kvlab
+runs from, never a folder in the current directory.  The first run that creates that store says where it is,
+once, on stderr.
 
 A run is never lost to the store: `check()` opens it for writing before a benchmark runs (the
 CLI calls it first), and an append that fails (disk full, the store locked or broken) saves
@@ -19,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import sys
 import tempfile
 import time
 import uuid
@@ -134,8 +138,31 @@ UPDATE benchmarks SET
 NOISE_METRICS = ("ops_per_sec", "p50_us", "p99_us", "p999_us", "cpu_us_per_op")
 
 
+STORE_NAME = "kvlab.duckdb"
+
+
+def data_home() -> Path:
+    """The user's data directory (XDG base directories): $XDG_DATA_HOME where it is an absolute path, else
+    ~/.local/share."""
+    xdg = os.environ.get("XDG_DATA_HOME", "")
+    if os.path.isabs(xdg):
+        return Path(xdg)
+    try:
+        return Path.home() / ".local" / "share"
+    except RuntimeError:   # no HOME and no password entry
+        raise errors.ResultsError("the results store has no home: neither $XDG_DATA_HOME nor a home directory "
+                                  "is known; set KVLAB_RESULTS or give --store PATH") from None
+
+
+def user_default_path() -> Path:
+    """The per-user store: $XDG_DATA_HOME/kvlab/kvlab.duckdb, else ~/.local/share/kvlab/kvlab.duckdb."""
+    return data_home() / "kvlab" / STORE_NAME
+
+
 def default_path() -> Path:
-    return Path(os.environ.get("KVLAB_RESULTS") or Path("results") / "kvlab.duckdb")
+    """The results store when none is named: $KVLAB_RESULTS, else the per-user store (user_default_path).
+    Never relative to the current directory unless $KVLAB_RESULTS is."""
+    return Path(os.environ.get("KVLAB_RESULTS") or user_default_path())
 
 
 # Called before the store connects to DuckDB.  A connection takes glibc's static TLS room that kvlab's
@@ -156,6 +183,8 @@ def _duckdb():
 class Store:
     def __init__(self, path=None):
         self.path = Path(path) if path is not None else default_path()
+        # the store nobody named (no path, no $KVLAB_RESULTS): its folders are made private, and its creation said
+        self._unnamed = path is None and not os.environ.get("KVLAB_RESULTS")
         try:
             str(self.path).encode("utf-8")
         except UnicodeEncodeError:
@@ -164,9 +193,10 @@ class Store:
 
     def _connect(self, write=True):
         duckdb = _duckdb()
+        new = write and not self.path.exists()
         if write:
             try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
+                _make_folder(self.path.parent, private=self._unnamed)
             except OSError as exc:
                 raise errors.ResultsError(f"{self.path}: cannot create the results folder ({exc})") from None
         elif not self.path.exists():
@@ -180,6 +210,8 @@ class Store:
         except duckdb.Error as exc:
             con.close()
             raise errors.ResultsError(f"{self.path}: cannot open the results store ({exc})") from None
+        if new and self._unnamed:
+            _say_created(self.path)
         return con
 
     def check(self) -> Path:
@@ -441,6 +473,35 @@ class Store:
             return _copy_to(_duckdb(), con, f"({query})", Path(out), fmt, args)
         finally:
             con.close()
+
+
+def _make_folder(folder: Path, private: bool) -> None:
+    """`folder` and any missing parent; for the per-user store, each made 0700 as the XDG base directory
+    specification asks of the folders it names (a named store's folders take the umask's mode)."""
+    if not private:
+        folder.mkdir(parents=True, exist_ok=True)
+        return
+    missing = []
+    while not folder.exists() and folder != folder.parent:
+        missing.append(folder)
+        folder = folder.parent
+    for f in reversed(missing):
+        try:
+            f.mkdir(mode=0o700)
+        except FileExistsError:   # another kvlab made it in between
+            pass
+
+
+_SAID: set = set()
+
+
+def _say_created(path: Path) -> None:
+    """The per-user store was just made: say where, once a process, on stderr (stdout is the result's)."""
+    where = str(path.absolute())
+    if where not in _SAID:
+        _SAID.add(where)
+        print(f"kvlab: created the results store at {where} (set KVLAB_RESULTS or --store to choose another)",
+              file=sys.stderr)
 
 
 # Tables leave kvlab as CSV or Parquet, written and read by DuckDB: Parquet needs no pyarrow.

@@ -1,11 +1,10 @@
 """Writing the report's file: the path checked before anything is built, the file written whole or not at all."""
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 
 from ... import errors
+from ..._files import write_atomic
 from ...execution import dbdir
 
 
@@ -18,19 +17,9 @@ def check_out(out, flag: str = "report") -> Path:
 
 
 def write(target: Path, text: str) -> Path:
-    """The file appears whole or not at all: written beside it, then renamed."""
-    tmp = None
+    """The file appears whole or not at all (written beside it, then renamed), with the mode the umask
+    gives a new file."""
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, target)
+        return write_atomic(target, text)
     except OSError as exc:
-        if tmp is not None:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
         raise errors.ResultsError(f"report {target}: cannot be written ({exc.strerror or exc})") from None
-    return target

@@ -26,6 +26,7 @@ class Workload:
     writes: bool = False
     implies: Mapping[str, object] = field(default_factory=dict)
     mix: Mix | None = None      # native "mix": the Mix it runs
+    uniform_reads: bool = False  # reads keys uniformly over the key space: its found share is the live share
 
 
 REGISTRY: dict[str, Workload] = {}
@@ -42,7 +43,8 @@ _add("overwrite", "overwrite", "fillrandom over an existing key space", needs_da
 _add("fillbatch", "fillseq", "fillseq in batches of 1000 puts", writes=True, implies={"batch": 1000})
 _add("fillsync", "fillrandom", "fillrandom with sync on every write, num/1000 writes", writes=True,
      implies={"sync": True, "num_divisor": 1000})
-_add("readrandom", "readrandom", "reads per thread, keys uniform over the key space", needs_data=True)
+_add("readrandom", "readrandom", "reads per thread, keys uniform over the key space", needs_data=True,
+     uniform_reads=True)
 _add("readmissing", "readmissing", "random reads of keys that are never present", needs_data=True)
 _add("readhot", "readhot", "random reads within the first 1% of the key space", needs_data=True)
 _add("readseq", "readseq", "iterate from the first key, reads entries per thread", needs_data=True)
@@ -51,7 +53,7 @@ _add("deleterandom", "deleterandom", "delete num random keys (split across threa
      writes=True)
 _add("readwhilewriting", "readwhilewriting",
      "threads readers plus one writer overwriting random keys (rate writes_per_second); "
-     "the writer is reported apart", needs_data=True, writes=True)
+     "the writer is reported apart", needs_data=True, writes=True, uniform_reads=True)
 _add("compact", "compact", "compact the whole key range once", needs_data=False)
 _add("linkbench-load", "graphload", "LinkBench's load: nodes, their links and link counts (kv_graph.h's encoding); "
      "the load phase of a LinkBench mix, which gives the graph", writes=True)
