@@ -284,3 +284,40 @@ def test_a_small_campaign_loses_nothing(tmp_path):
                        capture_output=True, text=True, timeout=600)
     assert p.returncode == 0, p.stdout + p.stderr
     assert "| 6 | 12 |" in p.stdout and "| 0 | 0 | 0 |" in p.stdout
+
+
+def test_a_kernel_interrupted_or_terminated_stops_its_run_cleanly(tmp_path):
+    """In a real Jupyter kernel: an interrupt stops kvlab.run with a partial result and the kernel goes on; a
+    SIGTERM stops the run, removes its temporary database, and then ends the kernel as it asked."""
+    require("lmdb")
+    from jupyter_client.manager import start_new_kernel
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    km, kc = start_new_kernel(kernel_name="python3", env={**os.environ, "KVLAB_TMPDIR": str(tmp)})
+    try:
+        code = ('import kvlab\nr = kvlab.run("lmdb", "fillseq", num=50_000_000, value_size=200, interval=0)\n'
+                'print("partial", r[0].partial, r[0].params.get("stopped_by"))')
+        for action in ("interrupt", "terminate"):
+            msg_id = kc.execute(code)
+            _wait_for(lambda: any(_engine_open(x) for x in tmp.iterdir()), what="the kernel's run to start")
+            if action == "interrupt":
+                km.interrupt_kernel()
+                reply = kc.get_shell_msg(timeout=60)
+                assert reply["parent_header"]["msg_id"] == msg_id and reply["content"]["status"] == "ok"
+                out = []
+                while True:
+                    m = kc.get_iopub_msg(timeout=10)
+                    if m["msg_type"] == "stream":
+                        out.append(m["content"]["text"])
+                    if m["msg_type"] == "status" and m["content"]["execution_state"] == "idle":
+                        break
+                assert "partial True SIGINT" in "".join(out)
+                assert km.is_alive() and list(tmp.iterdir()) == []
+            else:
+                km.signal_kernel(signal.SIGTERM)
+                _wait_for(lambda: not km.is_alive(), timeout=60, what="the kernel to end")
+                assert list(tmp.iterdir()) == [], "the terminated kernel left its temporary database"
+    finally:
+        kc.stop_channels()
+        if km.is_alive():
+            km.shutdown_kernel(now=True)

@@ -29,6 +29,7 @@ writer and reader processes, the pipe), execution.crashcheck (the state a reopen
 """
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import random
@@ -193,18 +194,24 @@ def crashtest(engine: str, kills: int, sync: bool = False, db: str | os.PathLike
     if power_loss:
         forgetfs.require()
     seed = random.SystemRandom().randrange(1, 2**31) if seed is None else seed
-    path, temporary = _database_dir(db)
-    c = _Campaign(engine=engine, cfg=cfg, chosen=chosen, settings={**chosen.settings, **(settings or {})},
-                  batch=batch, num=num, value_size=value_size, min_s=min_s, max_s=max_s, power_loss=power_loss,
-                  loss=loss, names=names, cut_on=cut_on, keep_damaged=keep_damaged, rng=random.Random(seed),
-                  path=path, temporary=temporary)
-    report = CrashReport(engine=engine, sync=bool(c.settings.get("sync")), batch=batch, num=num, seed=seed,
-                         setting=chosen.name, claim=chosen.claim, power_loss=power_loss,
-                         loss=loss if power_loss else None, names=names if power_loss else None, settings=c.settings)
-    c.lib = native.load()
-    c.env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in [str(Path(__file__).resolve().parents[2]),
-                                                                     os.environ.get("PYTHONPATH", "")] if p))
-    c.log = Path(tempfile.mkstemp(prefix="kvlab-forgetfs-", suffix=".log")[1]) if power_loss else None
+    path, temporary, lock = _database_dir(db)
+    try:
+        c = _Campaign(engine=engine, cfg=cfg, chosen=chosen, settings={**chosen.settings, **(settings or {})},
+                      batch=batch, num=num, value_size=value_size, min_s=min_s, max_s=max_s, power_loss=power_loss,
+                      loss=loss, names=names, cut_on=cut_on, keep_damaged=keep_damaged, rng=random.Random(seed),
+                      path=path, temporary=temporary)
+        report = CrashReport(engine=engine, sync=bool(c.settings.get("sync")), batch=batch, num=num, seed=seed,
+                             setting=chosen.name, claim=chosen.claim, power_loss=power_loss,
+                             loss=loss if power_loss else None, names=names if power_loss else None, settings=c.settings)
+        c.lib = native.load()
+        c.env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in [str(Path(__file__).resolve().parents[2]),
+                                                                         os.environ.get("PYTHONPATH", "")] if p))
+        c.log = Path(tempfile.mkstemp(prefix="kvlab-forgetfs-", suffix=".log")[1]) if power_loss else None
+    except BaseException:
+        os.close(lock)
+        if temporary:
+            shutil.rmtree(path, ignore_errors=True)
+        raise
     history = _History()
     try:
         _fresh(c)
@@ -224,6 +231,7 @@ def crashtest(engine: str, kills: int, sync: bool = False, db: str | os.PathLike
             shutil.rmtree(path, ignore_errors=True)
         if c.log is not None:
             c.log.unlink(missing_ok=True)
+        os.close(lock)
     return report
 
 
@@ -254,15 +262,39 @@ def _check_patterns(cut_on, names):
 
 
 def _database_dir(db) -> tuple:
-    """(the directory the test writes its database in, whether it is a temporary one made here)."""
+    """(the directory the test writes its database in, whether it is a temporary one made here, the lock held on
+    it).  The lock is the directory's own flock (a file in it would meet the power cuts' mount): a second test on
+    the same directory is refused before it writes anything."""
     if db is None:
-        return Path(tempfile.mkdtemp(prefix="kvlab-crashtest-")), True
+        path = Path(tempfile.mkdtemp(prefix="kvlab-crashtest-"))
+        return path, True, _lock_dir(path)
     path = Path(db)
+    _refuse_non_empty(path)
+    path.mkdir(parents=True, exist_ok=True)
+    lock = _lock_dir(path)
+    try:
+        _refuse_non_empty(path)   # as it is now that nobody else can start on it
+    except BaseException:
+        os.close(lock)
+        raise
+    return path, False, lock
+
+
+def _refuse_non_empty(path: Path):
     if path.exists() and (not path.is_dir() or any(path.iterdir())):
         raise errors.UnsafeDirectory(f"crashtest: {path} exists and is not an empty directory; give a new or "
                                      "empty one (the test writes a fresh database there)")
-    path.mkdir(parents=True, exist_ok=True)
-    return path, False
+
+
+def _lock_dir(path: Path) -> int:
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        raise errors.EngineBusy(f"crashtest: {path} is in use by another crash test; nothing in it was touched; "
+                                "allowed: wait for it to end, or another directory") from None
+    return fd
 
 
 def _fresh(c: _Campaign, clear: bool = False):

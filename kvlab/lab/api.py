@@ -4,7 +4,9 @@ The execution layer runs a spec and reports progress to a RunControl's observers
 face decides what observes it (a widget in Jupyter, a bar on a terminal, nothing)."""
 from __future__ import annotations
 
-from ..execution import background, runner
+import signal
+
+from ..execution import background, runner, signals
 from ..execution.background import RunHandle
 from ..execution.progress import RunControl
 from ..model.spec import RunSpec, make_spec
@@ -32,7 +34,22 @@ def run(engine: str = "lmdb", workload=None, *, progress=False,
     spec = make_spec(engine, workload, **params)
     if progress:
         control = attach_progress(control or RunControl(), spec, background=False)
-    return runner.run_spec(spec, control=control)
+    try:
+        result = runner.run_spec(spec, control=control)
+    except signals.Stop as exc:
+        _pass_on(exc.name)
+        raise
+    for b in result:
+        _pass_on((b.params or {}).get("stopped_by"))
+    return result
+
+
+def _pass_on(name: str | None):
+    """A kernel (or script) told to end (SIGTERM, SIGHUP) ends once the run has stopped cleanly and removed its
+    temporary database: the signal goes on to the handler that was there before the run.  An interrupt (SIGINT)
+    only stops the run, as it always has."""
+    if name in ("SIGTERM", "SIGHUP"):
+        signal.raise_signal(getattr(signal, name))
 
 
 def start(engine: str = "lmdb", workload=None, *, progress=False,
