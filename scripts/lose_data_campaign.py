@@ -130,6 +130,10 @@ def one_case(i, rng, engines, refs, work, env, store) -> dict:
     for k, code in enumerate(codes):   # a refusal must be the clear one, a stop must say its signal
         if sigs[k] is None and code not in (0, 2):
             case["problems"].append(f"{names[k]} exited {code} without a signal: {errs[k]}")
+        # a signal kvlab handled: 128 + its number; one that came before kvlab started (the interpreter's
+        # start-up) ends it as the signal's default does (-N)
+        if sigs[k] is not None and code not in (0, 2, 128 + sigs[k], -sigs[k]):
+            case["problems"].append(f"{names[k]} exited {code} after {sigs[k].name}: {errs[k]}")
         if code == 2 and "error" not in errs[k]:
             case["problems"].append(f"{names[k]} exited 2 without an error line: {errs[k]}")
     # temporary databases

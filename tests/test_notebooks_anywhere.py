@@ -31,7 +31,7 @@ def _beside_a_checkout(tmp_path: Path) -> Path:
 
 def _notebooks_run(cwd: Path, ipython_dir: Path):
     # IPYTHONDIR: the kernel reads IPython's start-up files from the test's folder, never the user's ~/.ipython
-    env = {**os.environ, "IPYTHONDIR": str(ipython_dir)}
+    env = {**os.environ, "IPYTHONDIR": str(ipython_dir), "XDG_DATA_HOME": str(ipython_dir.parent / "data")}
     return subprocess.run([str(KVLAB), "notebooks", "run", "--scale", "smoke", "--only", "quickstart"], cwd=cwd,
                           env=env, capture_output=True, text=True, timeout=300)
 
@@ -46,8 +46,9 @@ def test_runs_from_a_folder_holding_a_kvlab_checkout(tmp_path):
     proc = _notebooks_run(home, tmp_path / "ipython")
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr == "", "nothing on stderr: no traceback, and the kernel's own warnings go to kernel.log"
-    # the default output folder is results/ under the working directory
-    [executed] = (home / "results").glob("notebooks-*-smoke/00_quickstart/00_quickstart.ipynb")
+    # the default output folder is in kvlab's per-user folder, never under the working directory
+    [executed] = (tmp_path / "data" / "kvlab").glob("notebooks-*-smoke/00_quickstart/00_quickstart.ipynb")
+    assert not (home / "results").exists()
     assert str(executed.parent.parent) in proc.stdout
     assert not _errors(executed)
     assert list(executed.parent.glob("*.svg")), "the notebook saved its figures in its output folder"
@@ -81,7 +82,7 @@ def test_a_failing_cell_is_one_line_and_the_executed_notebook_is_kept(tmp_path):
     assert m[3] == next(ln.strip() for ln in "".join(source[index]["source"]).splitlines() if ln.strip())
     # kept where the line says, under the default output folder, with the error in the cell the line names
     executed = Path(m[4])
-    assert executed.is_relative_to(home / "results") and executed.name == "00_quickstart.ipynb"
+    assert executed.is_relative_to(tmp_path / "data" / "kvlab") and executed.name == "00_quickstart.ipynb"
     [(i, error)] = _errors(executed)
     assert error["ename"] == "ValueError" and "no scale today" in error["evalue"]
     assert json.loads(executed.read_text())["cells"][i]["execution_count"] == int(m[2])

@@ -138,10 +138,11 @@ def test_local_sweep_stores_every_point_and_skips_them_next_time(tmp_path):
 def test_failed_point_is_recorded_and_retried(tmp_path):
     require("lmdb")
     store = Store(tmp_path / "s.duckdb")
-    # LMDB with a 64 KiB map cannot hold 20000 keys: the engine's own error, per point
-    spec = SweepSpec("fails", {**TINY, "num": 20000}, {"map_size": [1 << 16, 1 << 30]}, 1)
+    # LMDB with a 2.4 MB map cannot hold 20000 keys of 116 bytes (2.32 MB, which the size check lets by) in its
+    # pages: the engine's own error, per point
+    spec = SweepSpec("fails", {**TINY, "num": 20000}, {"map_size": [2_400_000, 1 << 30]}, 1)
     out = run_sweep(spec, store)
-    assert len(out.done) == 1 and len(out.failed) == 1 and "map_size=65536" in out.failed[0][0]
+    assert len(out.done) == 1 and len(out.failed) == 1 and "map_size=2400000" in out.failed[0][0]
     assert "EngineFull" in out.failed[0][2] or "full" in out.failed[0][2].lower()
     rows = stored.points_frame(store, "fails")
     assert sorted(rows.status) == ["done", "failed"]

@@ -104,7 +104,7 @@ def finish(result, args) -> int:
         b.tags = list(dict.fromkeys([*b.tags, *(getattr(args, "tag", None) or ())]))
     with signals.held():
         save(result, args)
-    stopped = [b for b in result if b.partial]
+    stopped = [b for b in result if b.partial or (b.params or {}).get("stopped_by")]
     return signals.exit_code((stopped[0].params or {}).get("stopped_by")) if stopped else 0
 
 
@@ -136,5 +136,9 @@ def execute(spec, args, load_only: bool = False) -> int:
     preflight(args, spec.db, spec.use_existing_db)
     result = run_spec(spec, on_result=lambda b: print_result(b, args), control=progress_control(args),
                       load_only=load_only)
+    if any(b.partial or (b.params or {}).get("stopped_by") for b in result):
+        code = finish(result, args)   # a stopped run is saved before anything more is printed
+        report(result, args)
+        return code
     report(result, args)
     return finish(result, args)

@@ -9,6 +9,7 @@ from ..execution.runner import run_spec
 from ..model.spec import RunSpec
 from ..results import sanity
 from ..results.result import RunResult
+from ..results.store import kvlab_home
 from . import common, output
 from .parsing import add_running_options, count
 
@@ -25,7 +26,8 @@ def add_parser(sub, make):
     add_running_options(c, db=False)
     for a in c._actions:
         if a.dest == "json":
-            a.help = "write every record to FILE (default results/compare-<date>-<time>.json)"
+            a.help = "write every record to FILE (default compare-<date>-<time>.json in kvlab's per-user folder, " \
+                     "$XDG_DATA_HOME/kvlab or ~/.local/share/kvlab)"
     return c
 
 
@@ -34,7 +36,7 @@ def handle(args) -> int:
     names = [n.strip() for n in args.engines.split(",") if n.strip()] if args.engines else built
     for n in names:
         native.require_built(n)
-    args.json = args.json or f"results/compare-{time.strftime('%Y%m%d-%H%M%S')}.json"
+    args.json = args.json or str(kvlab_home() / f"compare-{time.strftime('%Y%m%d-%H%M%S')}.json")
     seed = args.seed if args.seed is not None else time.time_ns() & 0xFFFFFFFF
     common.preflight(args)
     common.say(args, f"kvlab compare: {', '.join(names)}; num={args.num:,}, threads 1 and {args.threads}, seed={seed}")

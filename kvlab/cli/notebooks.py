@@ -6,7 +6,7 @@ from pathlib import Path
 from .. import errors
 from ..execution import dbdir
 from ..lab import notebooks
-from ..results.store import Store
+from ..results.store import Store, kvlab_home
 
 NAME = "notebooks"
 HELP = "list the notebooks, or run them with papermill into a dated folder (figures as SVG, PNG, PDF)"
@@ -49,10 +49,10 @@ def handle(args) -> int:
 
 
 def check_out(out) -> None:
-    """Before any notebook runs: --out (or the default folder, results/ under the working directory)
-    is a folder the run can make or write in."""
-    what = f"--out {out}" if out is not None else "the default output folder results/"
-    path = Path(out if out is not None else "results").resolve()
+    """Before any notebook runs: --out (or the default folder, kvlab's per-user folder) is a folder the run can
+    make or write in."""
+    path = Path(out if out is not None else kvlab_home()).resolve()
+    what = f"--out {out}" if out is not None else f"the default output folder {path}"
     if path.exists() and not path.is_dir():
         raise errors.SpecError(f"{what}: {path} exists and is not a directory; allowed: a new or existing folder")
     dbdir.check_can_make(path, what, errors.SpecError)

@@ -31,6 +31,7 @@ from pathlib import Path
 
 from .. import errors
 from ..model import dbformat, engines
+from . import signals
 
 MARKER = ".kvlab-db"
 LOCK = ".kvlab-db.lock"     # flock held for the whole run; removed at a clean end
@@ -115,6 +116,7 @@ class DbDir:
         """A temporary directory is removed while its lock is still held (kvlab clean never mistakes a
         finishing run's directory for an orphan); then the lock goes."""
         if self.temporary and (self.path / MARKER).exists():
+            (self.path / MARKER).unlink()   # first: without it, the directory is nobody's orphan
             shutil.rmtree(self.path, ignore_errors=True)
         self.release()
 
@@ -277,16 +279,18 @@ def _why_not_writable(path: Path) -> str:
     return "permission denied"
 
 
-def prepare(db: str | None, engine: str, key_encoding: str, use_existing: bool, overwrite: bool = False) -> DbDir:
-    """Return the directory to open the engine in, locked, created or cleared as allowed."""
+def prepare(db: str | None, engine: str, key_encoding: str, use_existing: bool, overwrite: bool = False,
+            holding: DbDir | None = None) -> DbDir:
+    """Return the directory to open the engine in, locked, created or cleared as allowed.  `holding`: the same
+    directory, still locked by this run's previous trial (its lock goes on)."""
     try:
-        return _prepare(db, engine, key_encoding, use_existing, overwrite)
+        return _prepare(db, engine, key_encoding, use_existing, overwrite, holding)
     except OSError as exc:
         raise errors.UnsafeDirectory(f"--db {db or exc.filename}: cannot prepare the database directory "
                                      f"({exc.strerror or exc}); allowed: a directory you can write in") from None
 
 
-def _prepare(db, engine, key_encoding, use_existing, overwrite) -> DbDir:
+def _prepare(db, engine, key_encoding, use_existing, overwrite, holding=None) -> DbDir:
     if db is None:
         return _temporary(engine, key_encoding)
     path = Path(db).expanduser().resolve()
@@ -299,7 +303,10 @@ def _prepare(db, engine, key_encoding, use_existing, overwrite) -> DbDir:
     path.mkdir(parents=True, exist_ok=True)
     _refuse_foreign(path, use_existing)   # read-only: a directory kvlab did not make gets no lock file either
     where = DbDir(path, temporary=False, existed=False)
-    where.acquire(engine)
+    if holding is not None and holding.path == path:
+        where.lock_fd, holding.lock_fd = holding.lock_fd, None
+    with signals.held():   # a signal between the lock and its keeping would leak it
+        where.acquire(engine)
     try:
         _refuse_foreign(path, use_existing)   # as it is now that nobody else can change it
         return _adopt(where, engine, key_encoding, use_existing, overwrite)
@@ -313,8 +320,9 @@ def _temporary(engine, key_encoding) -> DbDir:
     path = Path(tempfile.mkdtemp(prefix=f"{TEMP_PREFIX}{engine}-", dir=base))
     where = DbDir(path, temporary=True, existed=False)
     try:
-        where.acquire(engine)
-        _write_marker(path, engine, key_encoding, temporary=True, pid=os.getpid())
+        with signals.held():
+            where.acquire(engine)
+            _write_marker(path, engine, key_encoding, temporary=True, pid=os.getpid())
     except BaseException:
         shutil.rmtree(path, ignore_errors=True)
         where.release()
@@ -365,10 +373,13 @@ def _adopt(where: DbDir, engine, key_encoding, use_existing, overwrite) -> DbDir
                                     "database, or run without use_existing_db to make a new one")
         where.existed = has_data
         return where
-    _clear_contents(path)
-    where.unclean = False   # the database that was not closed is gone
-    where.engine_closed()
-    _write_marker(path, engine, key_encoding)
+    with signals.held():   # the marker says "being cleared" first: a half-cleared database never looks whole
+        _write_marker(path, engine, key_encoding, load={"complete": False, "by": "clearing", "unit": "records",
+                                                        "written": None, "of": 0})
+        _clear_contents(path)
+        where.unclean = False   # the database that was not closed is gone
+        where.engine_closed()
+        _write_marker(path, engine, key_encoding)
     return where
 
 

@@ -56,6 +56,14 @@ def held(lock: Path) -> bool:
     return False
 
 
+def _mine(path: Path) -> bool:
+    """Another user's runs are theirs to clean (a shared temporary folder)."""
+    try:
+        return path.stat().st_uid == os.getuid()
+    except OSError:
+        return False
+
+
 def _pid(path: Path, marker: dict) -> str:
     try:
         return (path / dbdir.LOCK).read_text().split()[0]
@@ -76,7 +84,7 @@ def orphans() -> list:
                 marker = dbdir.read_marker(path) if path.is_dir() else None
             except Exception:   # an unreadable marker: not kvlab's to judge
                 continue
-            if not marker or not marker.get("temporary") or held(path / dbdir.LOCK):
+            if not marker or not marker.get("temporary") or not _mine(path) or held(path / dbdir.LOCK):
                 continue
             out.append(Leftover(path, "temporary database", str(marker.get("engine")), dbdir.size_on_disk(path),
                                 _pid(path, marker)))
@@ -98,13 +106,33 @@ def remove(left: Leftover) -> str:
         if held(left.path / dbdir.LOCK):   # looked at again just before: never a live run's
             return f"kept {left.path}: a run holds it now"
         shutil.rmtree(left.path, ignore_errors=True)
+        if left.path.exists():
+            return f"could not remove all of {left.path} (permissions?); remove it by hand"
         return f"removed {left.describe()}"
-    state = dbdir.lock_state(left.path)
-    if state == "open":
-        return (f"kept {left.path}: it records that the engine was open when process {left.pid or '?'} ended, which "
-                "the next open of that database uses to recover it (or to refuse an engine that keeps no log)")
-    left.path.unlink(missing_ok=True)
-    return f"removed {left.describe()}"
+    return _remove_stale_lock(left)
+
+
+def _remove_stale_lock(left: Leftover) -> str:
+    """The lock file goes only while this process holds it (as a run's release does), so a run that starts
+    meanwhile is never left holding a lock on a file that is gone."""
+    try:
+        fd = os.open(left.path, os.O_RDWR)
+    except FileNotFoundError:
+        return f"nothing to remove at {left.path}"
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            return f"kept {left.path}: a run holds it now"
+        if dbdir.lock_state(left.path) == "open":
+            return (f"kept {left.path}: it records that the engine was open when process {left.pid or '?'} ended, "
+                    "which the next open of that database uses to recover it (or to refuse an engine that keeps "
+                    "no log)")
+        if os.fstat(fd).st_ino == os.stat(left.path).st_ino:
+            left.path.unlink()
+        return f"removed {left.describe()}"
+    finally:
+        os.close(fd)
 
 
 def notice() -> str | None:

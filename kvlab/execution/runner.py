@@ -40,11 +40,17 @@ def run_spec(spec: RunSpec, on_result: Callable[[BenchmarkResult], None] | None 
     loads.check(spec, native.load(), key_hash=loads.hashed_keys(spec))
     dbdir.check(spec.db, spec.use_existing_db or spec.resume)
     trials = []
-    with signals.stopping():   # SIGTERM and SIGHUP stop a run as Ctrl-C does (kvlab.execution.signals)
-        for trial in range(spec.repeat):
-            trials.append(_run_trial(spec, trial, on_result, control, load_only))
-            if any(b.partial for b in trials[-1]):
-                break
+    holding = [None]   # a --db's lock, held from the first trial's start to the last one's end
+    try:
+        with signals.stopping():   # SIGTERM and SIGHUP stop a run as Ctrl-C does (kvlab.execution.signals)
+            for trial in range(spec.repeat):
+                trials.append(_run_trial(spec, trial, on_result, control, load_only, holding,
+                                         last=trial == spec.repeat - 1))
+                if any(b.partial or b.params.get("stopped_by") for b in trials[-1]):
+                    break
+    finally:
+        if holding[0] is not None:
+            holding[0].release()
     results = [b for t in trials for b in t]
     if len(trials) > 1:
         stats.attach_repetitions(trials)
@@ -52,57 +58,90 @@ def run_spec(spec: RunSpec, on_result: Callable[[BenchmarkResult], None] | None 
     return RunResult(results, spec)
 
 
-def _run_trial(spec, trial, on_result, control=None, load_only=False):
+def _run_trial(spec, trial, on_result, control=None, load_only=False, holding=None, last=True):
     saved = pin(spec.cpus)
     try:
-        return _run_trial_pinned(spec, trial, on_result, control, load_only)
+        return _run_trial_pinned(spec, trial, on_result, control, load_only, holding, last)
     finally:
         if saved is not None:
             unpin(saved)
 
 
-def _run_trial_pinned(spec, trial, on_result, control=None, load_only=False):
+def _run_trial_pinned(spec, trial, on_result, control, load_only, holding, last):
     cfg = native.require_built(spec.engine)
     lib = native.load()
     warnings = [f"{spec.engine} ignores {k} (it has no such setting)" for k in cfg.ignored(spec.engine_settings)]
     warnings += sizecheck.check(spec, cfg)   # a run that cannot fit is refused before anything is written
     where = dbdir.prepare(spec.db, spec.engine, lib.KEY_ENCODING, spec.use_existing_db or spec.resume,
-                          overwrite=spec.overwrite)
+                          overwrite=spec.overwrite, holding=holding[0])
+    holding[0] = None
     try:
         session = Session(spec, cfg, lib, where, warnings, trial, control)
     except BaseException:
-        where.release() if spec.keep_db else where.cleanup()
+        _let_go(where, spec)
         raise
+    arrived = []
     try:
-        for name in spec.workloads:
-            wl = workloads.get(name, spec.mixes)
-            if wl.needs_data and not session.loaded and (spec.auto_load or load_only):
-                # a LinkBench mix loads its graph; everything else a key space (fillseq)
-                load = workloads.get("linkbench-load" if session.graph else "fillseq")
-                done = session.run_one(load, phase="load", value_size=mixrecord.value_size(wl, spec))
-                if done is not None:
-                    session.add(done, on_result)
-                    if done.partial:
-                        break
-            if load_only:
-                break
-            done = session.run_one(wl, phase="run")
+        _phases(spec, session, on_result, load_only)
+    except KeyboardInterrupt as exc:   # a stop outside a measured phase: the phases that ended are kept
+        if not session.results:
+            raise
+        arrived.append(signals.name_of(exc))
+    finally:
+        with signals.held(arrived):   # closing and cleaning up finish whatever signal comes
+            session.close()
+            # engines that keep data in their cache until close (WiredTiger without a checkpoint)
+            # show their real size only now; seed 001 measured after the process ended
+            if session.results and session.results[-1].accounting is not None:
+                session.results[-1].accounting["db_size_after_close_bytes"] = dbdir.size_on_disk(where.path)
+            if spec.db is not None and not where.temporary and not last and not arrived:
+                holding[0] = where   # the next trial starts under the same lock
+            else:
+                _let_go(where, spec)
+    if arrived and session.results:
+        _stopped_after(session.results[-1], arrived[0])
+    return session.results
+
+
+def _phases(spec, session, on_result, load_only):
+    for name in spec.workloads:
+        wl = workloads.get(name, spec.mixes)
+        if wl.needs_data and not session.loaded and (spec.auto_load or load_only):
+            # a LinkBench mix loads its graph; everything else a key space (fillseq)
+            load = workloads.get("linkbench-load" if session.graph else "fillseq")
+            done = session.run_one(load, phase="load", value_size=mixrecord.value_size(wl, spec))
             if done is not None:
                 session.add(done, on_result)
                 if done.partial:
-                    break
-        if not session.results and session.resume_note:   # nothing ran: say why, as an error (exit 2)
-            raise errors.SpecError(f"{session.resume_note}; nothing is left to run (its other workloads run on it "
-                                   "with use_existing_db)")
-    finally:
-        session.close()
-        # engines that keep data in their cache until close (WiredTiger without a checkpoint)
-        # show their real size only now; seed 001 measured after the process ended
-        if session.results and session.results[-1].accounting is not None:
-            session.results[-1].accounting["db_size_after_close_bytes"] = dbdir.size_on_disk(where.path)
-        if spec.keep_db:
-            where.release()
-        else:
-            where.cleanup()   # the temporary directory goes while its lock is held, then the lock
-    return session.results
+                    return
+        if load_only:
+            return
+        done = session.run_one(wl, phase="run")
+        if done is not None:
+            session.add(done, on_result)
+            if done.partial:
+                return
+    if not session.results and session.resume_note:   # nothing ran: say why, as an error (exit 2)
+        raise errors.SpecError(f"{session.resume_note}; nothing is left to run (its other workloads run on it "
+                               "with use_existing_db)")
+
+
+def _let_go(where, spec):
+    """The end of a trial's hold on its directory: a temporary one is removed under its lock, unless kept."""
+    if spec.keep_db:
+        if where.temporary:
+            dbdir.update_marker(where.path, temporary=False)   # kept: kvlab clean must not take it for an orphan
+        where.release()
+    else:
+        where.cleanup()
+
+
+def _stopped_after(b, name: str):
+    """A signal that came after the phase `b` ended (between phases, or as the engine closed)."""
+    if b.params.get("stopped_by"):
+        return
+    b.params["stopped_by"] = name
+    if not b.partial:
+        b.warnings.append(f"the run was stopped by {name} after this phase ended: this phase is whole, the "
+                          "workloads after it did not run")
 

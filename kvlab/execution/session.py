@@ -113,7 +113,7 @@ class Session:
         run = self.native.Run(engine, params.get("native_loop", wl.native), params, mix=plan, graph=graph)
         amp = PhaseAmp(self, wl, params, plan, engine, graph is not None)
         native = params.get("native_loop", wl.native)
-        if native in self._FILLS:   # until it ends, the database's fill is cut (a SIGKILL leaves it so)
+        if native in self._FILLS and self._fills_record():   # until it ends, the fill is cut (so after a SIGKILL)
             dbdir.update_marker(self.where.path, load={"complete": False, "by": wl.name, "unit": self._FILLS[native],
                                                        "written": None, "of": params["num"]})
         measured, cut = self._measure(run, wl, phase, params)
@@ -139,14 +139,8 @@ class Session:
         database's writes imply says both numbers."""
         native = params.get("native_loop", wl.native)
         if native in self._FILLS:
-            first = params.get("first_key") or 0
-            of = params["num"] - (first if native != "fillrandom" else 0)
-            done = b.ops if native != "graphload" else (b.graph or {}).get("nodes", b.ops)
-            record_ = {"complete": not b.partial and done >= of, "by": wl.name, "unit": self._FILLS[native],
-                       "written": first + done, "of": params["num"]}
-            if native in ("fillseq", "bulkload"):
-                record_["records"] = first + done
-            dbdir.update_marker(self.where.path, load=record_)
+            if self._fills_record():
+                dbdir.update_marker(self.where.path, load=self._fill_record(wl, native, params, b))
             return
         if not wl.needs_data:
             return
@@ -171,6 +165,24 @@ class Session:
                          f"imply {expected:.1%}{space}: the database holds fewer of these keys than its writes "
                          "should have left (a cut load, another key space or key size, deletes)")
 
+    def _fills_record(self) -> bool:
+        """Whether this run's fills say how far the database's fill got: on a database this run made or cleared,
+        or a resumed load; a fill over a reused database (a timed fillrandom on it) leaves its record as it was."""
+        return not self.where.existed or self.spec.resume
+
+    def _fill_record(self, wl, native: str, params: dict, b: BenchmarkResult) -> dict:
+        first = params.get("first_key") or 0
+        of = params["num"] - (first if native != "fillrandom" else 0)
+        if native == "graphload":
+            done = (b.graph or {}).get("nodes_loaded", 0)
+        else:   # a warm-up's ops were written all the same
+            done = b.ops + int((b.warmup or {}).get("ops_excluded") or 0)
+        out = {"complete": not b.partial and done >= of, "by": wl.name, "unit": self._FILLS[native],
+               "written": min(first + done, params["num"]) if native != "fillrandom" else done, "of": params["num"]}
+        if native in ("fillseq", "bulkload"):
+            out["records"] = out["written"]
+        return out
+
     def _expected_found(self, num: int, cut: dict) -> tuple:
         """(the share of uniform reads over `num` keys that should find a key, what says so) or (None, ''): from
         this run's writes, else (a reused database) from its completed fill, over the key space the reads use."""
@@ -182,6 +194,7 @@ class Session:
         if cut.get("unit") == "writes":   # uniform draws with replacement: the share of keys drawn at least once
             share = 1.0 - math.exp(-cut["written"] / cut["of"])
             return share, f"the database's {cut['written']:,} random writes ({cut.get('by')})"
+        # the reads' key space is the one the workload implies was loaded: a smaller database falls short of it
         return 1.0, f"the database's completed {cut.get('by')} of {cut['of']:,} records"
 
     def _resume(self, engine, params) -> bool:

@@ -10,6 +10,7 @@ Elsewhere than the main thread (a background run) nothing is installed: Python d
 from __future__ import annotations
 
 import signal
+import sys
 import threading
 from contextlib import contextmanager
 
@@ -40,22 +41,56 @@ def exit_code(name: str | None) -> int:
 
 
 def _handler(signum, frame):
+    if signum == signal.SIGHUP:
+        _tolerate_lost_terminal()
     if _held:
         _pending.append(signum)
         return
     raise Stop(signum)
 
 
+class _LostTerminalTolerant:
+    """A stream whose writes and flushes go on failing quietly once its terminal is gone (a hang-up: EIO), so a
+    run that SIGHUP stopped still stores its result."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def write(self, text):
+        try:
+            return self._stream.write(text)
+        except OSError:
+            return len(text)
+
+    def flush(self):
+        try:
+            self._stream.flush()
+        except OSError:
+            pass
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
+def _tolerate_lost_terminal():
+    for name in ("stdout", "stderr"):
+        stream = getattr(sys, name)
+        if stream is not None and not isinstance(stream, _LostTerminalTolerant):
+            setattr(sys, name, _LostTerminalTolerant(stream))
+
+
 @contextmanager
 def stopping():
-    """Stop signals raise Stop for the duration (the previous handlers come back after)."""
+    """Stop signals raise Stop for the duration (the previous handlers come back after).  A signal ignored when
+    it starts (nohup's SIGHUP, SIGINT of a shell's background job) stays ignored."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
     previous = {}
     try:
         for s in STOP_SIGNALS:
-            previous[s] = signal.signal(s, _handler)
+            if signal.getsignal(s) is not signal.SIG_IGN:
+                previous[s] = signal.signal(s, _handler)
     except ValueError:   # not the main interpreter's main thread after all
         for s, h in previous.items():
             signal.signal(s, h)
@@ -68,15 +103,24 @@ def stopping():
 
 
 @contextmanager
-def held():
-    """A stop signal that arrives within waits for the block's end, then raises Stop."""
+def held(arrived: list | None = None):
+    """A stop signal that arrives within waits for the block's end, then raises Stop, or, given a list `arrived`,
+    is put in it by name (the caller marks its result); a block already ending with an exception of its own goes
+    on as it was."""
     global _held
     _held += 1
+    failed = False
     try:
         yield
+    except BaseException:
+        failed = True
+        raise
     finally:
         _held -= 1
         if not _held and _pending:
             signum = _pending[0]
             _pending.clear()
-            raise Stop(signum)
+            if arrived is not None:
+                arrived.append(signal.Signals(signum).name)
+            elif not failed:
+                raise Stop(signum)

@@ -17,20 +17,32 @@ TYPICAL_SPACE_AMP = 2.0   # what the seeds' engines took here (docs/loads.md: 1.
 
 
 def _gb(n: float) -> str:
-    return f"{n / 1e9:,.1f} GB"
+    for unit, size in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
+        if n >= size:
+            return f"{n / size:,.1f} {unit}"
+    return f"{n:,.0f} bytes"
 
 
-def data_bytes(spec: RunSpec) -> int:
-    """The keys and values the run's writes can leave in the database: num records of key + value (values at
-    their compression ratio where compression is on), plus a mix's inserts past the key space."""
-    value = spec.value_size
+def data_bytes(spec: RunSpec, cfg) -> int:
+    """The least the run's writes leave in the database: for each workload, the records it writes (num, or what
+    it implies: fillsync's num/1000; a read workload's load) times key + its smallest value, values at the run's
+    compression ratio wherever the engine may compress; the largest of the workloads.  A LinkBench graph is not
+    counted (its size is the graph's, not num's)."""
+    compressed = spec.engine_settings.get("compression") not in (None, "", "none") or (
+        spec.engine_settings.get("compression") is None and any(c != "none" for c in cfg.compressions))
+    most = 0
     for name in spec.workloads:
-        mix = workloads.get(name, spec.mixes).mix
-        if mix is not None and mix.value_size:
-            value = max(value, max(mix.value_size))
-    if spec.engine_settings.get("compression") not in (None, "", "none"):
-        value = int(value * spec.compression_ratio)
-    return spec.num * (spec.key_size + value)
+        wl = workloads.get(name, spec.mixes)
+        if not (wl.writes or wl.needs_data) or (wl.mix is not None and getattr(wl.mix, "graph", None)):
+            continue
+        value = spec.value_size
+        if wl.mix is not None and wl.mix.value_size:
+            value = min(wl.mix.value_size)
+        if compressed:
+            value = int(value * spec.compression_ratio)
+        keys = spec.num // int(wl.implies.get("num_divisor", 1))
+        most = max(most, keys * (spec.key_size + value))
+    return most
 
 
 def where(spec: RunSpec) -> Path:
@@ -47,13 +59,15 @@ def check(spec: RunSpec, cfg) -> list:
     that may not.  A run on an existing database (use_existing_db) is not checked: it writes over what is there."""
     if spec.use_existing_db or spec.resume or not cfg.stores_data:
         return []
-    need = data_bytes(spec)
+    need = data_bytes(spec, cfg)
+    if not need:
+        return []
     if cfg.capacity:
         bound = int(spec.engine_settings.get(cfg.capacity) or cfg.defaults.get(cfg.capacity) or 0)
         if bound and need > bound:
             raise errors.SpecError(
-                f"the run does not fit {cfg.name}'s {cfg.capacity}: {spec.num:,} records of {spec.key_size} + "
-                f"{need // spec.num - spec.key_size} bytes are {_gb(need)} of keys and values alone, over the "
+                f"the run does not fit {cfg.name}'s {cfg.capacity}: its records are {_gb(need)} of keys and values "
+                f"alone ({spec.num:,} keys of {spec.key_size} bytes and their values), over the "
                 f"{_gb(bound)} {cfg.capacity}; nothing was written. Allowed: a larger {cfg.capacity} (--map-size), "
                 "or fewer or smaller records")
     place = where(spec)
@@ -63,7 +77,7 @@ def check(spec: RunSpec, cfg) -> list:
         free += dbdir.size_on_disk(Path(spec.db))   # a fresh run clears it first
     if need > free:
         raise errors.NotEnoughDisk(
-            f"the run does not fit on the disk: {spec.num:,} records are {_gb(need)} of keys and values alone, "
+            f"the run does not fit on the disk: its records are {_gb(need)} of keys and values alone, "
             f"and {place} has {_gb(free)} free; nothing was written. Allowed: fewer or smaller records, or a "
             "--db (or $KVLAB_TMPDIR) on a disk with room")
     if need * TYPICAL_SPACE_AMP > free:

@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 from .. import _optional, _resources, errors
+from ..results.store import kvlab_home
 from . import estimate
 
 SCALES = ("smoke", "default", "large", "full")   # seeds.common.SCALES: large fits an evening here
@@ -50,8 +51,9 @@ def select(only=None) -> list:
 
 
 def destination(scale: str, out=None) -> Path:
-    # the same place the results store defaults to: ./results, under the working directory
-    return Path(out or Path("results") / f"notebooks-{time.strftime('%Y%m%d-%H%M%S')}-{scale}").resolve()
+    """--out, else a folder of its own in kvlab's per-user folder, where the results store lives (never a folder
+    the working directory happens to be)."""
+    return Path(out or kvlab_home() / f"notebooks-{time.strftime('%Y%m%d-%H%M%S')}-{scale}").resolve()
 
 
 def _check_scale(scale: str) -> None:

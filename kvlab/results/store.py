@@ -154,9 +154,15 @@ def data_home() -> Path:
                                   "is known; set KVLAB_RESULTS or give --store PATH") from None
 
 
+def kvlab_home() -> Path:
+    """kvlab's per-user folder ($XDG_DATA_HOME/kvlab, else ~/.local/share/kvlab): the store, and what a command
+    writes when no place is named (compare's records, executed notebooks)."""
+    return data_home() / "kvlab"
+
+
 def user_default_path() -> Path:
     """The per-user store: $XDG_DATA_HOME/kvlab/kvlab.duckdb, else ~/.local/share/kvlab/kvlab.duckdb."""
-    return data_home() / "kvlab" / STORE_NAME
+    return kvlab_home() / STORE_NAME
 
 
 def default_path() -> Path:
