@@ -91,6 +91,8 @@ SLOW = ("test_notebooks.py::test_all_notebooks_run_at_smoke_scale", "test_fuzz_a
         "test_compare.py::test_a_a", "test_linkbench.py::test_memory_bounded", "test_engine_faults.py",
         "test_sweep.py::test_resumes_after_sigkill", "test_store_safety.py::test_sigkill",
         "test_never_lose.py::test_a_small_campaign", "test_notebooks_anywhere.py",
+        "test_never_lose.py::test_notebooks_run_stopped", "test_never_lose.py::test_a_kernel",
+        "test_never_lose.py::test_a_terminated_kernel",
         "test_sanity.py::test_a_superlinear", "test_sanity.py::test_a_step_within", "test_sanity.py::test_a_one_thread",
         "test_reopen.py", "test_linkbench.py::test_counts_equal", "test_cli.py::test_seed_dbbench_lines_run",
         "test_progress.py::test_kernel_stays_responsive")

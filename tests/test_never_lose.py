@@ -337,3 +337,43 @@ def test_a_kernel_interrupted_or_terminated_stops_its_run_cleanly(tmp_path):
         kc.stop_channels()
         if km.is_alive():
             km.shutdown_kernel(now=True)
+
+
+def test_a_terminated_kernel_stops_its_background_runs_first(tmp_path):
+    """kvlab.start's runs are on other threads, which no signal reaches: a SIGTERM to the kernel stops them, their
+    temporary databases go, then the kernel ends as it was told."""
+    require("lmdb")
+    from jupyter_client.manager import start_new_kernel
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    km, kc = start_new_kernel(kernel_name="python3", env={**os.environ, "KVLAB_TMPDIR": str(tmp)})
+    try:
+        kc.execute('import kvlab\nh = kvlab.start("lmdb", "fillseq", num=50_000_000, value_size=200, interval=0)')
+        _wait_for(lambda: any(_engine_open(x) for x in tmp.iterdir()), what="the background run to start")
+        km.signal_kernel(signal.SIGTERM)
+        _wait_for(lambda: not km.is_alive(), timeout=60, what="the kernel to end")
+        assert list(tmp.iterdir()) == [], "the terminated kernel left its background run's temporary database"
+    finally:
+        kc.stop_channels()
+        if km.is_alive():
+            km.shutdown_kernel(now=True)
+
+
+def test_notebooks_run_stopped_by_sigterm_leaves_nothing(tmp_path):
+    """`kvlab notebooks run` told to stop mid-notebook: the kernel's run stops and its database goes, exit 143,
+    one line."""
+    require("lmdb")
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    p = _kvlab("notebooks", "run", "--scale", "smoke", "--only", "quickstart", cwd=tmp_path,
+               env={"KVLAB_TMPDIR": str(tmp), "XDG_DATA_HOME": str(tmp_path / "data")})
+    try:
+        _wait_for(lambda: any(x.name.startswith("kvlab-") for x in tmp.iterdir()), timeout=120,
+                  what="the notebook's first run")
+        p.send_signal(signal.SIGTERM)
+        assert p.wait(120) == 128 + signal.SIGTERM
+    finally:
+        if p.poll() is None:
+            p.kill()
+    _wait_for(lambda: list(tmp.iterdir()) == [], timeout=30, what="the kernel's temporary database to go")
+    assert p.stderr.read().strip().splitlines() == ["kvlab: stopped by SIGTERM"]

@@ -19,6 +19,7 @@ import weakref
 
 from ..model.spec import RunSpec
 from ..results.result import BenchmarkResult, RunResult
+from . import signals
 from .progress import RunControl
 from .runner import run_spec
 
@@ -50,6 +51,7 @@ class BackgroundHandle:
 
     def _start(self):
         _LIVE.add(self)
+        signals.end_of_process(_stop_for_signal)   # a process told to end stops its runs first
         self.future.set_running_or_notify_cancel()
         self._thread.start()
         return self
@@ -126,3 +128,16 @@ def _stop_live_handles():
                 handle.future.result(handle.EXIT_TIMEOUT)
             except BaseException:  # exiting anyway; the engine was closed by the runner's finally
                 pass
+
+
+def _stop_for_signal():
+    """SIGTERM or SIGHUP for a process with runs in the background: each stops and cleans up (within its
+    STOP_TIMEOUT) before the process ends."""
+    live = [h for h in list(_LIVE) if not h.done()]
+    for handle in live:
+        handle.control.stop()
+    for handle in live:
+        try:
+            handle.future.result(handle.STOP_TIMEOUT)
+        except BaseException:  # ending anyway
+            pass

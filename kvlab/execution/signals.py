@@ -18,6 +18,9 @@ STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 _held = 0
 _pending: list[int] = []
+_ENDING = (signal.SIGTERM, signal.SIGHUP)
+_before_end: dict = {}        # signal -> the handler that was there before end_of_process() put its own
+_at_end: list = []            # what end_of_process() calls first
 
 
 class Stop(KeyboardInterrupt):
@@ -124,3 +127,31 @@ def held(arrived: list | None = None):
                 arrived.append(signal.Signals(signum).name)
             elif not failed:
                 raise Stop(signum)
+
+
+def end_of_process(stop_all) -> None:
+    """For runs on other threads (kvlab.start), which no signal reaches: SIGTERM and SIGHUP first call
+    `stop_all()` (they stop, close their engines and remove their temporary databases), then go on to the
+    handler that was there before (by default the process ends, as it was told).  Installed from the main
+    thread, once; an ignored signal stays ignored."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    if stop_all not in _at_end:
+        _at_end.append(stop_all)
+    for s in _ENDING:
+        current = signal.getsignal(s)
+        if current in (_end_handler, _handler, signal.SIG_IGN):
+            continue
+        try:
+            _before_end[s] = current
+            signal.signal(s, _end_handler)
+        except ValueError:
+            return
+
+
+def _end_handler(signum, frame):
+    for stop_all in _at_end:
+        stop_all()
+    before = _before_end.pop(signum, signal.SIG_DFL)
+    signal.signal(signum, before if before is not None else signal.SIG_DFL)
+    signal.raise_signal(signum)

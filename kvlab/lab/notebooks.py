@@ -12,6 +12,7 @@ output_dir parameter (absolute).  A failing cell becomes one NotebookFailed nami
 the exception; the executed notebook, error included, stays where it was written."""
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import re
@@ -28,6 +29,10 @@ KERNEL_LOG = "kernel.log"   # the kernel process's own stderr, in each notebook'
 # logging's last resort, which printed them on stderr beside the one line a failure gives; they still reach
 # whatever handlers the caller configures
 logging.getLogger("papermill").addHandler(logging.NullHandler())
+# and asyncio's: a run stopped by a signal leaves nbclient's cell task behind ("Task exception was never
+# retrieved", a traceback), where the command's one line ("stopped by SIGTERM") says all there is
+logging.getLogger("asyncio").addHandler(logging.NullHandler())
+KERNEL_SETTLE_S = 0.3   # after the interrupt a shutdown sends first: a run in the cell stops within about 0.1 s
 
 
 def folder() -> Path:
@@ -127,6 +132,19 @@ def _kernel_manager(manager, log):
         async def _async_launch_kernel(self, kernel_cmd, **kw):   # jupyter_client's place to launch otherwise
             env = {**kw.get("env", os.environ), "PYTHONSAFEPATH": "1"}
             await super()._async_launch_kernel(kernel_cmd, **{**kw, "env": env, "stderr": log})
+
+        async def shutdown_kernel(self, now: bool = False, restart: bool = False):
+            """Before the kernel goes (its notebook ended, or `kvlab notebooks run` was told to stop, which is
+            when nbclient shuts it down mid-cell): an interrupt, which stops a kvlab.run in the cell as Ctrl-C does
+            (partial result, temporary database removed); an idle kernel ignores it.  Then the graceful shutdown,
+            whose interpreter exit stops kvlab.start's runs the same way."""
+            if not now and await self.is_alive():
+                try:
+                    await self.interrupt_kernel()
+                    await asyncio.sleep(KERNEL_SETTLE_S)
+                except Exception:   # a kernel on its way out: the shutdown below still runs
+                    pass
+            await super().shutdown_kernel(now=now, restart=restart)
 
     return KvlabKernelManager
 
