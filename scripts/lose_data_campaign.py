@@ -103,7 +103,7 @@ def one_case(i, rng, engines, refs, work, env, store) -> dict:
         else:
             sigs[k] = None   # it ended first: no signal reached it
     codes = [p.wait(300) for p in procs]
-    errs = [p.stderr.read()[-400:] for p in procs]
+    errs = [p.stderr.read() for p in procs]
     for p in procs:
         p.stdout.close()
         p.stderr.close()
@@ -120,7 +120,10 @@ def one_case(i, rng, engines, refs, work, env, store) -> dict:
     marker = json.loads((db / ".kvlab-db").read_text()) if (db / ".kvlab-db").exists() else {}
     now_engine = marker.get("engine", engine)
     found, error = records(now_engine, db)
-    asked = any(r and codes[k] != 2 for k, r in enumerate(replaced))   # a replacing command that was not refused
+    # a replacing command that was not refused (exit 2 is also a run whose result the store could not take, saved
+    # as a JSON file: that one did replace)
+    refused = [codes[k] == 2 and "unsaved-run" not in errs[k] for k in range(2)]
+    asked = any(r and not refused[k] for k, r in enumerate(replaced))
     load = marker.get("load") or {}
     if error is not None and not (asked and error.startswith("NoDatabase")):   # cleared as asked, nothing written
         case["problems"].append(f"database does not open: {error}")
@@ -133,13 +136,15 @@ def one_case(i, rng, engines, refs, work, env, store) -> dict:
         case["problems"].append(f"replacement without a load record: {found} records")
     for k, code in enumerate(codes):   # a refusal must be the clear one, a stop must say its signal
         if sigs[k] is None and code not in (0, 2):
-            case["problems"].append(f"{names[k]} exited {code} without a signal: {errs[k]}")
+            case["problems"].append(f"{names[k]} exited {code} without a signal: {errs[k][-400:]}")
         # a signal kvlab handled: 128 + its number; one that came before kvlab started (the interpreter's
         # start-up) ends it as the signal's default does (-N)
         if sigs[k] is not None and code not in (0, 2, 128 + sigs[k], -sigs[k]):
-            case["problems"].append(f"{names[k]} exited {code} after {sigs[k].name}: {errs[k]}")
-        if code == 2 and "error" not in errs[k]:
-            case["problems"].append(f"{names[k]} exited 2 without an error line: {errs[k]}")
+            case["problems"].append(f"{names[k]} exited {code} after {sigs[k].name}: {errs[k][-400:]}")
+        if code == 2 and "kvlab: error: " not in errs[k]:
+            case["problems"].append(f"{names[k]} exited 2 without an error line: {errs[k][-400:]}")
+        if "Traceback" in errs[k]:
+            case["problems"].append(f"{names[k]} printed a traceback: {errs[k][-400:]}")
     # temporary databases
     left = [p for p in Path(env["KVLAB_TMPDIR"]).iterdir()]
     if left and not killed:

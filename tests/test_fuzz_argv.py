@@ -977,6 +977,7 @@ def fuzz_environment(tmp_path_factory, stand_ins: bool):
         make_paths(paths)
         mp.chdir(paths.cwd)
         mp.setenv("HOME", str(root / "home"))
+        mp.setenv("XDG_DATA_HOME", str(root / "home" / ".local" / "share"))   # kvlab's per-user folder
         mp.setenv("TMPDIR", str(root / "tmp"))
         mp.setenv("KVLAB_TMPDIR", str(root / "tmp"))
         mp.setenv("KVLAB_RESULTS", str(root / "store" / "kvlab.duckdb"))

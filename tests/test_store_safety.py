@@ -117,7 +117,8 @@ def test_full_disk_store_found_before_the_run(full_disk, capsys):
 
 
 @pytest.mark.parametrize("kind", ["garbage", "directory", "locked"])
-def test_unopenable_store_found_before_the_run(tmp_path, capsys, kind):
+def test_unopenable_store_found_before_the_run(tmp_path, capsys, kind, monkeypatch):
+    monkeypatch.setattr("kvlab.results.store.LOCK_WAIT_S", 0.5)   # a store held this long is an error
     path = tmp_path / "kvlab.duckdb"
     holder = None
     if kind == "garbage":

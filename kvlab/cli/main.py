@@ -51,6 +51,7 @@ def build_parser() -> Parser:
 
 def main(argv=None, reexec: bool = False) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    signals.forget()
     for stream in (sys.stdout, sys.stderr):   # a path typed with bytes that are not UTF-8 prints as those bytes
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="surrogateescape")
@@ -80,6 +81,13 @@ def main(argv=None, reexec: bool = False) -> int:
     except BrokenPipeError:  # output piped into head and the like
         sys.stderr.close()
         return 0
+    except Exception:
+        # what a library made of a stop signal that reached it (DuckDB: "Query interrupted"; an import cut short)
+        name = signals.received()
+        if name is None:
+            raise
+        print(f"kvlab: stopped by {name}", file=sys.stderr)
+        return signals.exit_code(name)
 
 
 def entry():

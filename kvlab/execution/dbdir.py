@@ -35,6 +35,8 @@ from . import signals
 
 MARKER = ".kvlab-db"
 LOCK = ".kvlab-db.lock"     # flock held for the whole run; removed at a clean end
+# the marker's load record of a database made or cleared for a run, until a fill says how far it got
+NOT_LOADED = {"complete": False, "by": None, "unit": "records", "written": 0, "of": 0}
 TEMP_PREFIX = "kvlab-"      # kvlab-<engine>-XXXX: a run's temporary database (kvlab clean finds the orphans)
 KVLAB_FILES = (MARKER, MARKER + ".tmp", LOCK)
 
@@ -350,7 +352,7 @@ def _adopt(where: DbDir, engine, key_encoding, use_existing, overwrite) -> DbDir
     path = where.path
     marker = read_marker(path)
     if marker is None:
-        _write_marker(path, engine, key_encoding)
+        _write_marker(path, engine, key_encoding, load=NOT_LOADED)
         return where
     has_data = any(c.name not in KVLAB_FILES for c in path.iterdir())
     if marker.get("engine") != engine:
@@ -379,7 +381,7 @@ def _adopt(where: DbDir, engine, key_encoding, use_existing, overwrite) -> DbDir
         _clear_contents(path)
         where.unclean = False   # the database that was not closed is gone
         where.engine_closed()
-        _write_marker(path, engine, key_encoding)
+        _write_marker(path, engine, key_encoding, load=NOT_LOADED)
     return where
 
 
@@ -392,7 +394,7 @@ def describe(path: Path, marker: dict | None = None) -> str:
         done = "" if load.get("complete") else f" of {load.get('of', 0):,} (its load was cut)"
         parts.append(f"{load['records']:,} records{done}")
     elif load and not load.get("complete", True):
-        parts.append(f"its {load.get('by', 'load')} was cut")
+        parts.append(f"its {load['by']} was cut" if load.get("by") else "never loaded")
     parts.append(f"{size_on_disk(path) / 2**20:,.1f} MiB")
     if marker.get("created"):
         parts.append(f"made {marker['created']}")

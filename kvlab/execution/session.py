@@ -146,7 +146,9 @@ class Session:
             return
         cut = (dbdir.read_marker(self.where.path) or {}).get("load") or {}
         if cut and not cut.get("complete", True):
-            if cut.get("written") is None:
+            if cut.get("by") is None:
+                how = "nothing was loaded into it (a run made or cleared it and wrote no fill)"
+            elif cut.get("written") is None:
                 how = f"its {cut.get('by')} of {cut.get('of', 0):,} {cut.get('unit', 'records')} never finished " \
                       "(the process was killed; how far it got is not known)"
             else:

@@ -43,7 +43,20 @@ def exit_code(name: str | None) -> int:
     return 128 + int(getattr(signal, name or "SIGINT", signal.SIGINT))
 
 
+_received: list[int] = []   # every stop signal the handler saw, since forget()
+
+
+def received() -> str | None:
+    """The first stop signal that arrived since forget(), by name, or None."""
+    return signal.Signals(_received[0]).name if _received else None
+
+
+def forget() -> None:
+    _received.clear()
+
+
 def _handler(signum, frame):
+    _received.append(signum)
     if signum == signal.SIGHUP:
         _tolerate_lost_terminal()
     if _held:

@@ -139,6 +139,7 @@ NOISE_METRICS = ("ops_per_sec", "p50_us", "p99_us", "p999_us", "cpu_us_per_op")
 
 
 STORE_NAME = "kvlab.duckdb"
+LOCK_WAIT_S = 15.0   # how long a command waits for another process's hold on the store file (DuckDB's lock)
 
 
 def data_home() -> Path:
@@ -207,10 +208,7 @@ class Store:
                 raise errors.ResultsError(f"{self.path}: cannot create the results folder ({exc})") from None
         elif not self.path.exists():
             raise errors.ResultsError(f"no results store at {self.path}")
-        try:
-            con = duckdb.connect(str(self.path))
-        except duckdb.Error as exc:
-            raise errors.ResultsError(f"{self.path}: cannot open the results store ({exc})") from None
+        con = self._connect_waiting(duckdb)
         try:
             self._migrate(con)
         except duckdb.Error as exc:
@@ -219,6 +217,20 @@ class Store:
         if new and self._unnamed:
             _say_created(self.path)
         return con
+
+    def _connect_waiting(self, duckdb):
+        """DuckDB lets one process at a time have a store file open: another kvlab's short write (the one store
+        every run shares) is waited for, up to LOCK_WAIT_S, before it is an error."""
+        deadline, pause = time.monotonic() + LOCK_WAIT_S, 0.05
+        while True:
+            try:
+                return duckdb.connect(str(self.path))
+            except duckdb.Error as exc:
+                if "lock" not in str(exc).lower() or time.monotonic() >= deadline:
+                    waited = f" after waiting {LOCK_WAIT_S:g} s for it" if "lock" in str(exc).lower() else ""
+                    raise errors.ResultsError(f"{self.path}: cannot open the results store{waited} ({exc})") from None
+            time.sleep(pause)
+            pause = min(pause * 2, 0.5)
 
     def check(self) -> Path:
         """Open the store for writing now, before a benchmark runs: a store that cannot be opened or
