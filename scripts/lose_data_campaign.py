@@ -143,7 +143,9 @@ def one_case(i, rng, engines, refs, work, env, store) -> dict:
             case["problems"].append(f"{names[k]} exited {code} after {sigs[k].name}: {errs[k][-400:]}")
         if code == 2 and "kvlab: error: " not in errs[k]:
             case["problems"].append(f"{names[k]} exited 2 without an error line: {errs[k][-400:]}")
-        if "Traceback" in errs[k]:
+        early = sigs[k] is not None and code == -sigs[k]   # it came in the interpreter's start-up, before kvlab's
+        #                                                    handlers: Python's own (SIGINT: KeyboardInterrupt)
+        if "Traceback" in errs[k] and not (early and errs[k].rstrip().endswith("KeyboardInterrupt")):
             case["problems"].append(f"{names[k]} printed a traceback: {errs[k][-400:]}")
     # temporary databases
     left = [p for p in Path(env["KVLAB_TMPDIR"]).iterdir()]

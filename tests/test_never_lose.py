@@ -129,7 +129,7 @@ def test_a_stop_signal_ends_a_load_cleanly(tmp_path, sig):
     require("lmdb")
     tmp, store = tmp_path / "tmp", tmp_path / "store.duckdb"
     tmp.mkdir()
-    p = _kvlab("run", "--engine", "lmdb", "--workload", "fillseq", "--num", "50000000", "--value-size", "200",
+    p = _kvlab("run", "--engine", "lmdb", "--workload", "fillseq", "--num", "20000000", "--value-size", "100",
                "--store", str(store), "--progress", "off", env={"KVLAB_TMPDIR": str(tmp)})
     try:
         _wait_for(lambda: any(_engine_open(x) for x in tmp.iterdir()), what="the load to start")
@@ -156,7 +156,7 @@ def test_sigkill_leaves_what_clean_names_and_removes(tmp_path, capsys, monkeypat
     require("lmdb")
     tmp = tmp_path / "tmp"
     tmp.mkdir()
-    p = _kvlab("run", "--engine", "lmdb", "--workload", "fillseq", "--num", "50000000", "--no-store",
+    p = _kvlab("run", "--engine", "lmdb", "--workload", "fillseq", "--num", "20000000", "--no-store",
                "--progress", "off", env={"KVLAB_TMPDIR": str(tmp)})
     try:
         _wait_for(lambda: any(_engine_open(x) for x in tmp.iterdir()), what="the load to start")
@@ -307,7 +307,7 @@ def test_a_kernel_interrupted_or_terminated_stops_its_run_cleanly(tmp_path):
     tmp.mkdir()
     km, kc = start_new_kernel(kernel_name="python3", env={**os.environ, "KVLAB_TMPDIR": str(tmp)})
     try:
-        code = ('import kvlab\nr = kvlab.run("lmdb", "fillseq", num=50_000_000, value_size=200, interval=0)\n'
+        code = ('import kvlab\nr = kvlab.run("lmdb", "fillseq", num=20_000_000, value_size=100, interval=0)\n'
                 'print("partial", r[0].partial, r[0].params.get("stopped_by"))')
         for action in ("interrupt", "terminate"):
             msg_id = kc.execute(code)
@@ -348,7 +348,7 @@ def test_a_terminated_kernel_stops_its_background_runs_first(tmp_path):
     tmp.mkdir()
     km, kc = start_new_kernel(kernel_name="python3", env={**os.environ, "KVLAB_TMPDIR": str(tmp)})
     try:
-        kc.execute('import kvlab\nh = kvlab.start("lmdb", "fillseq", num=50_000_000, value_size=200, interval=0)')
+        kc.execute('import kvlab\nh = kvlab.start("lmdb", "fillseq", num=20_000_000, value_size=100, interval=0)')
         _wait_for(lambda: any(_engine_open(x) for x in tmp.iterdir()), what="the background run to start")
         km.signal_kernel(signal.SIGTERM)
         _wait_for(lambda: not km.is_alive(), timeout=60, what="the kernel to end")
@@ -377,3 +377,19 @@ def test_notebooks_run_stopped_by_sigterm_leaves_nothing(tmp_path):
             p.kill()
     _wait_for(lambda: list(tmp.iterdir()) == [], timeout=30, what="the kernel's temporary database to go")
     assert p.stderr.read().strip().splitlines() == ["kvlab: stopped by SIGTERM"]
+
+
+def test_timeout_s_term_on_a_load(tmp_path):
+    """What the issue ran: `timeout -s TERM N kvlab run ...` on a long load leaves no temporary database and a
+    partial result in the store (timeout itself exits 124 when it had to send the signal)."""
+    require("lmdb")
+    tmp, store = tmp_path / "tmp", tmp_path / "store.duckdb"
+    tmp.mkdir()
+    p = subprocess.run(["timeout", "-s", "TERM", "8", sys.executable, "-m", "kvlab.cli", "run", "--engine", "lmdb",
+                        "--workload", "fillseq", "--num", "20000000", "--value-size", "100", "--store", str(store),
+                        "--progress", "off"], env={**os.environ, "KVLAB_TMPDIR": str(tmp)}, capture_output=True,
+                       text=True, timeout=120)
+    assert p.returncode == 124, p.stderr
+    assert list(tmp.iterdir()) == []
+    record = json.loads(Store(store).query("SELECT record FROM benchmarks").record[0])
+    assert record["partial"] is True and record["params"]["stopped_by"] == "SIGTERM"
