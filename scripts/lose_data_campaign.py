@@ -108,7 +108,7 @@ def one_case(i, rng, engines, refs, work, env, store) -> dict:
         p.stdout.close()
         p.stderr.close()
     case = {"case": i, "engine": engine, "commands": names, "signals": [s.name if s else "-" for s in sigs],
-            "codes": codes, "problems": []}
+            "codes": codes, "problems": [], "stderr": errs}
     killed = signal.SIGKILL in sigs
     replaced = [table[n][1] for n in names]
     # the store
@@ -189,7 +189,8 @@ def main(argv=None) -> int:
         by_signal.update(case["signals"])
         if case["problems"]:
             lost.append(case)
-            print(f"LOSS in case {i}: {json.dumps(case)}", flush=True)
+            print(f"LOSS in case {i}: {json.dumps({k: v for k, v in case.items() if k != 'stderr'})}", flush=True)
+            (work / f"problem-{i}.json").write_text(json.dumps(case, indent=1))   # whole stderr, for a diagnosis
         if (i + 1) % 50 == 0:
             print(f"  {i + 1} cases, {len(lost)} with a problem, {time.monotonic() - started:.0f} s", flush=True)
     print()

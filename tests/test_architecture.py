@@ -15,8 +15,9 @@ PACKAGE = Path(__file__).resolve().parent.parent / "kvlab"
 # bottom to top; a prefix names a module or everything below a subpackage
 LAYERS = (
     # _optional: importing what only an extra brings; _resources: the files shipped as package data;
-    # _files: writing a file whole or not at all, with the umask's mode
-    ("base", ("kvlab.errors", "kvlab._version", "kvlab._optional", "kvlab._resources", "kvlab._files")),
+    # _files: writing a file whole or not at all, with the umask's mode; _signals: stop signals, handled alike
+    ("base", ("kvlab.errors", "kvlab._version", "kvlab._optional", "kvlab._resources", "kvlab._files",
+              "kvlab._signals")),
     ("model", ("kvlab.model",)),
     ("results", ("kvlab.results",)),
     ("execution", ("kvlab.execution", "kvlab._native")),

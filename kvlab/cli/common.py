@@ -5,8 +5,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from .. import _signals as signals
 from .. import errors
-from ..execution import dbdir, signals
+from ..execution import dbdir
 from ..execution.progress import RunControl
 from ..lab.display import TextBar
 from ..results.store import Store, rescue_json

@@ -5,9 +5,10 @@ from __future__ import annotations
 import os
 import sys
 
+from .. import _signals as signals
 from .. import errors
 from .._version import __version__
-from ..execution import leftovers, native, signals
+from ..execution import leftovers, native
 from . import (
     clean,
     compare,
@@ -74,7 +75,7 @@ def main(argv=None, reexec: bool = False) -> int:
     except errors.KvlabError as exc:
         print(f"kvlab: error: {exc}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt as exc:   # a stop signal outside a run's measured phase (kvlab.execution.signals)
+    except KeyboardInterrupt as exc:   # a stop signal outside a run's measured phase (kvlab._signals)
         name = signals.name_of(exc)
         print(f"kvlab: stopped by {name}", file=sys.stderr)
         return signals.exit_code(name)

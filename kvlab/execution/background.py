@@ -17,9 +17,9 @@ import concurrent.futures
 import threading
 import weakref
 
+from .. import _signals as signals
 from ..model.spec import RunSpec
 from ..results.result import BenchmarkResult, RunResult
-from . import signals
 from .progress import RunControl
 from .runner import run_spec
 

@@ -29,9 +29,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import _signals as signals
 from .. import errors
 from ..model import dbformat, engines
-from . import signals
 
 MARKER = ".kvlab-db"
 LOCK = ".kvlab-db.lock"     # flock held for the whole run; removed at a clean end

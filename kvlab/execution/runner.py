@@ -13,12 +13,13 @@ from __future__ import annotations
 
 from typing import Callable
 
+from .. import _signals as signals
 from .. import errors
 from ..model import workloads
 from ..model.spec import RunSpec, make_spec
 from ..results import sanity, stats
 from ..results.result import BenchmarkResult, RunResult
-from . import dbdir, loads, mixrecord, native, signals, sizecheck
+from . import dbdir, loads, mixrecord, native, sizecheck
 from .pinning import pin, unpin
 from .progress import RunControl
 from .session import Session
@@ -42,7 +43,7 @@ def run_spec(spec: RunSpec, on_result: Callable[[BenchmarkResult], None] | None 
     trials = []
     holding = [None]   # a --db's lock, held from the first trial's start to the last one's end
     try:
-        with signals.stopping():   # SIGTERM and SIGHUP stop a run as Ctrl-C does (kvlab.execution.signals)
+        with signals.stopping():   # SIGTERM and SIGHUP stop a run as Ctrl-C does (kvlab._signals)
             for trial in range(spec.repeat):
                 trials.append(_run_trial(spec, trial, on_result, control, load_only, holding,
                                          last=trial == spec.repeat - 1))

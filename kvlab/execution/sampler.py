@@ -6,8 +6,9 @@ from __future__ import annotations
 import threading
 import time
 
+from .. import _signals as signals
 from ..results import steady
-from . import accounting, signals
+from . import accounting
 
 
 class Sampler:

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import signal
 
-from ..execution import background, runner, signals
+from .. import _signals as signals
+from ..execution import background, runner
 from ..execution.background import RunHandle
 from ..execution.progress import RunControl
 from ..model.spec import RunSpec, make_spec

@@ -28,6 +28,7 @@ import time
 import uuid
 from pathlib import Path
 
+from .. import _signals as signals
 from .. import errors
 from .result import BenchmarkResult, RunResult, _jsonable, load_json, write_json_atomic
 
@@ -181,7 +182,10 @@ def _duckdb():
     for hook in BEFORE_CONNECT:
         hook()
     try:
-        import duckdb
+        # a stop signal waits for the import: raised inside DuckDB's module set-up (nanobind's enum_create), an
+        # exception aborts the interpreter ("Critical nanobind error", SIGABRT), found by the lose-data campaign
+        with signals.held():
+            import duckdb
     except ImportError as exc:
         raise errors.ResultsError("the results store needs duckdb (pip install duckdb; make setup does)") from exc
     return duckdb

@@ -6,6 +6,7 @@ one path a Ctrl-C already takes covers all three: the sampler asks the native th
 lock is let go and a temporary database is removed; the command line then exits 128 + the signal's number.
 Within `held()` (a store transaction, a results file being written) a signal waits until the block ends.
 Elsewhere than the main thread (a background run) nothing is installed: Python delivers signals there only.
+It sits in the base layer because the results store needs `held()` too (DuckDB's import).
 """
 from __future__ import annotations
 
