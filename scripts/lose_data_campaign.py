@@ -51,9 +51,21 @@ def commands(engine: str, other: str, db: str) -> dict:
 
 
 def kvlab(argv, env) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "kvlab.cli", *argv, "--quiet"] if argv[0] != "results" else
-                            [sys.executable, "-m", "kvlab.cli", *argv], env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    """One command, its stderr in a file (a pipe nobody reads while it runs fills up: `results list` over a
+    store of hundreds of runs blocked on its stdout), its stdout dropped."""
+    err = tempfile.TemporaryFile(mode="w+")
+    p = subprocess.Popen([sys.executable, "-m", "kvlab.cli", *argv, "--quiet"] if argv[0] != "results" else
+                         [sys.executable, "-m", "kvlab.cli", *argv], env=env, stdout=subprocess.DEVNULL,
+                         stderr=err, text=True, start_new_session=True)
+    p.err_file = err
+    return p
+
+
+def stderr_of(p) -> str:
+    p.err_file.seek(0)
+    text = p.err_file.read()
+    p.err_file.close()
+    return text
 
 
 def records(engine: str, db: Path) -> tuple:
@@ -103,10 +115,7 @@ def one_case(i, rng, engines, refs, work, env, store) -> dict:
         else:
             sigs[k] = None   # it ended first: no signal reached it
     codes = [p.wait(300) for p in procs]
-    errs = [p.stderr.read() for p in procs]
-    for p in procs:
-        p.stdout.close()
-        p.stderr.close()
+    errs = [stderr_of(p) for p in procs]
     case = {"case": i, "engine": engine, "commands": names, "signals": [s.name if s else "-" for s in sigs],
             "codes": codes, "problems": [], "stderr": errs}
     killed = signal.SIGKILL in sigs
