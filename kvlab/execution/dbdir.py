@@ -248,15 +248,20 @@ def check_can_make(path: Path, what: str, error=errors.UnsafeDirectory) -> None:
     """`path` (a directory, or a file's folder) exists and is writable, or can be made below its nearest
     existing ancestor: else `error`, saying which place is in the way and why."""
     path = Path(path).expanduser().absolute()
-    probe = path
-    while not probe.exists():
-        probe = probe.parent
+    probe = nearest_existing(path)
     if not probe.is_dir():
         raise error(f"{what}: {probe} is a file, so nothing can be made below it")
     if not os.access(probe, os.W_OK | os.X_OK):
         where = "it" if probe == path else f"its parent {probe}"
         raise error(f"{what}: {where} is not writable ({_why_not_writable(probe)}); allowed: a place you can "
                     "write in")
+
+
+def nearest_existing(path: Path) -> Path:
+    """`path` (absolute) or its nearest ancestor that exists."""
+    while not path.exists():
+        path = path.parent
+    return path
 
 
 def check_output_file(path, flag: str) -> Path:

@@ -127,17 +127,16 @@ class Session:
         result = record.build(self, measured)
         if not load:
             steady_state(result, measured.samples, cut)
-        self._load_record(wl, params, result)
+        self._load_record(wl, native, params, result)
         return result
 
     # the native loops that fill the key space, and what the marker's load record counts for each
     _FILLS = {"fillseq": "records", "bulkload": "records", "fillrandom": "writes", "graphload": "nodes"}
 
-    def _load_record(self, wl: workloads.Workload, params: dict, b: BenchmarkResult):
+    def _load_record(self, wl: workloads.Workload, native: str, params: dict, b: BenchmarkResult):
         """After a phase that fills the key space, the marker says how far it got; a phase that needs the data,
         on a database whose fill was cut, says so; a uniform read whose found share is below what the
         database's writes imply says both numbers."""
-        native = params.get("native_loop", wl.native)
         if native in self._FILLS:
             if self._fills_record():
                 dbdir.update_marker(self.where.path, load=self._fill_record(wl, native, params, b))

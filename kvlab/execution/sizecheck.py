@@ -49,9 +49,7 @@ def where(spec: RunSpec) -> Path:
     """The nearest existing folder of the place the database goes."""
     place = Path(spec.db).expanduser().absolute() if spec.db else \
         Path(os.environ.get("KVLAB_TMPDIR") or tempfile.gettempdir())
-    while not place.exists():
-        place = place.parent
-    return place
+    return dbdir.nearest_existing(place.absolute())
 
 
 def check(spec: RunSpec, cfg) -> list:
