@@ -80,12 +80,12 @@ def configure():
     include_dirs, library_dirs, runtime_dirs, libraries, macros = ["cython_ext/include"], [], [], ["pthread", "m"], []
     found = {}
     for name in BUILT_IN:
-        sources.append(f"cython_ext/src/engine_{name}.c")
+        sources.append(f"kvlab/engines/{name}/engine_{name}.c")
         macros.append((f"KV_HAVE_{name.upper()}", "1"))
     for name, (header, lib, extra, src) in ENGINES.items():
         if wanted is not None and name not in wanted:
             continue
-        if not (ROOT / "cython_ext/src" / src).exists():
+        if not (ROOT / "kvlab/engines" / name / src).exists():
             continue
         where = find_engine(name, header, lib)
         if where is None:
@@ -93,7 +93,7 @@ def configure():
             continue
         found[name] = where
         macros.append((f"KV_HAVE_{name.upper()}", "1"))
-        sources.append(f"cython_ext/src/{src}")
+        sources.append(f"kvlab/engines/{name}/{src}")
         if where["include"] != "/usr/include":
             include_dirs.append(where["include"])
         if where["prefix"] != "/usr":

@@ -31,7 +31,7 @@ def build_bare(initial_exec: bool = False) -> Path:
     flags = ["-O2", "-Wno-unused-function", f"-I{ROOT / 'cython_ext/include'}"]
     libs = []
     for name, where in built.items():
-        src.append(ROOT / f"cython_ext/src/engine_{name}.c")
+        src.append(ROOT / f"kvlab/engines/{name}/engine_{name}.c")
         flags += [f"-DKV_HAVE_{name.upper()}=1", f"-I{where['include']}"]
         libdir = ie["libdir"] if ie and name == "rocksdb" else where["libdir"]
         if where["prefix"] != "/usr":
