@@ -1,23 +1,20 @@
 """Build kvlab's native extension against whichever engine libraries are present.
 
-Each engine's headers and library are looked up under a prefix, /usr by default,
-overridable per engine at build time:
-
-    KVLAB_LMDB_PREFIX, KVLAB_LEVELDB_PREFIX, KVLAB_ROCKSDB_PREFIX,
-    KVLAB_WIREDTIGER_PREFIX, KVLAB_BDB_PREFIX, KVLAB_FDB_PREFIX
-
-(a prefix holds include/ and lib/ or lib/x86_64-linux-gnu/).  KVLAB_ENGINES=lmdb,rocksdb
-limits the build to those engines.  KVLAB_ROCKSDB_IE_PREFIX: a second static RocksDB of the same
-source built with the initial-exec TLS model (`make engines`); the same module is then linked a
-second time against it, as kvlab/_native_ie (kvlab.execution.native loads it where it can).  An engine
+Each engine is a folder, kvlab/engines/<adapter>/, whose BUILD literal says what to look for (header,
+library, Debian package, macros).  Its headers and library are looked up under a prefix, /usr by default,
+overridable per engine at build time as KVLAB_<ADAPTER>_PREFIX (KVLAB_LMDB_PREFIX, KVLAB_ROCKSDB_PREFIX, ...;
+a prefix holds include/ and lib/ or lib/x86_64-linux-gnu/).  KVLAB_ENGINES=lmdb,rocksdb limits the build to
+those engines.  KVLAB_<ADAPTER>_IE_PREFIX, for the adapter whose BUILD allows it (RocksDB, `make engines`):
+a second static library of the same source built with the initial-exec TLS model; the same module is then
+linked a second time against it, as kvlab/_native_ie (kvlab.execution.native loads it where it can).  An engine
 whose header or library is missing is left out; `kvlab engines` then names the Debian package that provides it.
+The C list of adapters (kv_engine_list.h) is generated into build/generated/.
 
 The build also writes the package's own files: kvlab/_build_config.json (what was linked, for
 `kvlab engines` and every result) into the build, and the checkout's folders that commands read
 (notebooks/, data/reference/: kvlab._resources.SHIPPED) into the build as kvlab/_data/<name>.
 Neither touches the checkout, except an in-place or editable build's _build_config.json.
 """
-import ast
 import json
 import os
 import re
@@ -31,21 +28,26 @@ from setuptools.command.build_py import build_py
 ROOT = Path(__file__).resolve().parent
 
 
-def literal(path, name):
-    """A module-level literal assignment in one of kvlab's files, read without importing kvlab."""
-    for node in ast.parse((ROOT / path).read_text()).body:
-        if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == [name]:
-            return ast.literal_eval(node.value)
-    raise RuntimeError(f"{path} defines no {name}")
+def _buildrows():
+    """kvlab/engines/buildrows.py, loaded by its path: it reads each engine folder's BUILD without importing kvlab."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("kvlab_buildrows", ROOT / "kvlab/engines/buildrows.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
-# The adapters come from the engine registry (kvlab/model/engines.py's ADAPTERS), planned ones left out.
-ADAPTERS = {name: row for name, row in literal("kvlab/model/engines.py", "ADAPTERS").items() if not row.get("planned")}
+# The adapters come from the engine folders (kvlab/engines/<adapter>/: BUILD), planned ones left out.
+ADAPTERS = {name: row for name, row in _buildrows().build_rows().items() if not row.get("planned")}
 # name -> (header, library, extra libraries, adapter source), for each adapter built against a library
 ENGINES = {name: (row["header"], row["library"], row.get("extra_libraries", []), f"engine_{name}.c")
            for name, row in ADAPTERS.items() if row.get("library")}
 # adapters without a library, compiled into every build (the null engine: it measures the harness alone)
 BUILT_IN = [name for name, row in ADAPTERS.items() if not row.get("library")]
+# What a static library (a local release build) needs linked beside it.
+STATIC_DEPS = {name: row["static_deps"] for name, row in ADAPTERS.items() if row.get("static_deps")}
+# the C list of adapters (registry.c includes it), generated here into the build: the adapters in rank order
+GENERATED = ROOT / "build" / "generated"
 LIB_SUBDIRS = ("lib/x86_64-linux-gnu", "lib64", "lib")
 # What a static library (a local release build) needs linked beside it.
 STATIC_DEPS = {name: row["static_deps"] for name, row in ADAPTERS.items() if row.get("static_deps")}
@@ -65,10 +67,34 @@ def find_engine(name, header, lib):
     return None
 
 
-def rocksdb_version(inc):
-    text = (Path(inc) / "rocksdb/version.h").read_text()
-    parts = [re.search(rf"#define ROCKSDB_{p} (\d+)", text).group(1) for p in ("MAJOR", "MINOR", "PATCH")]
-    return ".".join(parts)
+def library_version(name, inc):
+    """An adapter's library version from its header (BUILD's `version`: [header, [macro, ...]]), or None."""
+    spec = ADAPTERS[name].get("version")
+    if not spec:
+        return None
+    header, macros = spec
+    text = (Path(inc) / header).read_text()
+    return ".".join(re.search(rf"#define {m} (\d+)", text).group(1) for m in macros)
+
+
+def engine_list(names):
+    """cython_ext/include/kv_engine_list.h's text: KV_ENGINE(name) per adapter, each under its KV_HAVE_<NAME>."""
+    lines = ["/* Generated by setup.py from kvlab/engines/<adapter>/ (in rank order): do not edit.  Every adapter",
+             "   kvlab knows, as an X-macro list: KV_ENGINE(name) for kvlab/engines/<name>/engine_<name>.c, which exports",
+             "   kv_engine_<name>, under the KV_HAVE_<NAME> setup.py defines when it builds that adapter.  No include",
+             "   guard: registry.c includes this file once per use, with KV_ENGINE defined for that use. */"]
+    for name in names:
+        lines += [f"#ifdef KV_HAVE_{name.upper()}", f"KV_ENGINE({name})", "#endif"]
+    return "\n".join(lines) + "\n"
+
+
+def write_engine_list():
+    GENERATED.mkdir(parents=True, exist_ok=True)
+    target = GENERATED / "kv_engine_list.h"
+    text = engine_list(ADAPTERS)
+    if not target.exists() or target.read_text() != text:
+        target.write_text(text)
+    return target
 
 
 def configure():
@@ -77,7 +103,9 @@ def configure():
     sources = ["cython_ext/_native.pyx", "cython_ext/src/driver.c", "cython_ext/src/loops_dbbench.c",
                "cython_ext/src/loop_mix.c", "cython_ext/src/loop_crash.c", "cython_ext/src/names.c",
                "cython_ext/src/graph.c", "cython_ext/src/registry.c"]
-    include_dirs, library_dirs, runtime_dirs, libraries, macros = ["cython_ext/include"], [], [], ["pthread", "m"], []
+    write_engine_list()
+    include_dirs = [str(GENERATED.relative_to(ROOT)), "cython_ext/include"]
+    library_dirs, runtime_dirs, libraries, macros = [], [], ["pthread", "m"], []
     found = {}
     for name in BUILT_IN:
         sources.append(f"kvlab/engines/{name}/engine_{name}.c")
@@ -102,44 +130,48 @@ def configure():
         # what this engine links against, recorded for kvlab's build facts and the bare C benchmark
         where["libraries"] = [lib] + extra + (STATIC_DEPS.get(name, []) if where["linkage"] == "static" else [])
         libraries += where["libraries"]
-        if name == "rocksdb":
-            macros.append(("KV_ROCKSDB_VERSION", f'"{rocksdb_version(where["include"])}"'))
-        if name == "wiredtiger":
-            macros.append(("KV_WT_EXTDIR", f'"{where["libdir"]}"'))
-    ie = initial_exec_rocksdb(found.get("rocksdb"))
+        # the macros its BUILD row asks for, from what was found ({version}, {libdir}), recorded for the bare loop
+        values = {"version": library_version(name, where["include"]), "libdir": where["libdir"]}
+        where["defines"] = {macro: value.format(**values) for macro, value in ADAPTERS[name].get("defines", {}).items()}
+        macros += [(macro, f'"{value}"') for macro, value in where["defines"].items()]
+    ie = initial_exec_twin(found)
     # Build facts the package reports in `kvlab engines` and in every result (written by BuildExt).
-    BUILD_FACTS.update(engines=found, rocksdb_initial_exec=ie)
+    BUILD_FACTS.update(engines=found, initial_exec=ie, generated_include=str(GENERATED))
     module = dict(include_dirs=include_dirs, runtime_library_dirs=runtime_dirs, libraries=libraries,
                   define_macros=macros,
                   # a header edit rebuilds
                   depends=sorted(str(p.relative_to(ROOT)) for p in (ROOT / "cython_ext/include").glob("*.h")),
-                  extra_compile_args=["-O2", "-Wno-unused-function"],
+                  extra_compile_args=["-O2", "-Wall", "-Wextra"],
                   # A static engine library's symbols stay inside the module: calls between its functions are then
                   # direct, not through the PLT, as in an executable such as db_bench (only PyInit__native is needed).
                   extra_link_args=["-Wl,--exclude-libs,ALL"])
     second = None
     if ie:   # the same module (the C Cython made of _native.pyx: its init is PyInit__native), linked against it
-        dirs = [ie["libdir"] if d == found["rocksdb"]["libdir"] else d for d in library_dirs]
+        dirs = [ie["libdir"] if d == found[ie["adapter"]]["libdir"] else d for d in library_dirs]
         second = Extension("kvlab._native_ie", sources=["cython_ext/_native.c"] + sources[1:], library_dirs=dirs,
                            **module)
     return Extension("kvlab._native", sources=sources, library_dirs=library_dirs, **module), second
 
 
-def initial_exec_rocksdb(rocksdb):
-    """KVLAB_ROCKSDB_IE_PREFIX's library, where the RocksDB found is a static one of the same version."""
-    prefix = os.environ.get("KVLAB_ROCKSDB_IE_PREFIX")
-    if not prefix or not rocksdb or rocksdb["linkage"] != "static":
+def initial_exec_twin(found):
+    """KVLAB_<ADAPTER>_IE_PREFIX's library, for the adapter whose BUILD allows an initial-exec twin (RocksDB), where
+    the library found is a static one of the same version."""
+    name = next((n for n in found if ADAPTERS[n].get("initial_exec")), None)
+    where = found.get(name) if name else None
+    prefix = os.environ.get(f"KVLAB_{(name or '').upper()}_IE_PREFIX")
+    if not prefix or not where or where["linkage"] != "static":
         return None
     libdir = Path(prefix) / "lib"
     inc = Path(prefix) / "include"
-    if not (libdir / "librocksdb.a").exists() or not (inc / "rocksdb/version.h").exists():
-        print(f"kvlab build: no initial-exec RocksDB in {prefix}; leaving kvlab._native_ie out", file=sys.stderr)
+    lib = ADAPTERS[name]["library"]
+    if not (libdir / f"lib{lib}.a").exists() or not (inc / ADAPTERS[name]["header"]).exists():
+        print(f"kvlab build: no initial-exec {name} in {prefix}; leaving kvlab._native_ie out", file=sys.stderr)
         return None
-    if rocksdb_version(inc) != rocksdb_version(rocksdb["include"]):
-        print(f"kvlab build: the initial-exec RocksDB in {prefix} is not {rocksdb_version(rocksdb['include'])}; "
+    if library_version(name, inc) != library_version(name, where["include"]):
+        print(f"kvlab build: the initial-exec {name} in {prefix} is not {library_version(name, where['include'])}; "
               "leaving kvlab._native_ie out", file=sys.stderr)
         return None
-    return {"prefix": str(Path(prefix)), "libdir": str(libdir), "tls_model": "initial-exec"}
+    return {"prefix": str(Path(prefix)), "libdir": str(libdir), "tls_model": "initial-exec", "adapter": name}
 
 
 BUILD_FACTS: dict = {}
@@ -162,10 +194,7 @@ class BuildExt(build_ext):
 
 def shipped_folders() -> dict:
     """kvlab._resources.SHIPPED (package-data name -> checkout folder), read without importing kvlab."""
-    for node in ast.parse((ROOT / "kvlab/_resources.py").read_text()).body:
-        if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == ["SHIPPED"]:
-            return ast.literal_eval(node.value)
-    raise RuntimeError("kvlab/_resources.py defines no SHIPPED")
+    return _buildrows().literal(ROOT / "kvlab/_resources.py", "SHIPPED")
 
 
 class BuildPy(build_py):

@@ -14,34 +14,30 @@ sys.path.insert(0, str(ROOT))
 
 # kvlab and engines are re-exported: the benchmark scripts import them from here
 import kvlab  # noqa: E402,F401
+from kvlab import engines  # noqa: E402,F401
 from kvlab.execution import native  # noqa: E402
-from kvlab.model import engines  # noqa: E402,F401
 
 BARE = ROOT / "build" / "bare_loop"
 
 
 def build_bare(initial_exec: bool = False) -> Path:
     """Compile benchmarks/bare_loop.c against the same adapters and libraries as the extension;
-    `initial_exec`: against the initial-exec RocksDB kvlab/_native_ie links (the module a process with
+    `initial_exec`: against the initial-exec library (RocksDB) kvlab/_native_ie links (the module a process with
     room in glibc's static TLS loads), so both sides run the same library code."""
     config = native.build_config()
     built = config["engines"]
-    ie = config.get("rocksdb_initial_exec") if initial_exec else None
+    ie = config.get("initial_exec") if initial_exec else None
     src = [ROOT / "benchmarks/bare_loop.c", ROOT / "cython_ext/src/registry.c"]
-    flags = ["-O2", "-Wno-unused-function", f"-I{ROOT / 'cython_ext/include'}"]
+    flags = ["-O2", "-Wno-unused-function", f"-I{config['generated_include']}", f"-I{ROOT / 'cython_ext/include'}"]
     libs = []
     for name, where in built.items():
         src.append(ROOT / f"kvlab/engines/{name}/engine_{name}.c")
         flags += [f"-DKV_HAVE_{name.upper()}=1", f"-I{where['include']}"]
-        libdir = ie["libdir"] if ie and name == "rocksdb" else where["libdir"]
+        flags += [f'-D{macro}="{value}"' for macro, value in where.get("defines", {}).items()]
+        libdir = ie["libdir"] if ie and name == ie.get("adapter") else where["libdir"]
         if where["prefix"] != "/usr":
             libs += [f"-L{libdir}", f"-Wl,-rpath,{libdir}"]
         libs += [f"-l{lib}" for lib in where["libraries"]]
-        if name == "rocksdb":
-            from kvlab import _native
-            flags.append(f'-DKV_ROCKSDB_VERSION="{_native.adapters()["rocksdb"]}"')
-        if name == "wiredtiger":
-            flags.append(f'-DKV_WT_EXTDIR="{where["libdir"]}"')
     out = BARE.with_name(BARE.name + "_ie") if ie else BARE
     out.parent.mkdir(exist_ok=True)
     cmd = ["cc", *flags, *map(str, src), "-o", str(out), *libs, "-lpthread", "-lm"]

@@ -15,9 +15,9 @@ import time
 
 from _common import kvlab  # noqa: F401  (sets up the path)
 
+from kvlab import engines
 from kvlab.execution import native
 from kvlab.execution.crashtest import crashtest, format_table
-from kvlab.model import engines
 
 SIX = ("lmdb", "leveldb", "rocksdb", "wiredtiger-btree", "wiredtiger-lsm", "bdb")
 

@@ -23,8 +23,8 @@ from _common import build_bare
 from _common import callgrind_collected as collected
 
 import kvlab
+from kvlab import engines
 from kvlab.execution import native
-from kvlab.model import engines
 
 
 def main():
@@ -40,7 +40,7 @@ def main():
     cfg = engines.get(args.engine)
     # with room in glibc's static TLS, kvlab loads the module linked against the initial-exec RocksDB where the
     # build has one (kvlab.execution.native): the bare loop then links that library too
-    ie = args.engine == "rocksdb" and native.build_config().get("rocksdb_initial_exec") and not args.descriptors
+    ie = ((native.build_config().get("initial_exec") or {}).get("adapter") == cfg.adapter and not args.descriptors)
     bare = build_bare(initial_exec=bool(ie))
     tls = {}
     base = tempfile.mkdtemp(prefix="kvlab-ir-")
@@ -59,7 +59,7 @@ def main():
         def kvlab_side(reads):
             code = (f"import kvlab; kvlab.run({args.engine!r}, 'readrandom', num={args.num}, reads={reads}, "
                     f"db={db!r}, use_existing_db=True, map_size=1 << 30, seed=1, interval=0, engine_stats=False); "
-                    "from kvlab.execution import native; print(native.rocksdb_tls_model())")
+                    f"from kvlab.execution import native; print(native.tls_model({cfg.adapter!r}))")
             side_env = native.with_static_tls_room(env)
             if args.descriptors:
                 side_env["KVLAB_NO_INITIAL_EXEC"] = "1"

@@ -20,9 +20,9 @@ import time
 
 from _common import kvlab  # noqa: F401  (sets up the path)
 
+from kvlab import engines
 from kvlab.execution import native
 from kvlab.execution.linkbench import run_linkbench
-from kvlab.model import engines
 from kvlab.model.workloads.linkbench import LinkBench
 
 

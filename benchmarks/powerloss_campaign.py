@@ -18,9 +18,9 @@ from pathlib import Path
 
 from _common import kvlab
 
+from kvlab import engines
 from kvlab.execution import forgetfs, native
 from kvlab.execution.crashtest import DURABILITY, crashtest
-from kvlab.model import engines
 
 SIX = ("lmdb", "leveldb", "rocksdb", "wiredtiger-btree", "wiredtiger-lsm", "bdb")
 

@@ -2,9 +2,15 @@
 
 Used two ways:
   - as a MkDocs hook (mkdocs.yml `hooks:`): `on_files` adds the pages to the build in memory;
-    nothing is written into docs/ and nothing generated is committed;
+    nothing is written into docs/ and no generated page is committed;
   - as a script, to read the pages without building the site:
         .venv/bin/python scripts/gen_docs.py [--out DIR]      (default: print them all)
+
+One table is also kept in hand-written pages, README.md among them (not part of the site): which running
+command takes which shared option (BLOCKS), between `<!-- generated: NAME ... -->` and
+`<!-- end generated: NAME -->`. The hook fills it in as the site is built (`on_page_markdown`);
+`.venv/bin/python scripts/gen_docs.py --update-blocks` rewrites the checkout's copies, and
+tests/test_docs_flags.py fails while one differs from what the parsers say.
 
 Each page is read from where its facts live: the CLI from `kvlab.cli.build_parser()` (walked
 generically: every subcommand, sub-subcommand and option), the result record from
@@ -21,6 +27,7 @@ import dataclasses
 import inspect
 import io
 import json
+import re
 import sys
 import tempfile
 import textwrap
@@ -178,6 +185,89 @@ def cli_page() -> str:
              "itself when this site was built. The guide pages say what the commands are for.", ""]
     lines += _command_section(parser, [parser.prog], None, [], 2)
     return "\n".join(lines) + "\n"
+
+
+# ------------------------------------------------------------------- the options the running commands share
+
+RUNNING_GROUP = "common to every running command"   # the argument group kvlab.cli.parsing.add_running_options makes
+
+
+def _leaves(parser, path):
+    """(path, parser) of every command without subcommands, in `kvlab --help`'s order."""
+    subs = _subparsers(parser)
+    if not subs:
+        yield path, parser
+    for name, _help, _aliases, sub in subs:
+        yield from _leaves(sub, path + [name])
+
+
+def option_strings(parser) -> set:
+    return {s for a in parser._actions for s in a.option_strings}
+
+
+def running_commands() -> list:
+    """(name, parser) of each command that runs a benchmark, read from the parsers: those with
+    add_running_options' group, and those without it that take --progress (a run's live view)."""
+    from kvlab.cli import build_parser
+    return [(" ".join(path), leaf) for path, leaf in _leaves(build_parser(), [])
+            if any(g.title == RUNNING_GROUP for g in leaf._action_groups) or "--progress" in option_strings(leaf)]
+
+
+def shared_options() -> list:
+    """The actions add_running_options can add, in its order."""
+    from kvlab.cli.parsing import Parser, add_running_options
+    return list(add_running_options(Parser(prog="kvlab COMMAND"))._group_actions)
+
+
+def shared_options_table() -> str:
+    """Which running command takes which shared option: a command x option table."""
+    from kvlab.cli import dbbench
+    from kvlab.model.dbbench_flags import FLAGS
+    names = [a.option_strings[0] for a in shared_options()]
+    lines = ["| command | " + " | ".join(code(n) for n in names) + " |", "|---|" + "---|" * len(names)]
+    for command, leaf in running_commands():
+        taken = option_strings(leaf)
+        # kvlab dbbench passes db_bench's own flags on: --db=DIR and --seed=N are db_bench's
+        passed_on = lambda n: command == dbbench.NAME and n[2:] in FLAGS   # noqa: E731
+        cells = ["yes" if n in taken else f"as db_bench's `{n}=`" if passed_on(n) else "" for n in names]
+        lines.append(f"| `{command}` | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def shared_options_meanings() -> str:
+    """What each shared option does, as the CLI reference says it."""
+    rows = _option_rows(shared_options(), "kvlab COMMAND")
+    return "\n".join(["| option | meaning | default |", "|---|---|---|", *rows])
+
+
+# Markdown written by hand with a generated table inside, between these markers (README.md is not part of the
+# site, so it cannot be generated at build): the site build fills each in (on_page_markdown);
+# `scripts/gen_docs.py --update-blocks` rewrites the checkout's copies; tests/test_docs_flags.py checks them.
+BLOCKS = {"shared-options": shared_options_table, "shared-options-meanings": shared_options_meanings}
+_BLOCK = re.compile(r"(?P<start><!-- generated: (?P<name>[\w-]+) [^\n]*?-->\n)(?P<body>.*?)"
+                    r"(?P<end><!-- end generated: (?P=name) -->)", re.S)
+BLOCK_PAGES = ("README.md", "docs/*.md")
+
+
+def fill_blocks(text: str) -> str:
+    """text with every generated block made anew from the code."""
+    def fill(m):
+        if m["name"] not in BLOCKS:
+            raise ValueError(f"no generated block {m['name']!r}; allowed: {', '.join(BLOCKS)}")
+        return f"{m['start']}\n{BLOCKS[m['name']]()}\n\n{m['end']}"
+    return _BLOCK.sub(fill, text)
+
+
+def stale_blocks(root=None) -> list:
+    """(path, new text) of each checkout page whose generated blocks differ from what the code makes now."""
+    root = Path(root or ROOT)
+    out = []
+    for pattern in BLOCK_PAGES:
+        for path in sorted(root.glob(pattern)):
+            text = path.read_text()
+            if _BLOCK.search(text) and fill_blocks(text) != text:
+                out.append((path, fill_blocks(text)))
+    return out
 
 
 # ------------------------------------------------------------------------------------- the result schema
@@ -358,7 +448,7 @@ def workloads_page() -> str:
 
 @page("reference/engines.md")
 def engines_page() -> str:
-    from kvlab.model import engines
+    from kvlab import engines
     settings = engines.ENGINE_SETTINGS
     lines = [GENERATED.format(source="kvlab/model/engines.py"), "# Engine reference", "",
              "Each engine configuration of the registry (`engines.REGISTRY`): its adapter, the Debian package its "
@@ -400,6 +490,11 @@ def architecture_page() -> str:
 
 # --------------------------------------------------------------------------------------- MkDocs and CLI
 
+def on_page_markdown(markdown, page, config, files):
+    """MkDocs hook: the generated blocks of a hand-written page, made from the code as the site is built."""
+    return fill_blocks(markdown)
+
+
 def on_files(files, config):
     """MkDocs hook: add every generated page to the build (in memory, never into docs/)."""
     from mkdocs.structure.files import File
@@ -415,7 +510,14 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--out", default=None, help="write the pages under DIR (default: print them)")
     p.add_argument("pages", nargs="*", help=f"which pages (default all): {', '.join(PAGES)}")
+    p.add_argument("--update-blocks", action="store_true",
+                   help=f"rewrite the generated blocks ({', '.join(BLOCKS)}) of README.md and docs/*.md in place")
     args = p.parse_args(argv)
+    if args.update_blocks:
+        for path, text in stale_blocks():
+            path.write_text(text)
+            print(f"updated {path.relative_to(ROOT)}")
+        return 0
     for path in args.pages or PAGES:
         if path not in PAGES:
             p.error(f"no generated page {path!r}; allowed: {', '.join(PAGES)}")

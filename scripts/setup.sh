@@ -6,23 +6,27 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PKGS=(build-essential pkg-config python3-dev python3-venv
-      # the engines' libraries: each adapter's package in kvlab/model/engines.py's ADAPTERS
-      # (tests/test_engine_checklist.py fails on one missing here)
-      liblmdb-dev libleveldb-dev librocksdb-dev rocksdb-tools libwiredtiger-dev libdb5.3-dev libsnappy-dev
       fuse3 libfuse3-dev   # forgetfs, the power-loss crash tests' FUSE file system (kvlab/execution/forgetfs.py)
       clang-format         # make format-c (cython_ext/.clang-format)
       chromium fonts-dejavu-core)  # chromium: the JupyterLab browser test (driven by Playwright)
-missing=()
-for p in "${PKGS[@]}"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-    SUDO=""
-    [ "$(id -u)" -ne 0 ] && SUDO="sudo"
-    echo "== installing Debian packages: ${missing[*]}"
-    $SUDO apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
-fi
+install_missing() {
+    local missing=() p
+    for p in "$@"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+    done
+    if [ ${#missing[@]} -gt 0 ]; then
+        local SUDO=""
+        [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+        echo "== installing Debian packages: ${missing[*]}"
+        $SUDO apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+    fi
+}
+install_missing "${PKGS[@]}"
+# the engines' libraries: each engine folder's BUILD row names its package (kvlab/engines/<adapter>/__init__.py),
+# read with the system Python the line above installed
+read -r -a ENGINE_PKGS <<< "$(python3 kvlab/engines/buildrows.py --packages)"
+install_missing "${ENGINE_PKGS[@]}"
 
 PY=${PYTHON:-python3}
 if [ ! -x .venv/bin/python ]; then

@@ -5,12 +5,12 @@ import subprocess
 
 import pytest
 
+from kvlab import engines
 from kvlab.execution import native
-from kvlab.model import engines
 
 
 def _written(cfg) -> bool:
-    return cfg.adapter not in engines.ADAPTERS or not engines.ADAPTERS[cfg.adapter].get("planned")
+    return cfg.adapter not in engines.DESCRIPTORS or not engines.DESCRIPTORS[cfg.adapter].planned
 
 
 def _one_per_adapter_and_variant() -> tuple:
@@ -25,7 +25,7 @@ def _one_per_adapter_and_variant() -> tuple:
 # (tests/test_engine_checklist.py holds the rest of what an engine needs).
 # Engines whose libraries scripts/setup.sh installs from Debian: in CI their absence is a failure.
 DEBIAN_ENGINES = tuple(n for n, c in engines.REGISTRY.items()
-                       if _written(c) and engines.ADAPTERS.get(c.adapter, {}).get("library"))
+                       if _written(c) and engines.descriptor(c).build.get("library"))
 # Configurations the contract suite runs on: one per adapter and variant (the first registered) that stores data.
 CONFORMANCE = _one_per_adapter_and_variant()
 

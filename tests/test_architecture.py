@@ -18,9 +18,11 @@ LAYERS = (
     # _files: writing a file whole or not at all, with the umask's mode; _signals: stop signals, handled alike
     ("base", ("kvlab.errors", "kvlab._version", "kvlab._optional", "kvlab._resources", "kvlab._files",
               "kvlab._signals")),
-    ("model", ("kvlab.model",)),
+    ("model", ("kvlab.model", "kvlab.engines")),
     ("results", ("kvlab.results",)),
     ("execution", ("kvlab.execution", "kvlab._native")),
+    # services: what both faces use (progress renderers for a terminal or a log)
+    ("services", ("kvlab.services",)),
     ("lab", ("kvlab.lab",)),
     ("cli", ("kvlab.cli",)),
     # the public names: kvlab.run, kvlab.store.Store, kvlab.widgets.RunBuilder, ...

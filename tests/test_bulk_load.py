@@ -11,9 +11,8 @@ import time
 import pytest
 
 import kvlab
-from kvlab import errors
+from kvlab import engines, errors
 from kvlab.execution import native
-from kvlab.model import engines
 
 from .conftest import CONFORMANCE, require
 

@@ -8,7 +8,7 @@ import pytest
 
 from kvlab import cli, errors, load_json
 from kvlab.cli import dbbench
-from kvlab.model import engines
+from kvlab.engines.rocksdb import ROCKSDB_PFX_FLAGS
 
 from .conftest import require
 
@@ -87,7 +87,7 @@ def test_seed_dbbench_lines_run(line, seed_cwd, tmp_path, capsys, monkeypatch):
 
 
 def test_rocksdb_tuned_translation():
-    t = dbbench.translate_rocksdb_flags(engines.ROCKSDB_PFX_FLAGS.split())
+    t = dbbench.translate_rocksdb_flags(ROCKSDB_PFX_FLAGS.split())
     assert "table_factory=PlainTable" in t.options
     assert "prefix_extractor=rocksdb.FixedPrefix.16" in t.options
     assert "hard_rate_limit" not in t.options
@@ -163,7 +163,7 @@ print(Path(m.__file__) == native._IE_MODULE, r[-1].ops)
     assert run(native.with_static_tls_room(env)) == ["True", "100"]
     assert run(env) == ["False", "100"]
     assert run(dict(native.with_static_tls_room(env), KVLAB_NO_INITIAL_EXEC="1")) == ["False", "100"]
-    assert native.rocksdb_tls_model() in (None, "descriptors")   # this process started without the room
+    assert native.tls_model("rocksdb") in (None, "descriptors")   # this process started without the room
 
 
 def test_the_results_store_maps_the_initial_exec_module_before_duckdb_takes_the_room(tmp_path):

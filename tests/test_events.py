@@ -4,9 +4,9 @@ import pytest
 from matplotlib.colors import to_rgba
 
 import kvlab
+from kvlab import engines
 from kvlab.lab import plots
-from kvlab.lab.timeline import KIND_STYLE
-from kvlab.model import engines
+from kvlab.lab.plots.timeline import KIND_STYLE
 from kvlab.results import events
 from kvlab.results.result import load_json
 

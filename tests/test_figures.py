@@ -220,7 +220,7 @@ def test_save_reports_a_failing_figure_and_leaves_no_report_for_a_clean_one(tmp_
 # --- the palette ---------------------------------------------------------------------------------------------
 
 def test_every_registered_configuration_has_its_own_fixed_colour():
-    from kvlab.model import engines
+    from kvlab import engines
     names = list(engines.listed())   # a planned engine (fdb) too: published figures draw it
     together = plots.engine_palette(names)
     assert len(set(together.values())) == len(names)
@@ -281,7 +281,7 @@ def _closest(colours: dict, vision):
 def test_the_palette_is_told_apart_with_and_without_colour_blindness():
     from matplotlib.colors import to_rgb
 
-    from kvlab.model import engines
+    from kvlab import engines
     palette = plots.engine_palette(list(engines.listed()))
     assert _ciede2000((50, 2.6772, -79.7751), (50, 0, -82.7485)) == pytest.approx(2.0425, abs=1e-4)  # Sharma's pair 1
     for vision, floor in (("normal", 20), ("protanopia", 10), ("deuteranopia", 10), ("tritanopia", 10)):

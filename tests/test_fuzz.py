@@ -19,10 +19,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kvlab import errors
+from kvlab import engines, errors
 from kvlab.cli import dbbench
 from kvlab.execution import native
-from kvlab.model import engines, workloads
+from kvlab.model import workloads
 from kvlab.model.dbbench_flags import FLAGS, parse_argv
 from kvlab.model.spec import RunSpec, make_spec
 from kvlab.model.workloads import mako, toml_file, ycsb

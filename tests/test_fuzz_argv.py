@@ -88,9 +88,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kvlab import errors
+from kvlab import engines, errors
 from kvlab.execution import dbdir, native
-from kvlab.model import engines, workloads
+from kvlab.model import workloads
 from kvlab.model.dbbench_flags import FLAGS
 from kvlab.model.spec import make_spec
 from kvlab.results.result import BenchmarkResult, RunResult

@@ -21,10 +21,9 @@ from pathlib import Path
 import pytest
 
 import kvlab
-from kvlab import _files, errors
+from kvlab import _files, engines, errors
 from kvlab.cli.main import build_parser
 from kvlab.execution import native
-from kvlab.model import engines
 from kvlab.results import store as stored
 from kvlab.results.result import write_json_atomic
 

@@ -17,10 +17,9 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from kvlab import _native, errors
+from kvlab import _native, engines, errors
 from kvlab.execution import cgroup
 from kvlab.execution.linkbench import run_linkbench
-from kvlab.model import engines
 from kvlab.model.workloads.linkbench import DEFAULT_MIX, MIX_PROPERTIES, LinkBench, from_properties
 
 from .conftest import CONFORMANCE, require

@@ -13,7 +13,7 @@ import pytest
 import kvlab
 from kvlab import cli, errors
 from kvlab.results import BenchmarkResult, stats
-from kvlab.results.store import _V1, Store
+from kvlab.results.store import Store
 
 from .conftest import require
 
@@ -153,11 +153,21 @@ def test_store_round_trip_and_export(tmp_path):
         store.export(tmp_path / "x", "xlsx")
 
 
+# a store as the first kvlab made it (store version 1, no kvlab_meta)
+STORE_V1 = """
+CREATE TABLE benchmarks (
+    id BIGINT PRIMARY KEY, run_id VARCHAR, stored_at TIMESTAMP DEFAULT current_timestamp,
+    engine VARCHAR, workload VARCHAR, phase VARCHAR, threads INTEGER, ops BIGINT, seconds DOUBLE,
+    ops_per_sec DOUBLE, micros_per_op DOUBLE, found BIGINT, seed UBIGINT, record JSON);
+CREATE SEQUENCE benchmark_ids START 1;
+"""
+
+
 def test_store_migrates_version_1(tmp_path):
     import duckdb
     path = tmp_path / "old.duckdb"
     con = duckdb.connect(str(path))
-    con.execute(_V1)
+    con.execute(STORE_V1)
     old = {"schema": "kvlab.result/1", "engine": "lmdb", "workload": "readrandom", "phase": "run", "threads": 1,
            "ops": 10, "seconds": 1.0, "thread_seconds": 1.0, "found": 10, "not_found": 0, "bytes": 100,
            "latency_us": {"p50": 1.0, "p99": 2.0, "p999": 3.0, "p9999": 4.0, "max": 5.0},

@@ -70,7 +70,7 @@ def ycsb_key(record):
 def on_both_loops(tmp_path, observe):
     """observe(engine, pipeline) on a fresh LMDB database, once with the one-op loop allowed (pipeline) and
     once forced onto the general loop: the two observations."""
-    from kvlab.model import engines
+    from kvlab import engines
     seen = []
     for pipeline in (True, False):
         (tmp_path / str(pipeline)).mkdir()
@@ -120,7 +120,7 @@ def test_one_op_templates_keep_the_general_loops_results(tmp_path, name):
     each in the transaction it needs); the general loop must give the same keys inserted, entries found
     and ops, on a real engine."""
     require("lmdb")
-    from kvlab.model import engines
+    from kvlab import engines
     mix = preset(name)
     hashed = mix.insert_order == "hashed"
     plan = compile_mix(mix, 100)
@@ -145,7 +145,7 @@ def test_inserts_extend_the_key_space():
     require("lmdb")
     import tempfile
 
-    from kvlab.model import engines
+    from kvlab import engines
     cfg = engines.get("lmdb")
     engine = _native.Engine("lmdb", tempfile.mkdtemp(), cfg.config({}, max_threads=4))
     try:
@@ -163,7 +163,7 @@ def test_mix_weights_hold_over_a_long_run():
     require("null")
     import tempfile
 
-    from kvlab.model import engines
+    from kvlab import engines
     engine = _native.Engine("null", tempfile.mkdtemp(), engines.get("null").config({}, max_threads=4))
     mix = Mix("w", [Template("a", [Op("get")], 7), Template("b", [Op("put")], 2),
                     Template("c", [Op("scan", length=3)], 1)])

@@ -1,7 +1,7 @@
 """The null engine: no storage (YCSB's BasicDB), for measuring the harness alone."""
 import kvlab
+from kvlab import engines
 from kvlab.execution import native
-from kvlab.model import engines
 
 
 def test_every_get_finds_and_nothing_is_stored(tmp_path):

@@ -13,7 +13,7 @@ import pytest
 import kvlab
 from kvlab.cli import build_parser, spec_from_args
 from kvlab.execution.progress import Progress, RunControl, expected_ops
-from kvlab.lab.display import TextBar
+from kvlab.services.progress import TextBar
 
 from .conftest import CONFORMANCE, require
 

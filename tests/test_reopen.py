@@ -15,9 +15,9 @@ import time
 import pytest
 
 import kvlab
-from kvlab import _native, errors
+from kvlab import _native, engines, errors
 from kvlab.execution import dbdir
-from kvlab.model import dbformat, engines
+from kvlab.model import dbformat
 
 from .conftest import CONFORMANCE, require
 

@@ -259,7 +259,7 @@ def test_rmw_conflict_first_committer_wins():
 KILLED_CHILD = r"""
 import os, signal, sys
 from kvlab import _native
-from kvlab.model import engines
+from kvlab import engines
 cfg = engines.get(sys.argv[1])
 config = cfg.config({"sync": True}, max_threads=4)
 config["transactions"] = sys.argv[1] == "rocksdb"

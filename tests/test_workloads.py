@@ -43,7 +43,7 @@ def test_same_seed_same_keys_on_every_engine(tmp_path):
         require(name)
         db = tmp_path / name
         kvlab.run(name, "fillrandom", num=2000, seed=99, db=str(db), keep_db=True)
-        from kvlab.model import engines
+        from kvlab import engines
         cfg = engines.get(name)
         with _native.Engine(cfg.adapter, str(db), cfg.config({}, 2)) as e:
             written[name] = [kv[0] for kv in e.scan()]

@@ -9,8 +9,8 @@ from .. import _signals as signals
 from .. import errors
 from ..execution import dbdir
 from ..execution.progress import RunControl
-from ..lab.display import TextBar
 from ..results.store import Store, rescue_json
+from ..services.progress import TextBar
 from . import output
 from .parsing import tag_value
 

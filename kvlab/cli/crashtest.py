@@ -5,10 +5,9 @@ With --power-loss the writer writes through forgetfs, a FUSE file system that fo
 synced, and every kill is also a power cut."""
 from __future__ import annotations
 
-from .. import errors
+from .. import engines, errors
 from ..execution import forgetfs
 from ..execution.crashtest import DURABILITY, crashtest, durability, format_table
-from ..model import engines
 from ..results.result import write_json_atomic
 from ..results.store import Store
 from .common import check_output_file

@@ -14,9 +14,9 @@ import shlex
 import sys
 from dataclasses import dataclass
 
-from .. import errors
-from ..model import engines, workloads
-from ..model.dbbench_flags import FLAGS, _rocksdb_options, parse_argv, translate_rocksdb_flags  # noqa: F401
+from .. import engines, errors
+from ..model import workloads
+from ..model.dbbench_flags import FLAGS, parse_argv, translate_rocksdb_flags  # noqa: F401
 from ..model.spec import RunSpec
 from . import common
 from .output import format_histogram, format_line  # noqa: F401  (db_bench's lines)
@@ -33,7 +33,7 @@ TAKES_EXTRA = True   # the db_bench flags after kvlab's own
 KINDS = {
     "spec": "what to run (benchmarks, num, reads, threads, sizes, seed, ...): honoured on every engine",
     "setting": "an engine setting (cache, sync, compression, ...): honoured where the engine has it",
-    "rocksdb": "a RocksDB option: honoured on RocksDB, named in a warning elsewhere",
+    "rocksdb-option": "a RocksDB option: honoured on RocksDB, named in a warning elsewhere",
     "special": "handled by its own rule (use_lsm picks WiredTiger's LSM or B-tree, ...)",
     "ignored": "accepted so a seed's line runs, but it changes nothing here (named in a warning)",
     "gone": "removed from RocksDB before 7.8: accepted, named in a warning",
@@ -85,6 +85,10 @@ def handle(args, rest) -> int:
     return common.finish(result, args)
 
 
+# the special flags one adapter's rules honour (use_lsm), named in a warning on the others
+_SPECIAL_FOR_SOME = frozenset(f for d in engines.DESCRIPTORS.values() for f in d.dbbench.special)
+
+
 @dataclass
 class DbBenchPlan:
     spec: RunSpec
@@ -93,42 +97,62 @@ class DbBenchPlan:
     seed_was_time: bool
 
 
+def _who_honours(kind_or_flag: str, field: str) -> str:
+    """The adapters whose db_bench rules honour a flag kind ("rocksdb-option") or special flag ("use_lsm")."""
+    return ", ".join(d.title for d in engines.DESCRIPTORS.values() if kind_or_flag in getattr(d.dbbench, field))
+
+
+def resolve(engine: str, flags: dict) -> str:
+    """The configuration `--engine` names with these flags: an alias of db_bench's own build for an adapter
+    ("wiredtiger": db_bench_wiredtiger, whose --use_lsm picks LSM or B-tree), or a configuration of such an
+    adapter when one of its special flags is given."""
+    for d in engines.DESCRIPTORS.values():
+        rules = d.dbbench
+        if rules.pick is None:
+            continue
+        mine = engine in engines.REGISTRY and engines.REGISTRY[engine].adapter == d.name
+        if engine == rules.alias or (mine and any(f in flags for f in rules.special)):
+            return rules.pick(flags)
+    return engine
+
+
 def plan(engine: str, argv) -> DbBenchPlan:
     flags = parse_argv(argv)
-    if engine == "wiredtiger" or (engine.startswith("wiredtiger") and "use_lsm" in flags):
-        # db_bench_wiredtiger's default is use_lsm=1
-        engine = "wiredtiger-lsm" if flags.get("use_lsm", True) else "wiredtiger-btree"
+    engine = resolve(engine, flags)
     cfg = engines.get(engine)
-    is_rocks = cfg.adapter == "rocksdb"
+    rules = engines.descriptor(cfg).dbbench
     run_args, settings, not_honoured = {}, {}, []
     for name, value in flags.items():
         f = FLAGS[name]
         if f.kind == "spec":
             run_args[f.target] = value
         elif f.kind == "setting":
-            if is_rocks and f.target in ("cache_size", "block_size", "bloom_bits"):
-                continue  # in the RocksDB options string, with the table factory
+            if f.target in rules.in_options:
+                continue  # in the engine's options string (RocksDB's table factory carries them)
             settings[f.target] = value
-        elif f.kind == "rocksdb" and not is_rocks:
-            not_honoured.append(f"--{name} (RocksDB only)")
         elif f.kind == "gone":
-            not_honoured.append(f"--{name} ({f.note})" if is_rocks else f"--{name} (RocksDB only; {f.note})")
+            honours = f.kind in rules.flag_kinds
+            not_honoured.append(f"--{name} ({f.note})" if honours
+                                else f"--{name} ({_who_honours(f.kind, 'flag_kinds')} only; {f.note})")
         elif f.kind == "ignored":
             not_honoured.append(f"--{name}" + (f" ({f.note})" if f.note else ""))
-        elif name == "use_lsm" and cfg.adapter != "wiredtiger":
-            not_honoured.append("--use_lsm (WiredTiger only)")
+        elif f.kind != "special" and f.kind not in rules.flag_kinds:
+            not_honoured.append(f"--{name} ({_who_honours(f.kind, 'flag_kinds')} only)")
+        elif f.kind == "special" and name in _SPECIAL_FOR_SOME and name not in rules.special:
+            not_honoured.append(f"--{name} ({_who_honours(name, 'special')} only)")
         elif name == "verify_checksum" and not value:
             not_honoured.append("--verify_checksum=0 (kvlab always verifies)")
         elif name == "perf_level" and value > 1:
             not_honoured.append(f"--perf_level={value} (kvlab keeps RocksDB's perf counters off, level 1)")
-    if is_rocks:
-        extra = _rocksdb_options(flags).options
+    if rules.options is not None:
+        extra = rules.options(flags)
         if extra:
             settings["options"] = extra
-        if "compression_type" not in flags:
+    if "compression_type" not in flags:
+        if rules.default_compression is not None:
+            settings["compression"] = rules.default_compression
+        elif "snappy" in cfg.compressions:
             settings["compression"] = "snappy"   # db_bench's default compression_type
-    elif "compression_type" not in flags and "snappy" in cfg.compressions:
-        settings["compression"] = "snappy"
     for k in cfg.ignored(settings):
         flag = next((n for n, f in FLAGS.items() if f.target == k and f.kind == "setting"), k)
         not_honoured.append(f"--{flag} (no such setting in {engine})")

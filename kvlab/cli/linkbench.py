@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import sys
 
-from .. import errors
+from .. import engines, errors
 from ..execution.linkbench import as_loaded, run_linkbench
-from ..model import engines
 from ..model.workloads.linkbench import from_properties, read_properties
 from . import common
 from .parsing import add_running_options

@@ -29,10 +29,28 @@ from . import (
 from .parsing import Parser
 from .run import spec_from_args  # noqa: F401  (kvlab.cli.spec_from_args)
 
-# in the order `kvlab --help` lists them
-COMMANDS = (run, ycsb, dbbench, compare, noise, rerun, results, report, engines, workloads, sweep, crashtest,
-            linkbench, notebooks, clean)
+
+def _compares_runs(args) -> bool:
+    """`kvlab results compare --run A B` runs both sides; every other `results` action only reads the store."""
+    return getattr(args, "run", None) is not None
+
+
+# The commands in the order `kvlab --help` lists them, each with whether it runs an engine (or, for a command
+# that does for some actions only, a test of its parsed arguments).  One that does names what killed runs left
+# behind before it starts, and, started without room in glibc's static TLS for a library linked into kvlab
+# (kvlab.execution.native), re-executes itself once with it, since glibc reads it only at start.
+TABLE = ((run, True), (ycsb, True), (dbbench, True), (compare, True), (noise, True), (rerun, True),
+         (results, _compares_runs), (report, False), (engines, False), (workloads, False), (sweep, True),
+         (crashtest, True), (linkbench, True), (notebooks, True), (clean, False))
+COMMANDS = tuple(command for command, _ in TABLE)
 BY_NAME = {c.NAME: c for c in COMMANDS}
+RUNS_ENGINES = {command.NAME: runs for command, runs in TABLE}
+
+
+def runs_engines(args) -> bool:
+    """Whether the parsed command line runs an engine (TABLE)."""
+    runs = RUNS_ENGINES[args.command]
+    return runs(args) if callable(runs) else runs
 
 
 def _make(sub, name, **kwargs):
@@ -58,15 +76,16 @@ def main(argv=None, reexec: bool = False) -> int:
             stream.reconfigure(errors="surrogateescape")
     try:
         parser = build_parser()
-        if reexec and argv:
-            _reexec_with_static_tls_room(argv)
         if argv[:1] == [dbbench.NAME]:   # kvlab's own options, then db_bench's flags, as db_bench takes them
             args, rest = parser.parse_known_args(argv)
             command = lambda: dbbench.handle(args, rest)   # noqa: E731
         else:
             args = parser.parse_args(argv)
             command = lambda: BY_NAME[args.command].handle(args)   # noqa: E731
-        if args.command in _RUNS_ENGINES:   # what killed runs left behind, named once before the next one starts
+        engine_runs = runs_engines(args)
+        if reexec and engine_runs:
+            _reexec_with_static_tls_room()
+        if engine_runs:   # what killed runs left behind, named once before the next one starts
             note = leftovers.notice()
             if note:
                 print(note, file=sys.stderr, flush=True)
@@ -96,18 +115,13 @@ def entry():
     sys.exit(main(reexec=True))
 
 
-# commands that run an engine: started without room in glibc's static TLS for a library linked into kvlab
-# (kvlab.execution.native), the command re-executes itself once with it, since glibc reads it only at start
-_RUNS_ENGINES = {"run", "compare", "dbbench", "ycsb", "sweep", "crashtest", "linkbench", "notebooks", "rerun", "noise"}
 _REEXECUTED = "KVLAB_REEXECUTED"   # set in the re-executed process: never twice, whatever its environment
 
 
-def _runs_engines(argv) -> bool:
-    return argv[0] in _RUNS_ENGINES or (argv[0] == "results" and any(a.startswith("--run") for a in argv))
-
-
-def _reexec_with_static_tls_room(argv) -> None:
-    if not _runs_engines(argv) or os.environ.get(_REEXECUTED) or not native.needs_static_tls_room():
+def _reexec_with_static_tls_room() -> None:
+    """A command that runs an engine, started without the static TLS room a linked-in library needs, starts
+    again with it (the command line was parsed first: a mistake in it is told once, by this process)."""
+    if os.environ.get(_REEXECUTED) or not native.needs_static_tls_room():
         return
     try:   # the interpreter started again exactly as it was (its flags, the script or -m, the arguments)
         os.execve(sys.executable, sys.orig_argv, {**native.with_static_tls_room(os.environ), _REEXECUTED: "1"})

@@ -11,6 +11,7 @@ import difflib
 import re
 
 from .. import errors
+from ..model.spec import RANGES
 
 
 class UsageError(errors.SpecError):
@@ -207,7 +208,7 @@ def add_running_options(parser, db_help="database directory, kept after the run 
     g.add_argument("--tag", action="append", default=[], metavar="TAG",
                    help="label the stored result (repeatable): `kvlab results list --tag TAG` finds it")
     if seed:
-        g.add_argument("--seed", type=count(0, 2**64 - 1), default=None, metavar="N",
+        g.add_argument("--seed", type=count(*RANGES["seed"]), default=None, metavar="N",
                        help="random seed (keys, values, arrivals; default: from the clock, printed and recorded)")
     if progress:
         g.add_argument("--progress", choices=("auto", "on", "off"), default="auto",

@@ -11,10 +11,9 @@ from __future__ import annotations
 import dataclasses
 import json
 
-from .. import errors
+from .. import engines, errors
 from ..execution import native
 from ..execution.runner import run_spec
-from ..model import engines
 from ..model.spec import RunSpec
 from ..results import compare
 from ..results.result import RunResult

@@ -8,11 +8,11 @@ from pathlib import Path
 from .. import errors
 from ..execution import sweep as execution
 from ..lab import estimate
-from ..lab.display import SweepTextBar
 from ..lab.sweeps import Sweep
 from ..model.sweep import SweepSpec, load_toml
 from ..results import sweeps as stored
 from ..results.store import Store
+from ..services.progress import SweepTextBar
 from .parsing import add_store_option
 
 EXAMPLE = '''name = "engines-threads-values"    # the sweep's id in the results store

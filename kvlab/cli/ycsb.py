@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import sys
 
-from .. import errors
-from ..model import engines
+from .. import engines, errors
 from ..model.spec import make_spec
 from ..model.workloads.ycsb import from_ycsb
 from . import common

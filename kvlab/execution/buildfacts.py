@@ -17,6 +17,8 @@ import re
 import subprocess
 from pathlib import Path
 
+from .. import engines
+
 
 def mapped_library(lib: str) -> str | None:
     """The file this process has mapped for library `lib` (liblmdb.so.0, libdb-5.3.so, ...),
@@ -93,40 +95,26 @@ def library_facts(path: str | None, linkage: str = "shared") -> dict:
         if local:
             facts["compiler_flags"] = local.get("compiler_flags")
             facts["origin"] = f"local release build ({local.get('source', 'unknown source')})"
-    probe = _CRC32_OF_LIBRARY.get(library_name(path))
+    probe = _probe(library_name(path), "crc32_of_library")
     if probe:
         facts["crc32"] = probe(path)
     return facts
 
 
-def _leveldb_crc32(path: str) -> str:
-    try:
-        out = subprocess.run(["ldd", path], capture_output=True, text=True, timeout=10).stdout
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
-    return ("crc32c library (SSE4.2 when the CPU has it)" if "libcrc32c" in out
-            else "LevelDB's portable CRC32C (no hardware acceleration linked)")
+def _adapter_of_library(lib: str):
+    """The descriptor whose build links library `lib` (rocksdb, db, leveldb), or None."""
+    return next((d for d in engines.DESCRIPTORS.values() if d.build.get("library") == lib), None)
 
 
-def crc32_from_rocksdb_log(db_path) -> str | None:
-    """RocksDB writes 'Fast CRC32 supported: ...' into its LOG at open."""
-    log = Path(db_path) / "LOG"
-    try:
-        m = re.search(r"Fast CRC32 supported: (.*)", log.read_text(errors="replace"))
-    except OSError:
-        return None
-    return m.group(1).strip() if m else None
-
-
-# where the CRC32 implementation shows: in the library's links, or in what it writes to the database
-_CRC32_OF_LIBRARY = {"leveldb": _leveldb_crc32}
-_CRC32_IN_DB = {"rocksdb": crc32_from_rocksdb_log}
+def _probe(lib: str, which: str):
+    d = _adapter_of_library(lib)
+    return getattr(d.facts, which) if d is not None else None
 
 
 def with_db_facts(facts: dict, db_path) -> dict:
     """`facts` (from library_facts) plus what the database directory says about the build."""
     facts = dict(facts)
-    probe = _CRC32_IN_DB.get(library_name(facts["library"])) if facts.get("library") else None
+    probe = _probe(library_name(facts["library"]), "crc32_in_db") if facts.get("library") else None
     if probe:
         facts["crc32"] = probe(db_path)
     return facts
@@ -141,8 +129,8 @@ def warning_for(engine: str, facts: dict) -> str | None:
     if facts.get("assertions"):
         return (f"{engine}: the library ({facts.get('origin')}) has assertions compiled in; "
                 "its numbers understate a release build")
-    if facts.get("static_tls_room") is False and library_name(facts.get("library") or "") == "rocksdb":
-        return (f"{engine}: this process started without room in glibc's static TLS, so the RocksDB linked into "
+    if facts.get("static_tls_room") is False and _probe(library_name(facts.get("library") or ""), "thread_locals"):
+        return (f"{engine}: this process started without room in glibc's static TLS, so the library linked into "
                 "kvlab reaches its thread-locals through glibc's dynamic path (~7% more instructions per get); "
                 "the `kvlab` command and kvlab's Jupyter kernel start with it, a Python of your own needs "
                 f"GLIBC_TUNABLES={STATIC_TLS_TUNABLE}={STATIC_TLS_BYTES} in its environment at start")

@@ -14,8 +14,7 @@ import threading
 import time
 from pathlib import Path
 
-from .. import errors
-from ..model import engines
+from .. import engines, errors
 from . import native
 from .crashcheck import KEY_SIZE, read_state
 

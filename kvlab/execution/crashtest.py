@@ -43,8 +43,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from .. import errors
-from ..model import engines
+from .. import engines, errors
 from . import crashchild, forgetfs, native
 from .crashcheck import torn_kind, verify
 from .crashsettings import CLAIMS, DURABILITY, Durability, durability

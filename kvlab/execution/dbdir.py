@@ -30,8 +30,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import _signals as signals
-from .. import errors
-from ..model import dbformat, engines
+from .. import engines, errors
+from ..model import dbformat
 
 MARKER = ".kvlab-db"
 LOCK = ".kvlab-db.lock"     # flock held for the whole run; removed at a clean end

@@ -15,8 +15,7 @@ import tempfile
 from dataclasses import replace
 from pathlib import Path
 
-from .. import errors
-from ..model import engines
+from .. import engines, errors
 from ..model.spec import make_spec
 from ..model.workloads.linkbench import LinkBench
 from ..results.result import RunResult, load_json

@@ -9,8 +9,8 @@ way one thread commits the records in index order, so what a killed load left be
 """
 from __future__ import annotations
 
-from .. import errors
-from ..model import engines, workloads
+from .. import engines, errors
+from ..model import workloads
 from . import native
 
 LOAD_BATCH = 1000        # a batched load's puts per batch

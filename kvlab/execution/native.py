@@ -14,8 +14,7 @@ import sys
 from functools import lru_cache
 from pathlib import Path
 
-from .. import errors
-from ..model import engines
+from .. import engines, errors
 from ..results import store
 from . import buildfacts
 
@@ -78,11 +77,12 @@ def writing_loops() -> frozenset[str]:
     return frozenset(name for name, loop in load().WORKLOADS.items() if loop.writes)
 
 
-def rocksdb_tls_model() -> str | None:
-    """How the loaded module reaches a linked-in RocksDB's thread-locals: "initial-exec" (kvlab/_native_ie),
-    "descriptors" (kvlab/_native, a release build), None where RocksDB is a shared library or not built."""
-    where = build_config().get("engines", {}).get("rocksdb")
-    if not where or where.get("linkage") != "static":
+def tls_model(adapter: str) -> str | None:
+    """How the loaded module reaches a statically linked library's thread-locals, for an adapter whose build may
+    have an initial-exec twin (its BUILD's `initial_exec`: RocksDB): "initial-exec" (kvlab/_native_ie),
+    "descriptors" (kvlab/_native), None where the library is shared, not built, or has no twin."""
+    where = build_config().get("engines", {}).get(adapter)
+    if not engines.ADAPTERS.get(adapter, {}).get("initial_exec") or not where or where.get("linkage") != "static":
         return None
     return "initial-exec" if Path(load().__file__).resolve() == _IE_MODULE else "descriptors"
 
@@ -137,8 +137,9 @@ def facts_for_result(adapter: str, db_path) -> dict:
     facts = buildfacts.with_db_facts(library_facts(adapter), db_path)
     if facts.get("linkage") == "static":
         facts["static_tls_room"] = started_with_static_tls_room()
-        if adapter == "rocksdb":
-            facts["tls_model"] = rocksdb_tls_model()
+        model = tls_model(adapter)
+        if model is not None:
+            facts["tls_model"] = model
     return facts
 
 

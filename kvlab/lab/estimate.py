@@ -4,10 +4,9 @@ disk and memory it needs, beside the free space where its databases and output g
 refused before it starts (`check_disk`).
 
 The numbers are the notebooks' own: each notebook's papermill `parameters` cell is read from the shipped
-.ipynb and resolved by the same `seeds.common.resolve` the notebook calls (smoke and full from its SCALES);
-the durability notebook's table is read from its own cell.  Which runs a notebook makes mirrors the loops of
-its seed module (`PLANS` below, one function per seed), taking their tables (dbbench's STEPS, seed 003's
-tests) and default arguments from the seed modules themselves.
+.ipynb (its literal assignments, never evaluated) and resolved by the same `seeds.common.resolve` the notebook
+calls (smoke and full from its SCALES).  Which runs a notebook makes is its seed module's plan
+(`notebook_plan`: kvlab/lab/seeds/plan.py), the same Steps the seed's experiments walk when the notebook runs.
 
 Time comes from the sweep runner's model (`execution.sweep.point_seconds`: stored ops/s per thread for the
 same engine, workload and phase where the results store has them), with conservative rates of its own (ASSUMED_*)
@@ -18,8 +17,7 @@ has a large enough run, else DEFAULT_SPACE_AMP.  docs/time-to-result.md says wha
 from __future__ import annotations
 
 import ast
-import importlib.util
-import inspect
+import importlib
 import json
 import os
 import tempfile
@@ -27,27 +25,25 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import _resources, errors
-from ..execution import forgetfs
+from .. import engines as engine_registry
 from ..execution import sweep as sweep_execution
 from ..execution.cgroup import parse_size
-from ..execution.crashtest import DURABILITY
-from ..model import engines as engine_registry
 from ..model import workloads
-from ..model.spec import RunSpec, make_spec
-from ..model.workloads.linkbench import LinkBench
-from ..model.workloads.presets import PRESETS
+from ..model.spec import RunSpec
 from ..results.store import Store
-from .seeds import common, dbbench_suite, quickstart, transactions
-from .seeds import read_scalability as read_scalability_seed
-from .seeds import ycsb as ycsb_seed
+from .seeds import common
+from .seeds.durability import Crashes
+from .seeds.linkbench import LinkBenchRun
+from .seeds.plan import Step
+from .seeds.quickstart import VALUE, PythonLoop
 
 # Stated defaults, used where the results store has nothing better.  Conservative: an LSM holds obsolete
 # versions until compaction, a B-tree's pages are half full after random inserts, logs and WALs come on top.
 DEFAULT_SPACE_AMP = 2.0
 DB_FLOOR_BYTES = 16 << 20          # a database's own files at any size (logs, preallocated pages, manifests)
 AMP_MIN_LOGICAL_BYTES = 64 << 20   # a stored run smaller than this says more about the floor than the factor
-# the engines' own cache when cache_size is not given (library defaults; LMDB's cache is the page cache)
-DEFAULT_CACHE_BYTES = {"leveldb": 8 << 20, "rocksdb": 32 << 20, "wiredtiger": 100 << 20, "bdb": 64 << 20}
+# the engines' own cache when cache_size is not given (each descriptor's `cache`; LMDB's cache is the page cache)
+DEFAULT_CACHE_BYTES = {name: d.cache.default_bytes for name, d in engine_registry.DESCRIPTORS.items() if d.cache}
 # Rates for a phase the store has never seen on that engine, a thread: the sweep runner's (kvlab.execution.sweep),
 # below the seeds' published figures (seed 002: RocksDB loaded 50M 800 B values at 228k ops/s and overwrote them
 # at 42k; seed 001: LevelDB loaded 100M at 177k), so that an unmeasured run is estimated long rather than short.
@@ -120,28 +116,12 @@ def parameters(name: str, scale: str) -> dict:
             given[node.targets[0].id] = ast.literal_eval(node.value)
     given.pop("scale", None)
     seed = name.split("_", 1)[-1]
-    if seed in common.SCALES:
-        return common.resolve(seed, scale, **given)
-    return {**given, **_cell_table(name, scale)}
+    if seed not in common.SCALES:
+        raise errors.SpecError(f"notebook {name}: no scale presets; add a row to kvlab/lab/seeds/common.py's SCALES")
+    return common.resolve(seed, scale, **given)
 
 
-def _cell_table(name: str, scale: str) -> dict:
-    """A notebook whose scales are a `p = {scale: {...}}[scale]` table in a code cell (07_durability)."""
-    for cell in _cells(name):
-        for node in ast.parse("".join(cell["source"])).body:
-            if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name) and node.targets[0].id == "p" \
-                    and isinstance(node.value, ast.Subscript) and isinstance(node.value.value, ast.Dict):
-                table = eval(compile(ast.Expression(node.value.value), name, "eval"),  # noqa: S307 (kvlab's own cell)
-                             {"__builtins__": {}, "dict": dict, "list": list, "DURABILITY": DURABILITY})
-                return table[scale]
-    raise errors.SpecError(f"notebook {name}: no scale presets found (a SCALES row or a p = {{...}}[scale] cell)")
-
-
-# --- the runs each seed's notebook makes --------------------------------------------------------------
-
-def _default(function, argument):
-    return inspect.signature(function).parameters[argument].default
-
+# --- the runs each notebook makes: its seed's plan ------------------------------------------------------
 
 def _spec_work(label, spec: RunSpec, **kw) -> Work:
     sizes = [spec.value_size] + [max(m.value_size) for w in spec.workloads
@@ -154,117 +134,46 @@ def _spec_work(label, spec: RunSpec, **kw) -> Work:
     return Work(label, spec.engine, spec.num, spec.key_size + value, spec=spec, cache_bytes=cache, **kw)
 
 
-def _quickstart(p, engines):
-    num = p["num"]
-    works = [_spec_work("kvlab.start lmdb", make_spec("lmdb", "fillseq,readrandom", num=num, threads=2))]
-    for name in engines:
-        for t in _default(quickstart.native_loop, "threads"):
-            spec = make_spec(name, "fillseq,readrandom", num=num, reads=max(1, num // t), threads=t, interval=0)
-            works.append(_spec_work(f"{name} native loop, {t} threads", spec))
-    for binding in quickstart.BINDINGS:
-        if importlib.util.find_spec(binding.module) is not None:
-            threads = _default(quickstart.python_loop_baseline, "threads")
-            works.append(Work(f"{binding.engine} Python loop", binding.engine, num, RunSpec.key_size + 100,
-                              seconds=2 * num * len(threads) / PYTHON_OPS_PER_SEC, runner_tmp=False))
-    return works
+def step_work(step: Step) -> Work:
+    """What one step of a plan costs: a kvlab run by the sweep runner's model (a paced run at least its ops at
+    the target rate); LinkBench, crash tests and the Python loop by their own sizes and the assumed rates."""
+    where = dict(runner_tmp=not step.seed_db)
+    if step.run is not None:
+        spec = step.spec()
+        paced = spec.reads_per_thread * spec.threads / spec.target_rate if spec.target_rate else 0.0
+        return _spec_work(step.label, spec, seconds=paced, in_memory=step.in_memory, **where)
+    w = step.work
+    if isinstance(w, PythonLoop):
+        return Work(step.label, step.engine, w.num, RunSpec.key_size + len(VALUE),
+                    seconds=2 * w.num * len(w.threads) / PYTHON_OPS_PER_SEC, **where)
+    if isinstance(w, LinkBenchRun):
+        lb = w.config
+        return Work(step.label, step.engine, lb.nodes, LINKBENCH_BYTES_PER_ID,
+                    seconds=lb.nodes / LINKBENCH_LOAD_IDS_PER_SEC + lb.duration,
+                    memory_cap=parse_size(w.memory_limit) if w.memory_limit else None, **where)
+    if isinstance(w, Crashes):
+        return Work(step.label, step.engine, w.num, RunSpec.key_size + RunSpec.value_size,
+                    seconds=w.cuts * (w.max_s + CRASH_OVERHEAD_S), **where)
+    raise errors.SpecError(f"{step.label}: no estimate for a {type(w).__name__}; add it to estimate.step_work")
 
 
-def _read_scalability(p, engines):
-    sweep = read_scalability_seed.read_scalability(engines, p["threads"], p["num"], p["reads"],
-                                                   cache_size=p.get("cache_size"), repeats=p["repeats"],
-                                                   store=None, name="read-scalability-estimate")
-    return [_spec_work(pt.label(), pt.spec) for pt in sweep.points()]
-
-
-def _readwhilewriting(p, engines):
-    works, db = [], "/nonexistent/kvlab-estimate"
-    for name in engines:
-        load = make_spec(name, "fillseq", num=p["num"], db=db, seed=1, interval=0)
-        works.append(_spec_work(f"{name} load", load, runner_tmp=False))
-        for n in p["readers"]:   # the writer overwrites loaded keys: the space factor covers what an LSM keeps
-            spec = make_spec(name, "readwhilewriting", num=p["num"], threads=n, duration=p["duration"], db=db,
-                             use_existing_db=True, writes_per_second=p["writes_per_second"], seed=1 + n)
-            works.append(_spec_work(f"{name} {n} readers", spec, runner_tmp=False))
-    return works
-
-
-def _dbbench_suite(p, engines):
-    works, db = [], "/nonexistent/kvlab-estimate"
-    value_size = p.get("value_size", _default(dbbench_suite.dbbench_suite, "value_size"))
-    compression = _default(dbbench_suite.dbbench_suite, "compression")
-    for name in engines:
-        comp = compression if compression in engine_registry.get(name).compressions else "none"
-        for test, workload, existing in dbbench_suite.STEPS:   # seed 002 ran from disk, not memory
-            spec = make_spec(name, workload, num=p["num"], reads=p["reads"],
-                             threads=p["threads"] if workload == "readrandom" else 1, value_size=value_size, db=db,
-                             use_existing_db=existing, seed=1, compression=comp, compression_ratio=0.5, interval=0)
-            works.append(_spec_work(f"{name} {test}", spec, in_memory=False, runner_tmp=False))
-    return works
-
-
-def _transactions(p, engines):
-    works = []
-    for name in engines:
-        for test in transactions.SEED003_METRIC:
-            if not engine_registry.get(name).ordered_scan and "range" in test:
-                continue
-            clients = min(PRESETS[test].run_defaults["clients"], p["max_clients"])
-            spec = make_spec(name, test, num=p["num"], duration=p["duration"], clients=clients, sync=True,
-                             cpus=p.get("cpus"), seed=1, interval=0)
-            works.append(_spec_work(f"{name} {test}", spec))
-    return works
-
-
-def _ycsb(p, engines):
-    works = []
-    for name in engines:
-        for w in "abcdef":
-            if w == "e" and not engine_registry.get(name).ordered_scan:
-                continue
-            spec = make_spec(name, f"ycsb-{w}", num=p["num"], reads=max(1, p["operations"] // p["clients"]),
-                             clients=p["clients"], seed=1, interval=0)
-            works.append(_spec_work(f"{name} ycsb-{w}", spec))
-    for rate in p["rates"]:   # the open-loop ladder: a paced run takes at least its ops / rate
-        reads = ycsb_seed.ladder_reads(rate, p["seconds"], p["clients"])
-        spec = make_spec(p["curve_engine"], "ycsb-c", num=p["num"], reads=reads, clients=p["clients"],
-                         target_rate=float(rate), seed=1, interval=0)
-        works.append(_spec_work(f"{p['curve_engine']} ycsb-c at {rate:,}/s", spec,
-                                seconds=reads * p["clients"] / rate))
-    return works
-
-
-def _linkbench(p, engines):
-    works = []
-    for maxid1, limit in ((p["maxid1"], None), (p["bounded_maxid1"], parse_size(p["memory_limit"]))):
-        lb = LinkBench(maxid1=maxid1, requesters=p["requesters"], intervals=p["intervals"],
-                       interval_seconds=p["interval_seconds"])
-        for name in engines:
-            works.append(Work(f"{name} LinkBench {lb.nodes:,} ids{' bounded' if limit else ''}", name, lb.nodes,
-                              LINKBENCH_BYTES_PER_ID, seconds=lb.nodes / LINKBENCH_LOAD_IDS_PER_SEC + lb.duration,
-                              memory_cap=limit, runner_tmp=False))
-    return works
-
-
-def _durability(p, engines):
-    kinds = 1 if forgetfs.unavailable_reason() else 2     # SIGKILL, and power cuts where FUSE is here
-    return [Work(f"{name} {d.name} crash test", name, p["num"], RunSpec.key_size + RunSpec.value_size,
-                 seconds=kinds * p["cuts"] * (p["max_s"] + CRASH_OVERHEAD_S))
-            for name in engines for d in DURABILITY[name]]
-
-
-# seed (the notebook's name after its number) -> the runs it makes, given its parameters and built engines
-PLANS = {"quickstart": _quickstart, "read_scalability": _read_scalability, "readwhilewriting": _readwhilewriting,
-         "dbbench_suite": _dbbench_suite, "transactions": _transactions, "ycsb": _ycsb, "linkbench": _linkbench,
-         "durability": _durability}
+def notebook_plan(name: str, scale: str) -> tuple:
+    """(parameters, the plan) of notebook `name` at `scale`: its seed module's notebook_plan on the built engines."""
+    seed = name.split("_", 1)[-1]
+    try:
+        module = importlib.import_module(f"{__package__}.seeds.{seed}") if seed.isidentifier() else None
+    except ModuleNotFoundError:
+        module = None
+    if not hasattr(module, "notebook_plan"):
+        raise errors.SpecError(f"notebook {name}: no plan; add notebook_plan to kvlab/lab/seeds/{seed}.py")
+    p = parameters(name, scale)
+    return p, module.notebook_plan(p, common.built(p["engines"]))
 
 
 def notebook_works(name: str, scale: str) -> tuple:
     """(parameters, the runs) of notebook `name` at `scale`."""
-    seed = name.split("_", 1)[-1]
-    if seed not in PLANS:
-        raise errors.SpecError(f"notebook {name}: no estimate plan; add one to kvlab/lab/estimate.py's PLANS")
-    p = parameters(name, scale)
-    return p, PLANS[seed](p, common.built(p["engines"]))
+    p, steps = notebook_plan(name, scale)
+    return p, [step_work(s) for s in steps]
 
 
 # --- from runs to a cost ----------------------------------------------------------------------------

@@ -529,7 +529,7 @@ def _handle_colour(h):
 
 
 def _engine_of(label: str):
-    from ..model import engines
+    from .. import engines
     token = re.split(r"[\s,:(]", label.strip().lower(), maxsplit=1)[0]
     return token if token in engines.listed() else None
 

@@ -11,8 +11,16 @@ one name the notebooks import, and re-exports them.
 from __future__ import annotations
 
 from .seeds.common import SCALES, built, published, resolve
-from .seeds.dbbench_suite import dbbench_suite, engine_ratio
-from .seeds.linkbench import SEED004_OPS, seed004, seed004_latency_table, seed004_ratios, seed004_sentences
+from .seeds.dbbench_suite import dbbench_suite, dbbench_timelines, engine_ratio
+from .seeds.durability import durability
+from .seeds.linkbench import (
+    SEED004_OPS,
+    linkbench_timeline,
+    seed004,
+    seed004_latency_table,
+    seed004_ratios,
+    seed004_sentences,
+)
 from .seeds.quickstart import native_loop, python_loop_baseline
 from .seeds.read_scalability import read_scalability, read_scalability_table, scaling_vs_published
 from .seeds.readwhilewriting import LOAD_COLUMNS, load_and_readwhilewriting, rocksdb_tuning_report
@@ -23,9 +31,11 @@ __all__ = [
     "SCALES", "resolve", "built", "published",
     "read_scalability", "read_scalability_table", "scaling_vs_published",                   # seed 000
     "LOAD_COLUMNS", "load_and_readwhilewriting", "rocksdb_tuning_report",                  # seed 001
-    "dbbench_suite", "engine_ratio",                                                       # seed 002
+    "dbbench_suite", "dbbench_timelines", "engine_ratio",                                  # seed 002
     "SEED003_METRIC", "seed003", "seed003_shape", "seed003_sentences",                     # seed 003
     "ycsb_suite", "latency_throughput",                                                    # YCSB
     "SEED004_OPS", "seed004", "seed004_latency_table", "seed004_ratios", "seed004_sentences",  # seed 004
+    "linkbench_timeline",
+    "durability",                                                                          # durability
     "native_loop", "python_loop_baseline",                                                 # quickstart
 ]

@@ -11,10 +11,10 @@ import html
 import io
 import os
 
+from .. import engines as engine_registry
 from .. import errors
 from ..execution import native
 from ..execution.progress import RunControl
-from ..model import engines as engine_registry
 from ..model import workloads
 from .display import ProgressWidget
 

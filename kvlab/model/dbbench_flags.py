@@ -92,29 +92,29 @@ FLAGS: dict[str, Flag] = {
     "use_direct_reads": Flag("ignored", _bool),
     "use_direct_io_for_flush_and_compaction": Flag("ignored", _bool),
     # RocksDB tuning, mapped onto RocksDB 7.8's options
-    "num_levels": Flag("rocksdb", _int, "num_levels"),
-    "max_write_buffer_number": Flag("rocksdb", _int, "max_write_buffer_number"),
-    "min_write_buffer_number_to_merge": Flag("rocksdb", _int, "min_write_buffer_number_to_merge"),
-    "level0_file_num_compaction_trigger": Flag("rocksdb", _int, "level0_file_num_compaction_trigger"),
-    "level0_slowdown_writes_trigger": Flag("rocksdb", _int, "level0_slowdown_writes_trigger"),
-    "level0_stop_writes_trigger": Flag("rocksdb", _int, "level0_stop_writes_trigger"),
-    "target_file_size_base": Flag("rocksdb", _int, "target_file_size_base"),
-    "target_file_size_multiplier": Flag("rocksdb", _int, "target_file_size_multiplier"),
-    "max_bytes_for_level_base": Flag("rocksdb", _int, "max_bytes_for_level_base"),
-    "max_bytes_for_level_multiplier": Flag("rocksdb", float, "max_bytes_for_level_multiplier"),
-    "max_background_compactions": Flag("rocksdb", _int, "max_background_compactions"),
-    "max_background_flushes": Flag("rocksdb", _int, "max_background_flushes"),
-    "max_background_jobs": Flag("rocksdb", _int, "max_background_jobs"),
-    "delete_obsolete_files_period_micros": Flag("rocksdb", _int, "delete_obsolete_files_period_micros"),
-    "disable_auto_compactions": Flag("rocksdb", _bool, "disable_auto_compactions"),
-    "mmap_read": Flag("rocksdb", _bool, "allow_mmap_reads"),
-    "mmap_write": Flag("rocksdb", _bool, "allow_mmap_writes"),
-    "bloom_locality": Flag("rocksdb", _int, "bloom_locality"),
-    "prefix_size": Flag("rocksdb", _int, "prefix_extractor"),
-    "memtablerep": Flag("rocksdb", str, "memtable"),
-    "use_plain_table": Flag("rocksdb", _bool, "table_factory"),
-    "cache_numshardbits": Flag("rocksdb", _int, "block_cache"),
-    "min_level_to_compress": Flag("rocksdb", _int, "compression_per_level"),
+    "num_levels": Flag("rocksdb-option", _int, "num_levels"),
+    "max_write_buffer_number": Flag("rocksdb-option", _int, "max_write_buffer_number"),
+    "min_write_buffer_number_to_merge": Flag("rocksdb-option", _int, "min_write_buffer_number_to_merge"),
+    "level0_file_num_compaction_trigger": Flag("rocksdb-option", _int, "level0_file_num_compaction_trigger"),
+    "level0_slowdown_writes_trigger": Flag("rocksdb-option", _int, "level0_slowdown_writes_trigger"),
+    "level0_stop_writes_trigger": Flag("rocksdb-option", _int, "level0_stop_writes_trigger"),
+    "target_file_size_base": Flag("rocksdb-option", _int, "target_file_size_base"),
+    "target_file_size_multiplier": Flag("rocksdb-option", _int, "target_file_size_multiplier"),
+    "max_bytes_for_level_base": Flag("rocksdb-option", _int, "max_bytes_for_level_base"),
+    "max_bytes_for_level_multiplier": Flag("rocksdb-option", float, "max_bytes_for_level_multiplier"),
+    "max_background_compactions": Flag("rocksdb-option", _int, "max_background_compactions"),
+    "max_background_flushes": Flag("rocksdb-option", _int, "max_background_flushes"),
+    "max_background_jobs": Flag("rocksdb-option", _int, "max_background_jobs"),
+    "delete_obsolete_files_period_micros": Flag("rocksdb-option", _int, "delete_obsolete_files_period_micros"),
+    "disable_auto_compactions": Flag("rocksdb-option", _bool, "disable_auto_compactions"),
+    "mmap_read": Flag("rocksdb-option", _bool, "allow_mmap_reads"),
+    "mmap_write": Flag("rocksdb-option", _bool, "allow_mmap_writes"),
+    "bloom_locality": Flag("rocksdb-option", _int, "bloom_locality"),
+    "prefix_size": Flag("rocksdb-option", _int, "prefix_extractor"),
+    "memtablerep": Flag("rocksdb-option", str, "memtable"),
+    "use_plain_table": Flag("rocksdb-option", _bool, "table_factory"),
+    "cache_numshardbits": Flag("rocksdb-option", _int, "block_cache"),
+    "min_level_to_compress": Flag("rocksdb-option", _int, "compression_per_level"),
     "max_grandparent_overlap_factor": Flag("gone", _int, note="removed in RocksDB 5"),
     "hard_rate_limit": Flag("gone", float, note="removed in RocksDB 5"),
     "soft_rate_limit": Flag("gone", float, note="removed in RocksDB 5"),
@@ -163,16 +163,16 @@ def parse_argv(argv) -> dict:
 def translate_rocksdb_flags(argv) -> RocksTranslation:
     """The RocksDB options string for db_bench flags (the tuning flags plus the
     table-level cache/block/bloom settings), used by dbbench and by rocksdb-tuned."""
-    return _rocksdb_options(parse_argv(argv) if not isinstance(argv, dict) else argv)
+    return rocksdb_options(parse_argv(argv) if not isinstance(argv, dict) else argv)
 
 
-def _rocksdb_options(flags: dict) -> RocksTranslation:
+def rocksdb_options(flags: dict) -> RocksTranslation:
     parts = []
     key_size = flags.get("key_size", 16)
     bloom = flags.get("bloom_bits", -1)
     for name, value in flags.items():
         f = FLAGS[name]
-        if f.kind != "rocksdb":
+        if f.kind != "rocksdb-option":
             continue
         if name == "prefix_size":
             if value > 0:

@@ -29,63 +29,21 @@ option of the run (RocksDB), never a way to open.
 """
 from __future__ import annotations
 
-import fnmatch
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
-from .. import errors
+from .. import engines, errors
+from ..engines.descriptor import AdapterFormat
 
 FORMAT_VERSION = 1
 
 
-@dataclass(frozen=True)
-class RecoveryLog:
-    files: str                 # glob of the log's files in the database directory
-    on_option: str             # appended to `options` to force the log on
-    on_pattern: str            # regex: options that switch the log on
-    off_pattern: str           # regex: options that switch it off
-
-    def on_for(self, settings: Mapping) -> bool:
-        """Whether the adapter opens with the log on for these settings (engine_wiredtiger.c wt_open)."""
-        opts = str(settings.get("options") or "")
-        if re.search(self.off_pattern, opts):
-            return False
-        return bool(settings.get("sync") and not settings.get("disable_wal")) or bool(re.search(self.on_pattern, opts))
-
-    def has_files(self, path: Path) -> bool:
-        try:
-            return any(fnmatch.fnmatch(p.name, self.files) for p in Path(path).iterdir())
-        except OSError:
-            return False
-
-
-@dataclass(frozen=True)
-class AdapterFormat:
-    fixed: tuple = ()
-    remembered: tuple = ()
-    log: RecoveryLog | None = None
-    recovers: bool = True      # False: no log, a database left open by a killed process cannot be reopened
-
-
-_WT_LOG = RecoveryLog(files="WiredTigerLog.*", on_option="log=(enabled=true)",
-                      on_pattern=r"(^|[,(])\s*log\s*=\s*\(\s*enabled\s*=\s*(true|1|on)\b",
-                      off_pattern=r"(^|[,(])\s*log\s*=\s*\(\s*enabled\s*=\s*(false|0|off)\b")
-_LSM_FILES = ("compression", "block_size", "bloom_bits", "write_buffer_size", "options")
-
-# Per adapter, or per configuration where its variant differs; every engine the registry builds has a row
-# (tests/test_engine_checklist.py), an empty AdapterFormat() where a reopen carries nothing over.
+# Per adapter, or per configuration where its variant differs: each engine's descriptor (kvlab/engines/<adapter>/)
+# writes its rules down, an empty AdapterFormat() where a reopen carries nothing over.
 FORMATS: dict[str, AdapterFormat] = {
-    "lmdb": AdapterFormat(remembered=("map_size",)),
-    "leveldb": AdapterFormat(remembered=_LSM_FILES),
-    "rocksdb": AdapterFormat(remembered=_LSM_FILES + ("table_options",)),
-    "wiredtiger": AdapterFormat(fixed=("compression", "block_size", "bloom_bits", "write_buffer_size",
-                                       "table_options"), log=_WT_LOG),
-    "bdb": AdapterFormat(),
-    # Concurrent Data Store: no log, and the dead process's lock stays in the environment's region files
-    "bdb-notxn": AdapterFormat(recovers=False),
-    "null": AdapterFormat(),
+    **{name: d.format for name, d in engines.DESCRIPTORS.items() if isinstance(d.format, AdapterFormat)},
+    **{c.name: c.format for d in engines.DESCRIPTORS.values() for c in d.configs if c.format is not None},
 }
 
 # a setting's value when not given, as the adapters read it, for comparisons
@@ -107,8 +65,8 @@ def rules(cfg) -> AdapterFormat:
     is refused rather than given none: "no rules" is a decision its row writes down (AdapterFormat())."""
     found = FORMATS.get(cfg.name) or FORMATS.get(cfg.adapter)
     if found is None:
-        raise LookupError(f"engine {cfg.name!r} has no reopen rules: add a row for it or its adapter "
-                          f"{cfg.adapter!r} to kvlab.model.dbformat.FORMATS (tests/test_engine_checklist.py)")
+        raise LookupError(f"engine {cfg.name!r} has no reopen rules: give its adapter {cfg.adapter!r} a format "
+                          f"in its descriptor, kvlab/engines/<adapter>/ (tests/test_engine_checklist.py)")
     return found
 
 

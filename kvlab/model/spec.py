@@ -11,19 +11,32 @@ import time
 from dataclasses import dataclass, field
 from typing import Mapping
 
-from .. import errors
-from . import engines, workloads
+from .. import engines, errors
+from . import workloads
 from .workloads.distributions import distribution as make_distribution
 from .workloads.mix import Mix, Op, Pacing, Template
 from .workloads.resolve import resolve
 
+# Key sizes: a key is its index's last key_size decimal digits (kv_gen.h's kv_make_key), one byte at least, and
+# the native loops keep each in a buffer of KV_KEY_MAX bytes (cython_ext/include/kv_gen.h).  The C header is
+# where the limit is; the model keeps this copy because it must check a spec without a build, and
+# tests/test_run_flags.py fails when it differs from the extension's (kvlab._native.KEY_MAX).
+MIN_KEY_SIZE = 1
 MAX_KEY_SIZE = 1024
 MAX_VALUE_SIZE = 64 << 20
 MAX_THREADS = 1024
-# engine settings with a flag of their own on `kvlab run` (the rest go through --set KEY=VALUE)
-CLI_SETTING_FLAGS = ("cache_size", "sync", "compression", "map_size", "options", "table_options")
-# run fields `kvlab run` does not take (the CLI decides them itself)
+WEEK_S = 7 * 24 * 3600
+# the run fields' ranges: RunSpec refuses a value outside them, and `kvlab run` as it parses its flags (RUN_FLAGS)
+RANGES = {
+    "num": (1, 10**15), "reads": (-1, 10**15), "threads": (1, MAX_THREADS), "key_size": (MIN_KEY_SIZE, MAX_KEY_SIZE),
+    "value_size": (1, MAX_VALUE_SIZE), "batch": (1, 1_000_000), "seek_nexts": (0, 1_000_000),
+    "seed": (0, 2**64 - 1), "repeat": (1, 1000), "duration": (0, WEEK_S), "warmup": (0, WEEK_S),
+    # db_bench accepts ratios above 1 (seed 002 passes 50): they mean incompressible, as 1 does
+    "compression_ratio": (0.01, 1000.0), "writes_per_second": (0, 1e12), "target_rate": (0, 1e9),
+    "interval": (0, 3600),
+}
 LOADS = ("batched", "bulk")   # RunSpec.load: how a load writes
+# run fields `kvlab run` has no flag for (the CLI decides them itself: --db keeps the database)
 CLI_FLAGLESS = ("keep_db", "auto_load", "engine_stats", "compression_ratio", "mixes")
 
 
@@ -86,11 +99,14 @@ class RunSpec:
         self._validate_mix_settings(mix_names)
         self._validate_counts()
         self._validate_warmup()
-        _int_range("repeat", self.repeat, 1, 1000)
+        _int_range("repeat", self.repeat, *RANGES["repeat"])
         # readmissing draws keys from [num, 2 num); every index must fit the key's digits
         if 2 * self.num > 10 ** self.key_size:
             raise errors.SpecError(f"num={self.num} does not fit {self.key_size}-byte decimal keys; "
                                    f"use key_size >= {len(str(2 * self.num))}")
+        if cfg.max_key_size is not None and self.key_size > cfg.max_key_size:
+            raise errors.SpecError(f"key_size={self.key_size} is longer than {self.engine} takes; allowed: "
+                                   f"{MIN_KEY_SIZE} to {cfg.max_key_size} on {self.engine}")
         self._validate_engine_settings(cfg)
         self._validate_load()
 
@@ -122,28 +138,19 @@ class RunSpec:
             make_distribution(self.distribution)
         if self.cpus is not None:
             cpu_set(self.cpus)
-        _number_range("target_rate", self.target_rate, 0, 1e9)
+        _number_range("target_rate", self.target_rate, *RANGES["target_rate"])
         if self.target_rate and not mix_names:
             raise errors.SpecError(f"target_rate={self.target_rate} applies to mixes only; allowed with a mix "
                                    "(ycsb-a, txn:..., a TOML or YCSB file); db_bench's readwhilewriting takes "
                                    "writes_per_second")
 
     def _validate_counts(self):
-        """The numeric run fields' ranges, from num to interval."""
-        _int_range("num", self.num, 1, 10**15)
-        if self.reads is not None:
-            _int_range("reads", self.reads, -1, 10**15)
-        _int_range("threads", self.threads, 1, MAX_THREADS)
-        _int_range("key_size", self.key_size, 8, MAX_KEY_SIZE)
-        _int_range("value_size", self.value_size, 1, MAX_VALUE_SIZE)
-        _int_range("batch", self.batch, 1, 1_000_000)
-        _int_range("seek_nexts", self.seek_nexts, 0, 1_000_000)
-        _int_range("seed", self.seed, 0, 2**64 - 1)
-        _number_range("duration", self.duration, 0, 7 * 24 * 3600)
-        # db_bench accepts ratios above 1 (seed 002 passes 50): they mean incompressible, as 1 does
-        _number_range("compression_ratio", self.compression_ratio, 0.01, 1000.0)
-        _number_range("writes_per_second", self.writes_per_second, 0, 1e12)
-        _number_range("interval", self.interval, 0, 3600)
+        """The numeric run fields' ranges (RANGES), from num to interval."""
+        for name in ("num", "reads", "threads", "key_size", "value_size", "batch", "seek_nexts", "seed"):
+            if name != "reads" or self.reads is not None:
+                _int_range(name, getattr(self, name), *RANGES[name])
+        for name in ("duration", "compression_ratio", "writes_per_second", "interval"):
+            _number_range(name, getattr(self, name), *RANGES[name])
         if 0 < self.interval < 0.05:
             raise errors.SpecError(f"interval={self.interval} is too short; allowed: 0 (off) or 0.05 to 3600 s")
 
@@ -173,7 +180,7 @@ class RunSpec:
             if not self.interval:
                 raise errors.SpecError("warmup='auto' finds the warm-up in the time series: it needs interval > 0")
         else:
-            _number_range("warmup", self.warmup, 0, 7 * 24 * 3600)
+            _number_range("warmup", self.warmup, *RANGES["warmup"])
         if self.warmup != "auto" and self.warmup and self.duration and self.warmup >= self.duration:
             raise errors.SpecError(f"warmup={self.warmup} must be shorter than duration={self.duration}")
 
@@ -233,22 +240,20 @@ class RunSpec:
         return f"kvlab.run({', '.join(args)})"
 
     def cli_command(self) -> str:
-        """The `kvlab run ...` command line that runs this spec."""
+        """The `kvlab run ...` command line that runs this spec: each field and engine setting by its flag
+        (RUN_FLAGS; a setting without one as --set KEY=VALUE), the fields at their default left out.  The
+        fields `kvlab run` has no flag for (CLI_FLAGLESS) are not written."""
         import shlex
-        parts = ["kvlab", "run", "--engine", self.engine, "--workload", ",".join(self.workloads)]
-        for k, v in self.changed_fields().items():
-            if k in CLI_FLAGLESS:
+        parts, changed = ["kvlab", "run"], self.changed_fields()
+        for f in RUN_FLAGS:
+            if f.alias or f.setting:
                 continue
-            flag = "--" + k.replace("_", "-")
-            if isinstance(v, bool):
-                parts += [flag] if v else []
-            else:
-                parts += [flag, str(v)]
+            if f.always or f.target in changed:
+                parts += f.words(getattr(self, f.target))
+        settings = {f.target: f for f in RUN_FLAGS if f.setting}
         for k, v in self.engine_settings.items():
-            if k in CLI_SETTING_FLAGS and not (isinstance(v, bool) and not v):
-                parts += ["--" + k.replace("_", "-")] + ([] if isinstance(v, bool) else [str(v)])
-            else:
-                parts += ["--set", f"{k}={v}"]
+            words = settings[k].words(v) if k in settings else []
+            parts += words or ["--set", f"{k}={v}"]   # a switch that is off has no flag of its own
         return " ".join(shlex.quote(p) for p in parts)
 
     def to_dict(self) -> dict:
@@ -274,6 +279,109 @@ class RunSpec:
         if "mixes" in args:
             args["mixes"] = mixes_from_dicts(args["mixes"])
         return cls(**args)
+
+
+@dataclass(frozen=True)
+class RunFlag:
+    """One `kvlab run` flag, the one place it is written: kvlab.cli.run makes the parser's option from it and
+    RunSpec.cli_command writes the flag for a spec, so that a command line `cli_command` writes parses back to
+    the same spec (tests/test_run_flags.py).
+
+    `name` is the flag's dest (`--value-size` is "value_size"); `field` the RunSpec field it gives (default the
+    name; with `setting`, an engine setting); `kind` how its value is typed: int or number (within RANGES of the
+    field, from `lo` where the flag takes less), bytes (1048576, 64M), text, names (a comma list), choice
+    (`choices`), warmup (seconds or auto), switch (on when given).  `alias`: another spelling of a field
+    (--clients, --txn), parsed, never written; `always`: written at the field's default too (--engine,
+    --workload); `shared`: every running command has it, and kvlab.cli.parsing.add_running_options makes it
+    (--db, --overwrite, --seed); `group`: its section of the help (None: above them)."""
+    name: str
+    kind: str
+    help: str = ""
+    metavar: str | None = None
+    group: str | None = None
+    field: str | None = None
+    setting: bool = False
+    alias: bool = False
+    always: bool = False
+    shared: bool = False
+    lo: float | None = None
+    choices: tuple = ()
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+    @property
+    def target(self) -> str:
+        """The RunSpec field (or engine setting) the flag gives."""
+        return self.field or self.name
+
+    @property
+    def bounds(self) -> tuple:
+        """(least, most) the flag takes: the field's RANGES, from `lo` where it is given."""
+        lo, hi = RANGES.get(self.target, (None, None))
+        return (lo if self.lo is None else self.lo), hi
+
+    def words(self, value) -> list:
+        """The words that give `value`: the flag alone for a switch that is on, none for one that is off, else
+        the flag and the value as text (a comma list for names), which the flag's kind parses back to it."""
+        if self.kind == "switch":
+            return [self.flag] if value else []
+        return [self.flag, ",".join(value) if self.kind == "names" else str(value)]
+
+
+_SHAPE, _LOADS, _MIXES, _MEASURE, _SETTINGS = ("size and shape", "loads", "mixes", "measurement", "engine settings")
+
+# `kvlab run`'s flags, in the order its help lists them
+RUN_FLAGS = (
+    RunFlag("engine", "text", "engine configuration (default lmdb); one of: {engines}", "NAME", always=True),
+    RunFlag("workload", "names", "a name or comma list, run in order (default fillseq,readrandom): db_bench's loops, "
+            "ycsb-a..f, seed 003's fdb-*, `kvlab workloads` lists them; or txn:SPEC / mako:SPEC; or a TOML mix "
+            "file; or a YCSB properties file", "WORKLOAD", field="workloads", always=True),
+    RunFlag("txn", "text", "a mako transaction spec as the workload, e.g. g9u1 (the same as --workload txn:SPEC)",
+            "SPEC", field="workloads", alias=True),
+    RunFlag("num", "int", "keys in the key space; write workloads write N keys in total (default 1,000,000, or a "
+            "mix's own record count)", "N", _SHAPE),
+    RunFlag("reads", "int", "reads per thread (default: num); for a mix, transactions per client", "N", _SHAPE, lo=1),
+    RunFlag("threads", "int", "worker threads (default 1)", "N", _SHAPE),
+    RunFlag("clients", "int", "a mix's clients, one thread each on an embedded engine (same as --threads)", "N",
+            _SHAPE, field="threads", alias=True),
+    RunFlag("duration", "number", "seconds; > 0 runs each phase by time instead of by count", "S", _SHAPE),
+    RunFlag("value_size", "int", "value size (default 100)", "BYTES", _SHAPE),
+    RunFlag("key_size", "int", f"key size, {MIN_KEY_SIZE} to {MAX_KEY_SIZE} (default 16: the key index, "
+            "zero-padded decimal)", "BYTES", _SHAPE),
+    RunFlag("batch", "int", "writes per batch/transaction (default 1); latency is then per batch; with --load bulk, "
+            "a fillseq's records per bulk chunk (default: about 256 MiB of them)", "K", _SHAPE),
+    RunFlag("seek_nexts", "int", "seekrandom: entries read after each seek (default 0)", "N", _SHAPE),
+    RunFlag("writes_per_second", "number", "readwhilewriting: the writer's rate (0: unlimited)", "RATE", _SHAPE),
+    RunFlag("load", "choice", "how a load (the load phase, a fillseq workload) writes: batched (puts in batches of "
+            "1000; the default, as the seeds loaded) or bulk (the engine's bulk path: LMDB MDB_APPEND, RocksDB SST "
+            "ingestion, WiredTiger's bulk cursor, BerkeleyDB bulk puts; keys in order, one thread)", group=_LOADS,
+            choices=LOADS),
+    RunFlag("resume", "switch", "continue an interrupted load in --db from the last record it committed, instead "
+            "of starting over; needs --db", group=_LOADS),
+    RunFlag("distribution", "text", "a mix's key distribution instead of its own: uniform, zipfian, zipfian-plain, "
+            "latest, hotspot, sequential, exponential", "NAME", _MIXES),
+    RunFlag("target_rate", "number", "run the mix in open loop at this many transactions/s in total (0: closed "
+            "loop)", "OPS_PER_SEC", _MIXES),
+    RunFlag("cpus", "text", "pin the run, engine threads included: 0, 0-1, 0,2", "LIST", _MEASURE),
+    RunFlag("interval", "number", "time-series interval in s (default 1; 0: off)", "S", _MEASURE),
+    RunFlag("warmup", "warmup", "seconds left out of each run phase's summary (default 0), or auto: the start-up "
+            "transient MSER-5 finds in the time series", "S|auto", _MEASURE),
+    RunFlag("repeat", "int", "trials (default 1); more add the median and a 95%% interval", "N", _MEASURE),
+    RunFlag("use_existing_db", "switch", "reopen the database in --db as it is (no load, no clearing); needs --db",
+            group=_MEASURE),
+    RunFlag("cache_size", "bytes", "block/page cache size", "BYTES", _SETTINGS, setting=True),
+    RunFlag("sync", "switch", "sync every write (or commit) to storage", group=_SETTINGS, setting=True),
+    RunFlag("compression", "text", "none, snappy, lz4, zstd (where the engine has it)", "NAME", _SETTINGS,
+            setting=True),
+    RunFlag("map_size", "bytes", "LMDB map size (default 64G, sparse)", "BYTES", _SETTINGS, setting=True),
+    RunFlag("options", "text", "the engine's own option string", "STRING", _SETTINGS, setting=True),
+    RunFlag("table_options", "text", "WiredTiger's table configuration", "STRING", _SETTINGS, setting=True),
+    RunFlag("db", "text", shared=True),
+    RunFlag("overwrite", "switch", shared=True),
+    RunFlag("seed", "int", shared=True),
+)
 
 
 def mixes_from_dicts(mixes) -> dict:

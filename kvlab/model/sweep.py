@@ -25,8 +25,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
-from .. import errors
-from . import engines, workloads
+from .. import engines, errors
+from . import workloads
 from .spec import RunSpec, make_spec
 from .workloads.distributions import distribution as make_distribution
 from .workloads.mix import Mix, Pacing

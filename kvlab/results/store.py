@@ -2,8 +2,10 @@
 
 Each stored run is appended in one transaction, so a process killed while
 writing loses at most the run in flight; every earlier row stays readable.
-The schema is versioned (table `kvlab_meta`); opening an older store migrates it
-in place, one step at a time, inside a transaction.  The full result record
+The tables are written once, as column tables (TABLES): each column's name, type and where its value
+comes from make the CREATE, the INSERT and the upgrade.  The schema is versioned (table `kvlab_meta`);
+opening an older store adds, inside one transaction, the tables and columns it lacks, each new column filled
+from the stored records.  The full result record
 (JSON, `kvlab.result/N`) is kept beside the queryable columns, and is upgraded
 on load (results.upgrade), so nothing a run measured is lost to the table layout.
 
@@ -26,117 +28,220 @@ import sys
 import tempfile
 import time
 import uuid
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Callable, Mapping
 
 from .. import _signals as signals
 from .. import errors
 from .result import BenchmarkResult, RunResult, _jsonable, load_json, write_json_atomic
 
+# A store made by an older kvlab has a lower version; opening it adds the columns and tables it lacks (each
+# new column filled from the stored records where the column says where its value sits in one).  A change to
+# TABLES raises STORE_VERSION by one, so that every older store is looked at again.
 STORE_VERSION = 8
-
-_V1 = """
-CREATE TABLE benchmarks (
-    id BIGINT PRIMARY KEY, run_id VARCHAR, stored_at TIMESTAMP DEFAULT current_timestamp,
-    engine VARCHAR, workload VARCHAR, phase VARCHAR, threads INTEGER, ops BIGINT, seconds DOUBLE,
-    ops_per_sec DOUBLE, micros_per_op DOUBLE, found BIGINT, seed UBIGINT, record JSON);
-CREATE SEQUENCE benchmark_ids START 1;
-"""
-
-# step n upgrades a store at version n to n+1
-_MIGRATIONS = {
-    # engine events per interval (kvlab.results.events: flushes, compactions, stalls, checkpoints, eviction as
-    # named fields), taken from each stored record's intervals
-    7: """
-ALTER TABLE intervals ADD COLUMN events JSON;
-UPDATE intervals SET events = json_extract(b.record, '$.intervals[' || intervals.interval || '].events')
-    FROM benchmarks b WHERE b.id = intervals.benchmark_id;
-""",
-    # amplification (kvlab.result/7): write (the process's bytes written / user bytes), read (device block reads
-    # per read op) and space (allocated / live bytes) per benchmark and per interval, taken from each record
-    6: """
-ALTER TABLE benchmarks ADD COLUMN write_amp DOUBLE;
-ALTER TABLE benchmarks ADD COLUMN read_amp DOUBLE;
-ALTER TABLE benchmarks ADD COLUMN space_amp DOUBLE;
-ALTER TABLE intervals ADD COLUMN write_amp DOUBLE;
-ALTER TABLE intervals ADD COLUMN read_amp DOUBLE;
-ALTER TABLE intervals ADD COLUMN space_amp DOUBLE;
-UPDATE benchmarks SET
-    write_amp = TRY_CAST(json_extract(record, '$.amplification.write_amp') AS DOUBLE),
-    read_amp = TRY_CAST(json_extract(record, '$.amplification.read_amp') AS DOUBLE),
-    space_amp = TRY_CAST(json_extract(record, '$.amplification.space_amp') AS DOUBLE);
-""",
-    # the machine's A/A spread (kvlab noise): per metric, the max-min range of N identical runs in % of their
-    # median, keyed by host, engine, workload, phase and threads; compare takes the latest as its noise floor
-    5: """
-CREATE TABLE noise (
-    measured_at TIMESTAMP DEFAULT current_timestamp, host VARCHAR, engine VARCHAR, workload VARCHAR, phase VARCHAR,
-    threads INTEGER, n INTEGER, method VARCHAR, ops_per_sec_pct DOUBLE, p50_us_pct DOUBLE, p99_us_pct DOUBLE,
-    p999_us_pct DOUBLE, cpu_us_per_op_pct DOUBLE, run_id VARCHAR, tags VARCHAR[], spec JSON, detail JSON);
-""",
-    # rows that tell runs apart at a glance (num, sizes, settings, latency unit, the user's tags), taken from
-    # each stored record; crash tests' reports beside the benchmarks
-    4: """
-ALTER TABLE benchmarks ADD COLUMN num BIGINT;
-ALTER TABLE benchmarks ADD COLUMN value_size BIGINT;
-ALTER TABLE benchmarks ADD COLUMN key_size INTEGER;
-ALTER TABLE benchmarks ADD COLUMN latency_unit VARCHAR;
-ALTER TABLE benchmarks ADD COLUMN engine_settings VARCHAR;
-ALTER TABLE benchmarks ADD COLUMN tags VARCHAR[];
-UPDATE benchmarks SET
-    num = TRY_CAST(json_extract(record, '$.params.num') AS BIGINT),
-    value_size = TRY_CAST(json_extract(record, '$.params.value_size') AS BIGINT),
-    key_size = TRY_CAST(json_extract(record, '$.params.key_size') AS INTEGER),
-    latency_unit = json_extract_string(record, '$.latency_unit'),
-    tags = [];
-CREATE TABLE crashtests (
-    run_id VARCHAR, stored_at TIMESTAMP DEFAULT current_timestamp, engine VARCHAR, sync BOOLEAN, kills INTEGER,
-    batch INTEGER, num BIGINT, seed UBIGINT, reopen_failures INTEGER, acked_txns BIGINT, acked_writes_lost BIGINT,
-    kills_with_loss INTEGER, torn_txns INTEGER, recovery_ms_p50 DOUBLE, recovery_ms_max DOUBLE, tags VARCHAR[],
-    record JSON);
-""",
-    # sweeps: each benchmark says which sweep point it measured; sweep_points holds one row per attempt
-    # that ended (done or failed), written in the same transaction as the point's benchmarks
-    3: """
-ALTER TABLE benchmarks ADD COLUMN sweep_id VARCHAR;
-ALTER TABLE benchmarks ADD COLUMN point_id VARCHAR;
-CREATE TABLE sweeps (sweep_id VARCHAR PRIMARY KEY, definition JSON, updated_at TIMESTAMP DEFAULT current_timestamp);
-CREATE TABLE sweep_points (
-    sweep_id VARCHAR, point_id VARCHAR, run_id VARCHAR, status VARCHAR, repeat INTEGER, axis_values JSON,
-    host VARCHAR, worker VARCHAR, started_at DOUBLE, ended_at DOUBLE, error VARCHAR,
-    recorded_at TIMESTAMP DEFAULT current_timestamp);
-""",
-    2: """
-ALTER TABLE benchmarks ADD COLUMN transactions BIGINT;
-ALTER TABLE benchmarks ADD COLUMN txn_per_sec DOUBLE;
-""",
-    1: """
-ALTER TABLE benchmarks ADD COLUMN trial INTEGER DEFAULT 0;
-ALTER TABLE benchmarks ADD COLUMN partial BOOLEAN DEFAULT false;
-ALTER TABLE benchmarks ADD COLUMN p50_us DOUBLE;
-ALTER TABLE benchmarks ADD COLUMN p99_us DOUBLE;
-ALTER TABLE benchmarks ADD COLUMN p999_us DOUBLE;
-ALTER TABLE benchmarks ADD COLUMN p9999_us DOUBLE;
-ALTER TABLE benchmarks ADD COLUMN max_us DOUBLE;
-ALTER TABLE benchmarks ADD COLUMN cpu_pct DOUBLE;
-ALTER TABLE benchmarks ADD COLUMN db_size_bytes BIGINT;
-ALTER TABLE benchmarks ADD COLUMN engine_library VARCHAR;
-ALTER TABLE benchmarks ADD COLUMN git_commit VARCHAR;
-CREATE TABLE intervals (
-    benchmark_id BIGINT, interval INTEGER, side VARCHAR, op VARCHAR, t_start_s DOUBLE, t_end_s DOUBLE,
-    ops BIGINT, ops_per_sec DOUBLE, p50_us DOUBLE, p99_us DOUBLE, p999_us DOUBLE, max_us DOUBLE,
-    cpu_pct DOUBLE, io_read_bytes BIGINT, io_write_bytes BIGINT);
-UPDATE benchmarks SET
-    p50_us = TRY_CAST(json_extract(record, '$.latency_us.p50') AS DOUBLE),
-    p99_us = TRY_CAST(json_extract(record, '$.latency_us.p99') AS DOUBLE),
-    p999_us = TRY_CAST(json_extract(record, '$.latency_us.p999') AS DOUBLE),
-    p9999_us = TRY_CAST(json_extract(record, '$.latency_us.p9999') AS DOUBLE),
-    max_us = TRY_CAST(json_extract(record, '$.latency_us.max') AS DOUBLE);
-""",
-}
-
 
 # the metrics kvlab noise measures a spread for (kvlab.compare's names)
 NOISE_METRICS = ("ops_per_sec", "p50_us", "p99_us", "p999_us", "cpu_us_per_op")
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column of a store table: its name, its DuckDB type (with the DEFAULT a row gets where nothing is
+    written), and where its value comes from: `path`, a dotted place in the row's source (a benchmark's
+    record, an interval of it, a crash test's report, ...; `{side}` and `{op}` stand for an interval row's
+    side and op), which the INSERT reads and an upgrade fills the new column from, in each stored record; or
+    `read`, a function of the row's source and context (the run id, the sweep point, ...); or `sql`, an
+    expression the INSERT writes (current_timestamp).  None of them: the column takes its DEFAULT."""
+    name: str
+    type: str
+    path: str | None = None
+    read: Callable[[Mapping, Mapping], object] | None = None
+    sql: str | None = None
+
+    def value(self, source: Mapping, context: Mapping):
+        """What the INSERT writes for one row: JSON as text, a list as a list."""
+        v: Any
+        if self.read is not None:
+            v = self.read(source, context)
+        else:
+            v = source
+            for part in (self.path or "").split("."):
+                v = v.get(part.format(**context)) if isinstance(v, Mapping) else None
+        if self.type.startswith("JSON"):
+            return None if v is None else json.dumps(v, default=_jsonable)
+        if "[]" in self.type:
+            return list(v or ())
+        return v
+
+    @property
+    def written(self) -> bool:
+        return self.path is not None or self.read is not None or self.sql is not None
+
+
+@dataclass(frozen=True)
+class Table:
+    """A store table: its columns in order; `record`, the JSON an upgrade fills a new column from (its `path`
+    read there: the row's own record, or for an interval its benchmark's record at that interval), with
+    `join` for the UPDATE; None where rows keep no record."""
+    name: str
+    columns: tuple
+    record: str | None = None
+    join: str = ""
+
+    def create(self) -> str:
+        return f"CREATE TABLE {self.name} ({', '.join(f'{c.name} {c.type}' for c in self.columns)})"
+
+    def insert(self, replace: bool = False) -> str:
+        cols = [c for c in self.columns if c.written]
+        return (f"INSERT {'OR REPLACE ' if replace else ''}INTO {self.name} ({', '.join(c.name for c in cols)}) "
+                f"VALUES ({', '.join(c.sql or '?' for c in cols)})")
+
+    def values(self, source: Mapping, **context) -> list:
+        """The INSERT's parameters for one row."""
+        return [c.value(source, context) for c in self.columns if c.written and c.sql is None]
+
+    def fill(self, column: Column) -> str | None:
+        """The UPDATE that gives an added column the value each stored record holds at its path (its DEFAULT
+        where the record has none), or None where there is nothing to fill it from."""
+        if self.record is None or column.path is None:
+            return None
+        where = " || ".join(self._json_path(column.path))
+        kind = column.type.split(" DEFAULT")[0].split(" PRIMARY")[0]
+        got = (f"json_extract_string({self.record}, {where})" if kind == "VARCHAR" else
+               f"NULLIF(json_extract({self.record}, {where}), 'null')" if kind == "JSON" else
+               f"TRY_CAST(json_extract({self.record}, {where}) AS {kind})")
+        return f"UPDATE {self.name} SET {column.name} = COALESCE({got}, {self.name}.{column.name}) {self.join}"
+
+    def _json_path(self, path: str) -> list:
+        out = ["'$'"] if self.name != "intervals" else ["'$.intervals[' || intervals.interval || ']'"]
+        for part in path.split("."):   # each key quoted; {side}, {op}: the row's own
+            out.append(f"'.\"' || {self.name}.{part[1:-1]} || '\"'" if part.startswith("{") else f"'.\"{part}\"'")
+        return out
+
+
+def _context(key: str) -> Callable:
+    return lambda source, context: context.get(key)
+
+
+def _point(key: str) -> Callable:
+    return lambda source, context: (context.get("point") or {}).get(key)
+
+
+def _engine_settings(record, context) -> str:
+    """A benchmark's engine settings as given (k=v,k=v), for a column a reader can scan."""
+    spec = (record.get("provenance") or {}).get("spec") or {}
+    return ",".join(f"{k}={v}" for k, v in (spec.get("engine_settings") or {}).items())
+
+
+def _percentiles(prefix: str, names=("p50", "p99", "p999", "p9999", "max")) -> tuple:
+    return tuple(Column(f"{n}_us", "DOUBLE", f"{prefix}.{n}") for n in names)
+
+
+# write (the process's bytes written / user bytes), read (device block reads per read op) and space (allocated /
+# live bytes) amplification, of a benchmark and of each interval (kvlab.result/7)
+_AMPLIFICATION = tuple(Column(n, "DOUBLE", f"amplification.{n}") for n in ("write_amp", "read_amp", "space_amp"))
+
+# One row per benchmark, from its record (BenchmarkResult.to_dict); kept whole in `record`
+BENCHMARKS = Table("benchmarks", (
+    Column("id", "BIGINT PRIMARY KEY", read=_context("id")),
+    Column("run_id", "VARCHAR", read=_context("run_id")),
+    Column("stored_at", "TIMESTAMP DEFAULT current_timestamp"),
+    *(Column(n, t, n) for n, t in (("engine", "VARCHAR"), ("workload", "VARCHAR"), ("phase", "VARCHAR"),
+                                   ("threads", "INTEGER"), ("ops", "BIGINT"), ("seconds", "DOUBLE"),
+                                   ("ops_per_sec", "DOUBLE"), ("micros_per_op", "DOUBLE"), ("found", "BIGINT"),
+                                   ("seed", "UBIGINT"))),
+    Column("record", "JSON", read=lambda record, context: record),
+    Column("trial", "INTEGER DEFAULT 0", "trial"),
+    Column("partial", "BOOLEAN DEFAULT false", "partial"),
+    *_percentiles("latency_us"),
+    Column("cpu_pct", "DOUBLE", "accounting.cpu_pct"),
+    Column("db_size_bytes", "BIGINT", "accounting.db_size_bytes"),
+    Column("engine_library", "VARCHAR", "versions.engine_library"),
+    Column("git_commit", "VARCHAR", "versions.git_commit"),
+    Column("transactions", "BIGINT", "mix.transactions"),
+    Column("txn_per_sec", "DOUBLE", "mix.txn_per_sec"),
+    Column("sweep_id", "VARCHAR", read=_point("sweep_id")),
+    Column("point_id", "VARCHAR", read=_point("point_id")),
+    Column("num", "BIGINT", "params.num"),
+    Column("value_size", "BIGINT", "params.value_size"),
+    Column("key_size", "INTEGER", "params.key_size"),
+    Column("latency_unit", "VARCHAR", "latency_unit"),
+    Column("engine_settings", "VARCHAR", read=_engine_settings),
+    Column("tags", "VARCHAR[] DEFAULT []", "tags"),
+    *_AMPLIFICATION,
+), record="record")
+
+# One row per interval, side (workers, writer) and op of a benchmark's time series, from the interval's record
+INTERVALS = Table("intervals", (
+    Column("benchmark_id", "BIGINT", read=_context("benchmark_id")),
+    Column("interval", "INTEGER", read=_context("interval")),
+    Column("side", "VARCHAR", read=_context("side")),
+    Column("op", "VARCHAR", read=_context("op")),
+    Column("t_start_s", "DOUBLE", "t_start_s"),
+    Column("t_end_s", "DOUBLE", "t_end_s"),
+    Column("ops", "BIGINT", "{side}.ops.{op}"),
+    Column("ops_per_sec", "DOUBLE", "{side}.ops_per_sec.{op}"),
+    *_percentiles("{side}.latency_us.{op}", ("p50", "p99", "p999", "max")),
+    Column("cpu_pct", "DOUBLE", "cpu_pct"),
+    Column("io_read_bytes", "BIGINT", "io_read_bytes"),
+    Column("io_write_bytes", "BIGINT", "io_write_bytes"),
+    *_AMPLIFICATION,
+    Column("events", "JSON", "events"),   # kvlab.results.events: flushes, compactions, stalls, ... as named fields
+), record="b.record", join="FROM benchmarks b WHERE b.id = intervals.benchmark_id")
+
+# A sweep's latest definition, and one row per sweep point attempt that ended (done or failed), written in
+# the same transaction as the point's benchmarks
+SWEEPS = Table("sweeps", (
+    Column("sweep_id", "VARCHAR PRIMARY KEY", "sweep_id"),
+    Column("definition", "JSON", "definition"),
+    Column("updated_at", "TIMESTAMP DEFAULT current_timestamp", sql="current_timestamp"),
+))
+SWEEP_POINTS = Table("sweep_points", (
+    Column("sweep_id", "VARCHAR", "sweep_id"),
+    Column("point_id", "VARCHAR", "point_id"),
+    Column("run_id", "VARCHAR", read=_context("run_id")),
+    Column("status", "VARCHAR", read=_context("status")),
+    Column("repeat", "INTEGER", "repeat"),
+    Column("axis_values", "JSON", read=lambda point, context: point.get("values") or {}),
+    *(Column(n, t, n) for n, t in (("host", "VARCHAR"), ("worker", "VARCHAR"), ("started_at", "DOUBLE"),
+                                   ("ended_at", "DOUBLE"), ("error", "VARCHAR"))),
+    Column("recorded_at", "TIMESTAMP DEFAULT current_timestamp"),
+))
+
+# A crash test's report (CrashReport.to_dict: its summary and every kill), kept whole in `record`
+CRASHTESTS = Table("crashtests", (
+    Column("run_id", "VARCHAR", read=_context("run_id")),
+    Column("stored_at", "TIMESTAMP DEFAULT current_timestamp"),
+    Column("engine", "VARCHAR", "summary.engine"),
+    Column("sync", "BOOLEAN", "summary.sync"),
+    Column("kills", "INTEGER", "summary.kills"),
+    Column("batch", "INTEGER", "batch"),
+    Column("num", "BIGINT", "num"),
+    Column("seed", "UBIGINT", "seed"),
+    *(Column(n, t, f"summary.{n}") for n, t in (
+        ("reopen_failures", "INTEGER"), ("acked_txns", "BIGINT"), ("acked_writes_lost", "BIGINT"),
+        ("kills_with_loss", "INTEGER"), ("torn_txns", "INTEGER"), ("recovery_ms_p50", "DOUBLE"),
+        ("recovery_ms_max", "DOUBLE"))),
+    Column("tags", "VARCHAR[]", read=_context("tags")),
+    Column("record", "JSON", read=lambda report, context: report),
+), record="record")
+
+# The machine's A/A spread (kvlab noise): per metric, the max-min range of N identical runs in % of their median,
+# keyed by host, engine, workload, phase and threads; compare takes the latest as its noise floor
+NOISE = Table("noise", (
+    Column("measured_at", "TIMESTAMP DEFAULT current_timestamp"),
+    *(Column(n, t, n) for n, t in (("host", "VARCHAR"), ("engine", "VARCHAR"), ("workload", "VARCHAR"),
+                                   ("phase", "VARCHAR"), ("threads", "INTEGER"), ("n", "INTEGER"),
+                                   ("method", "VARCHAR"))),
+    *(Column(f"{m}_pct", "DOUBLE", f"{m}_pct") for m in NOISE_METRICS),
+    Column("run_id", "VARCHAR", "run_id"),
+    Column("tags", "VARCHAR[]", "tags"),
+    Column("spec", "JSON", "spec"),
+    Column("detail", "JSON", "detail"),
+))
+
+TABLES = (BENCHMARKS, INTERVALS, SWEEPS, SWEEP_POINTS, CRASHTESTS, NOISE)
 
 
 STORE_NAME = "kvlab.duckdb"
@@ -262,6 +367,8 @@ class Store:
         return None if "benchmarks" not in tables else 1
 
     def _migrate(self, con):
+        """Bring a store from an older kvlab (or none: a new file) to STORE_VERSION in one transaction: the
+        tables it lacks made, the columns it lacks added and filled from its records (Table.fill)."""
         v = self.version(con)
         if v == STORE_VERSION:
             return
@@ -269,12 +376,21 @@ class Store:
             raise errors.ResultsError(f"{self.path} has store version {v}; this kvlab knows up to {STORE_VERSION}")
         con.execute("BEGIN TRANSACTION")
         try:
-            if v is None:
-                con.execute(_V1)
-                v = 1
-            while v < STORE_VERSION:
-                con.execute(_MIGRATIONS[v])
-                v += 1
+            have = {}   # table -> its columns
+            for table, column in con.execute("SELECT table_name, column_name FROM information_schema.columns "
+                                             "WHERE table_schema = 'main'").fetchall():
+                have.setdefault(table, set()).add(column)
+            con.execute("CREATE SEQUENCE IF NOT EXISTS benchmark_ids START 1")
+            for table in TABLES:
+                if table.name not in have:
+                    con.execute(table.create())
+                    continue
+                for column in table.columns:
+                    if column.name not in have[table.name]:
+                        con.execute(f"ALTER TABLE {table.name} ADD COLUMN {column.name} {column.type}")
+                        fill = table.fill(column)
+                        if fill:
+                            con.execute(fill)
             con.execute("CREATE TABLE IF NOT EXISTS kvlab_meta (key VARCHAR PRIMARY KEY, value VARCHAR)")
             con.execute("INSERT OR REPLACE INTO kvlab_meta VALUES ('version', ?)", [str(STORE_VERSION)])
             con.execute("COMMIT")
@@ -303,44 +419,16 @@ class Store:
         con = self._connect()
         try:
             con.execute("BEGIN TRANSACTION")
+            add_benchmark, add_interval = BENCHMARKS.insert(), INTERVALS.insert()
             for b in benchmarks:
                 d = b.to_dict()
-                acct = b.accounting or {}
-                amp = b.amplification or {}
                 bid = con.execute("SELECT nextval('benchmark_ids')").fetchone()[0]
-                lat = b.latency_us
-                con.execute(
-                    "INSERT INTO benchmarks (id, run_id, engine, workload, phase, threads, ops, seconds, ops_per_sec, "
-                    "micros_per_op, found, seed, record, trial, partial, p50_us, p99_us, p999_us, p9999_us, max_us, "
-                    "cpu_pct, db_size_bytes, engine_library, git_commit, transactions, txn_per_sec, sweep_id, "
-                    "point_id, num, value_size, key_size, latency_unit, engine_settings, tags, write_amp, read_amp, "
-                    "space_amp) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-                    "?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    [bid, run_id, b.engine, b.workload, b.phase, b.threads, b.ops, b.seconds, b.ops_per_sec,
-                     b.micros_per_op, b.found, b.seed, json.dumps(d, default=_jsonable), b.trial, b.partial,
-                     lat.get("p50"), lat.get("p99"), lat.get("p999"), lat.get("p9999"), lat.get("max"),
-                     acct.get("cpu_pct"), acct.get("db_size_bytes"), b.versions.get("engine_library"),
-                     b.versions.get("git_commit"), (b.mix or {}).get("transactions"), (b.mix or {}).get("txn_per_sec"),
-                     (point or {}).get("sweep_id"), (point or {}).get("point_id"), b.params.get("num"),
-                     b.params.get("value_size"), b.params.get("key_size"), b.latency_unit, settings_text(b),
-                     list(b.tags), amp.get("write_amp"), amp.get("read_amp"), amp.get("space_amp")])
-                for i, iv in enumerate(b.intervals):
-                    iamp = iv.get("amplification") or {}
-                    events = json.dumps(iv["events"], default=_jsonable) if iv.get("events") is not None else None
+                con.execute(add_benchmark, BENCHMARKS.values(d, id=bid, run_id=run_id, point=point))
+                for i, iv in enumerate(d["intervals"]):
                     for side in ("workers", "writer"):
-                        for op, n in iv.get(side, {}).get("ops", {}).items():
-                            l = iv[side]["latency_us"].get(op, {})
-                            con.execute(
-                                "INSERT INTO intervals (benchmark_id, interval, side, op, t_start_s, t_end_s, ops, "
-                                "ops_per_sec, p50_us, p99_us, p999_us, max_us, cpu_pct, io_read_bytes, io_write_bytes, "
-                                "write_amp, read_amp, space_amp, events) "
-                                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                                [bid, i, side, op, iv["t_start_s"], iv["t_end_s"], n,
-                                 iv[side]["ops_per_sec"][op], l.get("p50"), l.get("p99"), l.get("p999"),
-                                 l.get("max"), iv.get("cpu_pct"), iv.get("io_read_bytes"),
-                                 iv.get("io_write_bytes"), iamp.get("write_amp"), iamp.get("read_amp"),
-                                 iamp.get("space_amp"), events])
+                        for op in iv.get(side, {}).get("ops", {}):
+                            con.execute(add_interval, INTERVALS.values(iv, benchmark_id=bid, interval=i, side=side,
+                                                                       op=op))
             if point is not None:
                 _insert_point(con, point, "done", run_id)
             con.execute("COMMIT")
@@ -366,8 +454,7 @@ class Store:
         """Remember the latest definition a sweep ran with."""
         con = self._connect()
         try:
-            con.execute("INSERT OR REPLACE INTO sweeps (sweep_id, definition, updated_at) "
-                        "VALUES (?, ?, current_timestamp)", [sweep_id, json.dumps(definition, default=_jsonable)])
+            con.execute(SWEEPS.insert(replace=True), SWEEPS.values({"sweep_id": sweep_id, "definition": definition}))
         finally:
             con.close()
 
@@ -393,17 +480,9 @@ class Store:
     def append_crashtest(self, report: dict, tags=(), run_id: str | None = None) -> str:
         """Store a crash test's report (CrashReport.to_dict: its summary and every kill) in one statement."""
         run_id = run_id or uuid.uuid4().hex[:12]
-        s = report["summary"]
         con = self._connect()
         try:
-            con.execute(
-                "INSERT INTO crashtests (run_id, engine, sync, kills, batch, num, seed, reopen_failures, acked_txns, "
-                "acked_writes_lost, kills_with_loss, torn_txns, recovery_ms_p50, recovery_ms_max, tags, record) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [run_id, s["engine"], s["sync"], s["kills"], report.get("batch"), report.get("num"),
-                 report.get("seed"), s["reopen_failures"], s["acked_txns"], s["acked_writes_lost"],
-                 s["kills_with_loss"], s["torn_txns"], s["recovery_ms_p50"], s["recovery_ms_max"], list(tags),
-                 json.dumps(report, default=_jsonable)])
+            con.execute(CRASHTESTS.insert(), CRASHTESTS.values(report, run_id=run_id, tags=tags))
         except _duckdb().Error as exc:
             raise errors.ResultsError(f"{self.path}: the crash test could not be stored ({exc})") from None
         finally:
@@ -414,18 +493,9 @@ class Store:
         """Store one A/A spread (kvlab noise): host, engine, workload, phase, threads, n, method, the metrics'
         spreads in % (NOISE_METRICS, each `<metric>_pct`), run_id, tags, spec and detail (dicts), in one
         statement."""
-        columns = ["host", "engine", "workload", "phase", "threads", "n", "method",
-                   *(f"{m}_pct" for m in NOISE_METRICS), "run_id", "tags", "spec", "detail"]
-        values = [row.get(c) for c in columns]
-        for i, c in enumerate(columns):
-            if c in ("spec", "detail"):
-                values[i] = json.dumps(values[i], default=_jsonable)
-            elif c == "tags":
-                values[i] = list(values[i] or ())
         con = self._connect()
         try:
-            con.execute(f"INSERT INTO noise ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
-                        _utf8(values))
+            con.execute(NOISE.insert(), _utf8(NOISE.values(row)))
         except _duckdb().Error as exc:
             raise errors.ResultsError(f"{self.path}: the noise floor could not be stored ({exc})") from None
         finally:
@@ -618,18 +688,12 @@ def rescue_json(data, name: str, near: Path | None = None) -> Path:
 
 
 def _insert_point(con, point: dict, status: str, run_id):
-    con.execute(
-        "INSERT INTO sweep_points (sweep_id, point_id, run_id, status, repeat, axis_values, host, worker, started_at, "
-        "ended_at, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [point["sweep_id"], point["point_id"], run_id, status, point.get("repeat"),
-         json.dumps(point.get("values") or {}, default=_jsonable), point.get("host"), point.get("worker"),
-         point.get("started_at"), point.get("ended_at"), point.get("error")])
+    con.execute(SWEEP_POINTS.insert(), SWEEP_POINTS.values(point, status=status, run_id=run_id))
 
 
 def settings_text(b) -> str:
     """A benchmark's engine settings as given (k=v,k=v), for a column a reader can scan."""
-    spec = (b.provenance or {}).get("spec") or {}
-    return ",".join(f"{k}={v}" for k, v in (spec.get("engine_settings") or {}).items())
+    return _engine_settings({"provenance": b.provenance}, {})
 
 
 def _utf8(args) -> list:

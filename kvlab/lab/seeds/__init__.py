@@ -8,6 +8,12 @@ call and re-exports them all.
     transactions.py      seed 003: FoundationDB's transaction tests on the embedded engines (notebook 04)
     ycsb.py              YCSB A-F and the open-loop latency-throughput curve (notebook 05)
     linkbench.py         seed 004: LinkBench, cached and larger than RAM (notebook 06)
+    durability.py        every engine's durability settings crashed by SIGKILL and power cuts (notebook 07)
     quickstart.py        the native loop beside the Python-binding baseline (notebook 00)
     bindings.py          the Python bindings, one small adapter class each, and their registry
+    plan.py              a notebook's runs as data (Step): the experiments walk them, the estimate costs them
+
+Each seed module's experiments are made from plans: `<experiment>_plan(...)` returns its Steps before anything
+runs, `<experiment>(...)` runs them; `notebook_plan(p, engines)` is its notebook's whole plan, which
+kvlab.lab.estimate costs.
 """

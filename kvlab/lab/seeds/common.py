@@ -6,8 +6,8 @@ import shutil
 import tempfile
 
 from ... import _resources
+from ... import engines as engine_registry
 from ...execution import native
-from ...model import engines as engine_registry
 
 # Per notebook: the scale presets.  "full" is the seed's own scale; "large" the largest this project's 2-core VM runs
 # in an evening (10M keys where the seed had 10M-100M, minutes where it had an hour), where full takes hours.
@@ -55,6 +55,12 @@ SCALES = {
                      bounded_maxid1=30_000_001, timeline_intervals=120, timeline_interval_seconds=1.0),
         "large": dict(maxid1=1_000_001, requesters=12, intervals=6, interval_seconds=30.0, memory_limit="1G",
                       bounded_maxid1=2_000_001, timeline_intervals=60, timeline_interval_seconds=1.0),
+    },
+    "durability": {   # full: 100 cuts per setting and every loss model (benchmarks/powerloss_campaign.py)
+        "smoke": dict(cuts=1, num=2_000, max_s=0.2, engines=["lmdb", "leveldb"]),
+        "default": dict(cuts=10, num=10_000, max_s=0.8),
+        "full": dict(cuts=100, num=10_000, max_s=0.8),
+        "large": dict(cuts=30, num=10_000, max_s=0.8),
     },
     "quickstart": {
         "smoke": dict(num=5_000),

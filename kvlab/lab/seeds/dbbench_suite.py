@@ -4,37 +4,68 @@ from __future__ import annotations
 
 import shutil
 
-from ...model import engines as engine_registry
-from ..api import run
+from ... import engines as engine_registry
 from .common import tmpdb
+from .plan import Step, by_engine, execute
 
 # (the seed's test name, the workload run, whether it runs on the database the step before left)
 STEPS = (("fillseq", "fillseq", False), ("fillrandom", "fillrandom", False), ("compact", "compact", True),
          ("overwrite", "overwrite", True), ("readrandom", "readrandom", True))
 
 
+def dbbench_suite_plan(engines, num, reads, threads, value_size=800, compression="snappy", seed=1) -> list:
+    """Per engine, in one database, from disk as seed 002 ran: STEPS, with the engine's compression where it
+    has it (else none)."""
+    steps = []
+    for name in engines:
+        comp = compression if compression in engine_registry.get(name).compressions else "none"
+        for test, workload, existing in STEPS:
+            steps.append(Step(name, test, dict(
+                workload=workload, num=num, reads=reads, threads=threads if workload == "readrandom" else 1,
+                value_size=value_size, use_existing_db=existing, seed=seed, compression=comp, compression_ratio=0.5,
+                interval=0), seed_db=True, in_memory=False))
+    return steps
+
+
 def dbbench_suite(engines, num, reads, threads, value_size=800, compression="snappy", seed=1):
     """fillseq; fillrandom then compact; overwrite; readrandom, per engine, as seed 002 ran them."""
     import pandas as pd
     rows, results = [], []
-    for name in engines:
+    for _, steps in by_engine(dbbench_suite_plan(engines, num, reads, threads, value_size, compression, seed)):
         db = tmpdb()
         try:
-            comp = compression if compression in engine_registry.get(name).compressions else "none"
-            for test, workload, existing in STEPS:
-                r = run(name, workload, num=num, reads=reads, threads=threads if workload == "readrandom" else 1,
-                        value_size=value_size, db=db, use_existing_db=existing, seed=seed, compression=comp,
-                        compression_ratio=0.5, interval=0)
-                b = r.by_workload(workload)
+            for step in steps:
+                b = execute(step, db).by_workload(step.run["workload"])
                 results.append(b)
                 lat = b.latency_us
-                rows.append({"engine": name, "benchmark": test, "ops_per_sec": b.ops_per_sec,
+                rows.append({"engine": step.engine, "benchmark": step.name, "ops_per_sec": b.ops_per_sec,
                              "micros_per_op": b.micros_per_op, "mb_per_sec": b.mb_per_sec, "p99_us": lat["p99"],
                              "p9999_us": lat["p9999"], "max_us": lat["max"],
-                             "db_size_gb": (b.accounting["db_size_bytes"] or 0) / 1e9, "compression": comp})
+                             "db_size_gb": (b.accounting["db_size_bytes"] or 0) / 1e9,
+                             "compression": step.run["compression"]})
         finally:
             shutil.rmtree(db, ignore_errors=True)
     return pd.DataFrame(rows), results
+
+
+def dbbench_timelines_plan(engines, num, value_size, interval, seed=1) -> list:
+    """Per engine: fillrandom then overwrite of `num` keys, sampled every `interval` s (the notebook's
+    timelines: flushes and compactions over time)."""
+    return [Step(name, "timeline", dict(workload="fillrandom,overwrite", num=num, value_size=value_size, seed=seed,
+                                        interval=interval, compression_ratio=0.5), in_memory=False)
+            for name in engines]
+
+
+def dbbench_timelines(engines, num, value_size, interval, seed=1):
+    """(engine, its timeline run) as each ends (dbbench_timelines_plan)."""
+    for step in dbbench_timelines_plan(engines, num, value_size, interval, seed):
+        yield step.engine, execute(step)
+
+
+def notebook_plan(p, engines) -> list:
+    """Notebook 03_dbbench_suite's runs: the suite, then the timelines."""
+    return (dbbench_suite_plan(engines, p["num"], p["reads"], p["threads"], value_size=p["value_size"])
+            + dbbench_timelines_plan(engines, p["timeline_num"], p["value_size"], p["timeline_interval"]))
 
 
 def engine_ratio(df, value="ops_per_sec", by="benchmark", base=None):

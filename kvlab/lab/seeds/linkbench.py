@@ -3,10 +3,33 @@ claims as ratios between RocksDB and WiredTiger (notebook 06_linkbench)."""
 from __future__ import annotations
 
 import shutil
+from dataclasses import dataclass, field
+from typing import Mapping
 
+from ...model.workloads.linkbench import LinkBench
 from .common import tmpdb
+from .plan import Step
 
 SEED004_OPS = ("add_link", "update_link", "get_links_list")
+
+
+@dataclass(frozen=True)
+class LinkBenchRun:
+    """LinkBench on one engine with `config`: its load, then its requests in a memory cgroup of `memory_limit`
+    where one is given (seed004); or, with `settings`, both phases in one call with those engine settings (the
+    timeline)."""
+    config: LinkBench
+    memory_limit: str | None = None
+    settings: Mapping = field(default_factory=dict)
+
+
+def seed004_plan(engines, maxid1, requesters, intervals, interval_seconds, memory_limit=None, loaders=2,
+                 seed=1) -> list:
+    """One LinkBench (load, then requests) per engine, each in a folder of its own."""
+    lb = LinkBench(maxid1=maxid1, requesters=requesters, loaders=loaders, intervals=intervals,
+                   interval_seconds=interval_seconds, seed=seed)
+    name = f"LinkBench {lb.nodes:,} ids{' in ' + memory_limit if memory_limit else ''}"
+    return [Step(engine, name, work=LinkBenchRun(lb, memory_limit), seed_db=True) for engine in engines]
 
 
 def seed004(engines, maxid1, requesters, intervals, interval_seconds, memory_limit=None, loaders=2, seed=1):
@@ -16,7 +39,6 @@ def seed004(engines, maxid1, requesters, intervals, interval_seconds, memory_lim
     import pandas as pd
 
     from ...execution.linkbench import run_linkbench
-    from ...model.workloads.linkbench import LinkBench
     setting = "cached" if memory_limit is None else "larger_than_ram"
     if memory_limit is not None:
         from ...execution.cgroup import parse_size, unavailable
@@ -25,14 +47,12 @@ def seed004(engines, maxid1, requesters, intervals, interval_seconds, memory_lim
             print(f"larger than RAM is not measured here: {why}")
             empty = pd.DataFrame(columns=["setting", "engine"])
             return empty, pd.DataFrame(columns=["setting", "engine", "operation"]), empty, []
-    lb = LinkBench(maxid1=maxid1, requesters=requesters, loaders=loaders, intervals=intervals,
-                   interval_seconds=interval_seconds, seed=seed)
     qps, lat, io, results = [], [], [], []
-    for engine in engines:
-        db = tmpdb()
+    for step in seed004_plan(engines, maxid1, requesters, intervals, interval_seconds, memory_limit, loaders, seed):
+        engine, lb, db = step.engine, step.work.config, tmpdb()
         try:
             load = run_linkbench(engine, lb, "load", db=db)[0]
-            req = run_linkbench(engine, lb, "request", db=db, memory_limit=memory_limit)[-1]
+            req = run_linkbench(engine, lb, "request", db=db, memory_limit=step.work.memory_limit)[-1]
         finally:
             shutil.rmtree(db, ignore_errors=True)
         results += [load, req]
@@ -51,6 +71,30 @@ def seed004(engines, maxid1, requesters, intervals, interval_seconds, memory_lim
                    "db_size_mib": (a.get("db_size_bytes") or 0) / 2**20,
                    "load_s": load.seconds, "cgroup_peak_mib": (a.get("cgroup_peak_bytes") or 0) / 2**20 or None})
     return pd.DataFrame(qps), pd.DataFrame(lat), pd.DataFrame(io), results
+
+
+def linkbench_timeline_plan(engine, maxid1, requesters, intervals, interval_seconds, checkpoint_wait=None) -> list:
+    """LinkBench (load and requests) on `engine`, sampled per interval; `checkpoint_wait`: WiredTiger's
+    checkpoint every that many seconds (the seed's engine; its checkpoints are what the timeline shows)."""
+    settings = {"options": f"checkpoint=(wait={checkpoint_wait})"} if checkpoint_wait else {}
+    lb = LinkBench(maxid1=maxid1, requesters=requesters, intervals=intervals, interval_seconds=interval_seconds)
+    return [Step(engine, "LinkBench timeline", work=LinkBenchRun(lb, settings=settings))]
+
+
+def linkbench_timeline(engine, maxid1, requesters, intervals, interval_seconds, checkpoint_wait=None):
+    """The timeline's run (linkbench_timeline_plan): its RunResult, load and requests."""
+    from ..api import linkbench
+    [step] = linkbench_timeline_plan(engine, maxid1, requesters, intervals, interval_seconds, checkpoint_wait)
+    return linkbench(step.engine, "run", config=step.work.config, **step.work.settings)
+
+
+def notebook_plan(p, engines) -> list:
+    """Notebook 06_linkbench's runs: cached, then in the memory limit, then the timeline."""
+    return (seed004_plan(engines, p["maxid1"], p["requesters"], p["intervals"], p["interval_seconds"])
+            + seed004_plan(engines, p["bounded_maxid1"], p["requesters"], p["intervals"], p["interval_seconds"],
+                           memory_limit=p["memory_limit"])
+            + linkbench_timeline_plan(p["timeline_engine"], p["maxid1"], p["requesters"], p["timeline_intervals"],
+                                      p["timeline_interval_seconds"], p["checkpoint_wait"]))
 
 
 def seed004_latency_table(lat, published_df, setting):

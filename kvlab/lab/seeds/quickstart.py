@@ -3,15 +3,34 @@ same through each engine's Python binding in a plain Python loop (bindings.py), 
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import random
 import shutil
 import tempfile
 import threading
 import time
+from dataclasses import dataclass
 
 from ...execution import native
-from ..api import run
 from .bindings import BINDINGS
+from .plan import Step, execute
+
+VALUE = b"x" * 100   # the Python loop's value: db_bench's 100 bytes
+
+
+@dataclass(frozen=True)
+class PythonLoop:
+    """One binding's plain Python loop: fillseq of `num` keys, then as many random reads, at each thread count."""
+    binding: type
+    num: int
+    threads: tuple
+    seed: int = 1
+
+
+def python_loop_baseline_plan(num, threads=(1, 2), seed=1) -> list:
+    """One step per binding that is installed (bindings.py), in its own temporary folder."""
+    return [Step(b.engine, "Python loop", work=PythonLoop(b, num, tuple(threads), seed), seed_db=True)
+            for b in BINDINGS if importlib.util.find_spec(b.module) is not None]
 
 
 def python_loop_baseline(num, threads=(1, 2), seed=1):
@@ -23,12 +42,13 @@ def python_loop_baseline(num, threads=(1, 2), seed=1):
     rows = []
     d = tempfile.mkdtemp(prefix="kvlab-py-")
     try:
-        for binding in BINDINGS:
+        for step in python_loop_baseline_plan(num, threads, seed):
+            loop = step.work
             try:
-                module = importlib.import_module(binding.module)
+                module = importlib.import_module(loop.binding.module)
             except ImportError:
                 continue
-            rows += _bench(binding(), module, d, keys, threads, seed)
+            rows += _bench(loop.binding(), module, d, keys, loop.threads, loop.seed)
     finally:
         shutil.rmtree(d, ignore_errors=True)
     return pd.DataFrame(rows)
@@ -37,7 +57,7 @@ def python_loop_baseline(num, threads=(1, 2), seed=1):
 def _bench(binding, module, folder, keys, threads, seed) -> list:
     """One binding's rows: per thread count, the keys put in order, then as many random reads split over
     that many Python threads."""
-    num, value, rows = len(keys), b"x" * 100, []
+    num, value, rows = len(keys), VALUE, []
     binding.open(module, folder)
     try:
         for t in threads:
@@ -70,14 +90,27 @@ def _read(get, order, threads: int) -> float:
     return len(order) / (time.perf_counter() - t0)
 
 
+def native_loop_plan(engines, num, threads=(1, 2), seed=1) -> list:
+    """fillseq then readrandom on each engine in kvlab's native loop, at each thread count."""
+    return [Step(name, f"native loop, {t} threads", dict(workload="fillseq,readrandom", num=num, reads=max(1, num // t),
+                                                         threads=t, seed=seed, interval=0))
+            for name in engines for t in threads]
+
+
 def native_loop(engines, num, threads=(1, 2), seed=1):
     import pandas as pd
     rows, results = [], []
-    for name in engines:
-        for t in threads:
-            r = run(name, "fillseq,readrandom", num=num, reads=max(1, num // t), threads=t, seed=seed, interval=0)
-            results += list(r)
-            rows.append({"engine": name, "loop": "kvlab native", "threads": t,
-                         "fillseq_ops_per_sec": r.by_workload("fillseq").ops_per_sec,
-                         "readrandom_ops_per_sec": r.by_workload("readrandom").ops_per_sec})
+    for step in native_loop_plan(engines, num, threads, seed):
+        r = execute(step)
+        results += list(r)
+        rows.append({"engine": step.engine, "loop": "kvlab native", "threads": step.run["threads"],
+                     "fillseq_ops_per_sec": r.by_workload("fillseq").ops_per_sec,
+                     "readrandom_ops_per_sec": r.by_workload("readrandom").ops_per_sec})
     return pd.DataFrame(rows), results
+
+
+def notebook_plan(p, engines) -> list:
+    """Notebook 00_quickstart's runs: its `kvlab.start` cell (LMDB in the background: the cell calls kvlab.start
+    itself, as it shows a reader the API), the native loop, the Python bindings' loop."""
+    background = Step("lmdb", "kvlab.start", dict(workload="fillseq,readrandom", num=p["num"], threads=2))
+    return [background] + native_loop_plan(engines, p["num"]) + python_loop_baseline_plan(p["num"])

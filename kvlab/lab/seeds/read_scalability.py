@@ -1,6 +1,8 @@
 """Seed 000: read scalability, the thread ladder (notebook 01_read_scalability)."""
 from __future__ import annotations
 
+from .plan import Step
+
 
 def read_scalability(engines, threads, num, reads, cache_size=None, seed=1, repeats=1, store=None,
                      name="read-scalability"):
@@ -13,6 +15,20 @@ def read_scalability(engines, threads, num, reads, cache_size=None, seed=1, repe
         base["cache_size"] = cache_size
     return sweep(name, axes={"engine": list(engines), "threads": list(threads)}, repeats=repeats, base=base,
                  store=store)
+
+
+def read_scalability_plan(engines, threads, num, reads, cache_size=None, seed=1, repeats=1) -> list:
+    """The sweep's points as steps (read_scalability without a store: every point, stored or not)."""
+    sweep = read_scalability(engines, threads, num, reads, cache_size=cache_size, seed=seed, repeats=repeats,
+                             store=None, name="read-scalability-plan")
+    return [Step(pt.spec.engine, pt.label(), {k: v for k, v in pt.spec.to_dict().items() if k != "engine"})
+            for pt in sweep.points()]
+
+
+def notebook_plan(p, engines) -> list:
+    """Notebook 01_read_scalability's runs: the ladder's points."""
+    return read_scalability_plan(engines, p["threads"], p["num"], p["reads"], cache_size=p.get("cache_size"),
+                                 repeats=p["repeats"])
 
 
 def read_scalability_table(frame):

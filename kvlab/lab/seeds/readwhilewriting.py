@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import shutil
 
-from ...model import engines as engine_registry
-from ..api import run
+from ...engines.rocksdb import ROCKSDB_PFX_FLAGS
 from .common import tmpdb
+from .plan import Step, by_engine, execute
 
 LOAD_COLUMNS = ["engine", "wall_s", "user_s", "sys_s", "cpu_pct", "db_size_kb", "process_size_kb", "total_size_kb",
                 "ctx_voluntary", "ctx_involuntary"]
@@ -22,20 +22,36 @@ def _row(engine, b):
             "ctx_voluntary": a["ctx_voluntary"], "ctx_involuntary": a["ctx_involuntary"]}
 
 
+def load_and_readwhilewriting_plan(engines, num, readers, duration, writes_per_second, seed=1) -> list:
+    """Per engine, in one database: the load (fillseq), then readwhilewriting with each reader count."""
+    steps = []
+    for name in engines:
+        steps.append(Step(name, "load", dict(workload="fillseq", num=num, seed=seed, interval=0), seed_db=True))
+        for n in readers:   # the writer overwrites loaded keys
+            steps.append(Step(name, f"{n} readers", dict(workload="readwhilewriting", num=num, threads=n,
+                                                         duration=duration, use_existing_db=True,
+                                                         writes_per_second=writes_per_second, seed=seed + n),
+                              seed_db=True))
+    return steps
+
+
 def load_and_readwhilewriting(engines, num, readers, duration, writes_per_second, seed=1):
     """Seed 001: load (fillseq) then readwhilewriting per reader count: (load table, rww table, results)."""
     import pandas as pd
     load_rows, rww_rows, results = [], [], []
-    for name in engines:
+    for name, steps in by_engine(load_and_readwhilewriting_plan(engines, num, readers, duration, writes_per_second,
+                                                                seed)):
         db = tmpdb()
         try:
-            b = run(name, "fillseq", num=num, db=db, seed=seed, interval=0)[0]
-            results.append(b)
-            load_rows.append(_row(name, b))
-            for n in readers:
-                r = run(name, "readwhilewriting", num=num, threads=n, duration=duration, db=db, use_existing_db=True,
-                        writes_per_second=writes_per_second, seed=seed + n)
+            for step in steps:
+                r = execute(step, db)
+                if step.run["workload"] == "fillseq":
+                    b = r[0]
+                    results.append(b)
+                    load_rows.append(_row(name, b))
+                    continue
                 b = r.by_workload("readwhilewriting")
+                n = step.run["threads"]
                 results.append(b)
                 rww_rows.append({**_row(name, b), "readers": n, "writes_per_sec": b.writer["ops_per_sec"],
                                  "reads_per_sec": b.ops_per_sec, "read_p99_us": b.latency_us["p99"],
@@ -45,10 +61,15 @@ def load_and_readwhilewriting(engines, num, readers, duration, writes_per_second
     return pd.DataFrame(load_rows, columns=LOAD_COLUMNS), pd.DataFrame(rww_rows), results
 
 
+def notebook_plan(p, engines) -> list:
+    """Notebook 02_readwhilewriting's runs."""
+    return load_and_readwhilewriting_plan(engines, p["num"], p["readers"], p["duration"], p["writes_per_second"])
+
+
 def rocksdb_tuning_report() -> dict:
     """Seed 001's RocksDB 'pfx' flags: which became RocksDB 7.8 options, which it no longer has."""
     from ...model.dbbench_flags import FLAGS, translate_rocksdb_flags
-    flags = engine_registry.ROCKSDB_PFX_FLAGS.split()
+    flags = ROCKSDB_PFX_FLAGS.split()
     names = [f[2:].split("=")[0] for f in flags]
     gone = [n for n in names if FLAGS[n].kind == "gone"]
     ignored = [n for n in names if FLAGS[n].kind == "ignored"]

@@ -2,36 +2,48 @@
 sentences written from their numbers (notebook 04_transactions)."""
 from __future__ import annotations
 
-from ...model import engines as engine_registry
-from ..api import run
+from ... import engines as engine_registry
+from .plan import Step, execute
 
 SEED003_METRIC = {"fdb-write-1": "writes_per_sec", "fdb-write-10": "writes_per_sec",
                   "fdb-write-10-c100": "writes_per_sec", "fdb-read-10-c100": "reads_per_sec",
                   "fdb-90-10-c100": "ops_per_sec", "fdb-range-1000-c100": "keys_per_sec"}
 
 
+def seed003_plan(engines, num, duration, max_clients=100, sync=True, cpus=None, seed=1) -> list:
+    """Seed 003's six tests (the fdb-* presets) per engine, the range test only where the engine reads in key
+    order; each with its preset's clients, at most `max_clients`."""
+    from ...model.workloads.presets import PRESETS
+    steps = []
+    for name in engines:
+        scans = engine_registry.get(name).ordered_scan
+        for test in SEED003_METRIC:
+            if not scans and "range" in test:
+                continue
+            clients = min(PRESETS[test].run_defaults["clients"], max_clients)
+            steps.append(Step(name, test, dict(workload=test, num=num, duration=duration, clients=clients, sync=sync,
+                                               cpus=cpus, seed=seed, interval=0)))
+    return steps
+
+
 def seed003(engines, num, duration, max_clients=100, sync=True, cpus=None, seed=1):
     """Seed 003's six tests (the fdb-* presets) per engine, with sync on as the seed's FDB commits:
     (table in the seed's units, results).  `max_clients` caps the seed's 100 clients (smoke scale)."""
     import pandas as pd
-
-    from ...model.workloads.presets import PRESETS
     rows, results = [], []
-    for name in engines:
-        scans = engine_registry.get(name).ordered_scan
-        for test, metric in SEED003_METRIC.items():
-            mix = PRESETS[test]
-            if not scans and "range" in test:
-                continue
-            clients = min(mix.run_defaults["clients"], max_clients)
-            b = run(name, test, num=num, duration=duration, clients=clients, sync=sync, cpus=cpus, seed=seed,
-                    interval=0)[-1]
-            results.append(b)
-            m = b.mix
-            value = m["reads_per_sec"] + m["writes_per_sec"] if metric == "ops_per_sec" else m[metric]
-            rows.append({"engine": name, "test": test, "clients": clients, "metric": metric, "value": value,
-                         "mean_latency_ms": b.latency_us["mean"] / 1000, "txn_per_sec": m["txn_per_sec"]})
+    for step in seed003_plan(engines, num, duration, max_clients, sync, cpus, seed):
+        b = execute(step)[-1]
+        results.append(b)
+        m, metric = b.mix, SEED003_METRIC[step.name]
+        value = m["reads_per_sec"] + m["writes_per_sec"] if metric == "ops_per_sec" else m[metric]
+        rows.append({"engine": step.engine, "test": step.name, "clients": step.run["clients"], "metric": metric,
+                     "value": value, "mean_latency_ms": b.latency_us["mean"] / 1000, "txn_per_sec": m["txn_per_sec"]})
     return pd.DataFrame(rows), results
+
+
+def notebook_plan(p, engines) -> list:
+    """Notebook 04_transactions's runs."""
+    return seed003_plan(engines, p["num"], p["duration"], p["max_clients"], cpus=p.get("cpus"))
 
 
 def seed003_shape(measured, published_df):

@@ -4,17 +4,15 @@ both (kvlab.results.events reads them from each interval's `events`).
 
 Phases of one run (a load, then a workload) are drawn one after another on one time axis, each from its own
 start, with a dotted line where the next begins.  Plots only read results.
-
-This module imports nothing from plots (plots imports it): `bind_timeline` is given plots' palette and style and
-returns the function plots exposes as `plots.timeline`.
 """
 from __future__ import annotations
 
 import statistics
 
-from .. import errors
-from .._optional import require
-from ..results import events
+from ... import errors
+from ..._optional import require
+from ...results import events
+from .style import REFERENCE_COLOUR, engine_palette, house_style, rate_axis
 
 # Shading per kind of period: light, none an engine's colour, distinct also as hatching where two overlap.
 KIND_STYLE = {
@@ -68,19 +66,8 @@ def _series(b, op, percentile):
     return op, rows
 
 
-def bind_timeline(engine_palette, house_style, rates, reference_colour):
-    """plots.timeline, drawn with plots' engine palette, house style, rate axis and reference colour."""
-    def timeline(result, engine: str | None = None, workloads=None, op: str | None = None, kinds=None,
-                 percentile: str = "p99", title: str | None = None):
-        return draw(result, engine, workloads, op, kinds, percentile, title, engine_palette=engine_palette,
-                    house_style=house_style, rates=rates, reference_colour=reference_colour)
-    timeline.__doc__ = draw.__doc__
-    return timeline
-
-
-def draw(result, engine: str | None = None, workloads=None, op: str | None = None, kinds=None,
-         percentile: str = "p99", title: str | None = None, *, engine_palette, house_style, rates,
-         reference_colour):
+def timeline(result, engine: str | None = None, workloads=None, op: str | None = None, kinds=None,
+             percentile: str = "p99", title: str | None = None):
     """Throughput (top) and p99 latency (bottom) per interval of `result` (a RunResult, a BenchmarkResult or a
     list of them, one engine: pass `engine` to pick one), with the engine's background work shaded: a period is
     the intervals in which that work was running or its counter grew (kvlab.results.events).  `workloads`: the
@@ -122,11 +109,11 @@ def draw(result, engine: str | None = None, workloads=None, op: str | None = Non
         offset = end
     for start, _, _ in boundaries[1:]:
         for ax in (top, bottom):
-            ax.axvline(start, color=reference_colour, ls=":", lw=1.0, zorder=1)
+            ax.axvline(start, color=REFERENCE_COLOUR, ls=":", lw=1.0, zorder=1)
     unit = bs[0].latency_unit
     rate_word = "transactions/s" if ops[0] == "txn" else "ops/s"
     top.set_ylabel(rate_word)
-    rates(top)
+    rate_axis(top)
     if p99_all and min(p99_all) > 0 and max(p99_all) / min(p99_all) > 30:
         bottom.set_yscale("log")
     else:

@@ -1,0 +1,42 @@
+"""Berkeley DB 5.3: a B-tree, in a transactional environment or a Concurrent Data Store (engine_bdb.c)."""
+from ..descriptor import AdapterFormat, Cache, Descriptor, Durability, EngineConfig
+from . import counters, events
+
+# setup.py reads this with `ast` before kvlab can be imported: keep it a literal (kvlab.engines' docstring)
+BUILD = {"header": "db.h", "library": "db", "package": "libdb5.3-dev"}
+
+# the cache engine_bdb.c opens with when cache_size is not given (Berkeley DB's own is 256 KiB)
+DEFAULT_CACHE_BYTES = 64 << 20
+
+DESCRIPTOR = Descriptor(
+    "bdb", title="Berkeley DB", rank=50, build=BUILD,
+    configs=(
+        EngineConfig(
+            "bdb", "bdb", "Berkeley DB 5.3 B-tree, transactional environment with the log on (as seed 001)",
+            variant="txn", honours=frozenset({"cache_size", "sync"}),
+            notes=f"cache_size defaults to {DEFAULT_CACHE_BYTES >> 20} MiB; deadlocks are detected and retried",
+            colour="#000000", aliases=("berkeleydb",),
+            durability=(
+                Durability("txn sync", {"sync": True}, "durable",
+                           "Berkeley DB transactions: the log is flushed at commit"),
+                Durability("txn_write_nosync", {"sync": True}, "prefix",
+                           "DB_TXN_WRITE_NOSYNC: the log is written, not flushed, at commit; a system crash loses "
+                           "the newest transactions, keeps ACI",
+                           files=(("DB_CONFIG", "set_flags DB_TXN_WRITE_NOSYNC\n"),)),
+                Durability("txn_nosync", {"sync": False}, "prefix",
+                           "DB_TXN_NOSYNC: the log is neither written nor flushed at commit; a crash loses the "
+                           "newest transactions, keeps ACI"),
+            )),
+        EngineConfig(
+            "bdb-notxn", "bdb", "Berkeley DB 5.3 B-tree, no transactions or log (Concurrent Data Store)",
+            variant="notxn", honours=frozenset({"cache_size"}),
+            notes="a batch is buffered and applied at commit: abort discards it, a crash mid-commit is not atomic",
+            colour="#882255",
+            # no log, and the dead process's lock stays in the environment's region files
+            format=AdapterFormat(recovers=False)),
+    ),
+    format=AdapterFormat(),
+    events=events.EVENTS, counters=counters.COUNTERS,
+    cache=Cache("cache_size", DEFAULT_CACHE_BYTES,
+                "engine_bdb.c's default (set_cachesize); Berkeley DB's own default is 256 KiB"),
+)

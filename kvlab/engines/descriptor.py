@@ -1,0 +1,256 @@
+"""What an engine is to kvlab, as data: the types an engine's descriptor (kvlab/engines/<adapter>/__init__.py)
+fills in.  Every registry and table kvlab keeps about engines is derived from the descriptors
+(kvlab.engines.REGISTRY, the reopen rules, the crash tests' durability settings, the engine events and counters,
+the build rows setup.py reads, the plots' colours, db_bench's flag rules, the estimator's cache defaults).
+
+A part an engine does not have is an `Absent(reason)`, never a silent gap: tests/test_engine_checklist.py
+fails on a descriptor with a part missing and no reason given.
+"""
+from __future__ import annotations
+
+import fnmatch
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Callable, Mapping
+
+
+@dataclass(frozen=True)
+class Absent:
+    """A part of a descriptor this engine does not have, and why (shown by `kvlab engines --parts`)."""
+    reason: str
+
+    def __bool__(self) -> bool:
+        return False
+
+
+# --- reopen rules (kvlab.model.dbformat reads them) -----------------------------------------------------------
+
+@dataclass(frozen=True)
+class RecoveryLog:
+    """An engine whose recovery log is switched by settings (kvlab.model.dbformat's `log` rule)."""
+    files: str                 # glob of the log's files in the database directory
+    on_option: str             # appended to `options` to force the log on
+    on_pattern: str            # regex: options that switch the log on
+    off_pattern: str           # regex: options that switch it off
+    on_for: Callable[[Mapping], bool]   # whether the adapter opens with the log on for these settings
+
+    def has_files(self, path: Path) -> bool:
+        try:
+            return any(fnmatch.fnmatch(p.name, self.files) for p in Path(path).iterdir())
+        except OSError:
+            return False
+
+
+@dataclass(frozen=True)
+class AdapterFormat:
+    """Which settings a reopen must respect (kvlab.model.dbformat's docstring: fixed, remembered, log)."""
+    fixed: tuple = ()
+    remembered: tuple = ()
+    log: RecoveryLog | None = None
+    recovers: bool = True      # False: no log, a database left open by a killed process cannot be reopened
+
+
+# --- crash tests (kvlab.execution.crashsettings reads them) ---------------------------------------------------
+
+@dataclass(frozen=True)
+class Durability:
+    """A durability setting of one engine, and what its documentation promises for a crash."""
+    name: str
+    settings: dict                 # engine settings (sync, disable_wal, options)
+    claim: str                     # durable | prefix | none (kvlab.execution.crashsettings.CLAIMS)
+    promise: str                   # the documentation's promise, in a sentence
+    files: tuple = ()              # (name, text) written into the database directory before it is made
+
+
+# --- engine events and counters (kvlab.results.events and kvlab.results.amplification read them) ---------------
+
+@dataclass(frozen=True)
+class Field:
+    unit: str         # bytes, bytes/s, s, ms, us, count, pages, rows
+    kind: str         # "gauge": its value at the interval's end; "counter": its increase over the interval
+    what: str
+
+
+@dataclass(frozen=True)
+class EngineEvents:
+    """How one adapter reports its background work."""
+    parse: Callable[[dict, str], dict]          # (stats numbers, stats text) -> {field: number}
+    fields: dict[str, Field]
+    # period kind -> the fields that mark it: a gauge above 0 at either end of the interval, or a counter that grew
+    periods: dict[str, tuple] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class EngineCounters:
+    """How an engine accounts for what it wrote: `log_file` is its info log in the database directory (read
+    between the phase's ends for its exact table-file sizes), `read(before, after, log_text, state)` turns the
+    engine statistics before and after the phase ({numbers, text}, or None) and the log's new lines (None: no
+    log where it should be) into
+    {"bytes_written", its parts, "blocks_read", "source", "note"}; `state` is kept across a session's phases."""
+    read: Callable
+    log_file: str | None = None
+
+
+def pick(numbers: dict, names: dict) -> dict:
+    """{field: numbers[key]} for the keys present and numeric."""
+    out = {}
+    for name, key in names.items():
+        v = numbers.get(key)
+        if isinstance(v, (int, float)):
+            out[name] = v
+    return out
+
+
+def stat(stats, key):
+    """One number of a stats reading ({numbers, text}, or None)."""
+    return ((stats or {}).get("numbers") or {}).get(key)
+
+
+def stat_delta(before, after, key):
+    """A number's increase between two stats readings (None where the later one lacks it)."""
+    a = stat(after, key)
+    if a is None:
+        return None
+    return a - (stat(before, key) or 0)
+
+
+def no_log(engine: str) -> dict:
+    """The counters of an engine whose info LOG is not in the database directory."""
+    return {"bytes_written": None, "blocks_read": None, "source": f"{engine}'s LOG in the database directory",
+            "note": f"no {engine} LOG in the database directory (kept elsewhere?): no engine figure"}
+
+
+# --- memory ------------------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Cache:
+    """The engine's own cache: the setting that sizes it, its size when not given, and where that default is
+    documented."""
+    setting: str
+    default_bytes: int
+    source: str
+
+
+# --- build facts (kvlab.execution.buildfacts and native read them) ---------------------------------------------
+
+@dataclass(frozen=True)
+class BuildFacts:
+    """Where the engine's CRC32 implementation shows (a probe of its library file, or of what it writes into the
+    database directory at open), and whether a static build reaches its thread-locals through glibc's static TLS
+    (a second module linked against an initial-exec build: BUILD's `initial_exec`)."""
+    crc32_of_library: Callable[[str], str] | None = None
+    crc32_in_db: Callable[[object], str | None] | None = None
+    thread_locals: bool = False     # a static build's speed depends on room in glibc's static TLS
+
+
+# --- db_bench's flags (kvlab.cli.dbbench reads them) -------------------------------------------------------------
+
+@dataclass(frozen=True)
+class DbBench:
+    """How `kvlab dbbench`'s flags reach this adapter.  `flag_kinds`: the kinds of kvlab.model.dbbench_flags.FLAGS
+    it honours besides "spec" and "setting" (RocksDB's own options); `special`: the "special" flags it honours;
+    `in_options`: settings that go into its options string instead (built by `options(flags)`); `alias`: the name
+    db_bench's build for it used (db_bench_wiredtiger), resolved with `pick(flags)` to a configuration, which
+    also applies to a configuration of this adapter when a special flag is given; `default_compression`:
+    db_bench's own default compression, where it differs from the engine's."""
+    flag_kinds: frozenset = frozenset()
+    special: frozenset = frozenset()
+    in_options: frozenset = frozenset()
+    options: Callable[[dict], str] | None = None
+    alias: str | None = None
+    pick: Callable[[dict], str] | None = None
+    default_compression: str | None = None
+
+
+# --- a configuration, and the descriptor ----------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class EngineConfig:
+    """One engine configuration kvlab offers: an adapter plus a fixed variant and default settings."""
+    name: str
+    adapter: str
+    description: str
+    debian_package: str = ""                  # "": its adapter's package (the descriptor's BUILD row)
+    variant: str | None = None
+    defaults: Mapping[str, object] = field(default_factory=dict)
+    honours: frozenset = frozenset()          # which ENGINE_SETTINGS mean something here
+    compressions: tuple = ("none",)
+    ordered_scan: bool = True                 # full-range iteration in key order works
+    notes: str = ""
+    options_separator: str = ","              # joins default and given option strings
+    stores_data: bool = True                  # False: the null engine (measures the harness, stores nothing)
+    larger_than_ram: Mapping[str, object] = field(default_factory=dict)   # the engine's own advice for a
+    #                                           database larger than memory (memory-bounded runs use it)
+    capacity: str | None = None               # the setting that bounds the database's size (LMDB's map_size),
+    #                                           its value in `defaults`: a run that cannot fit is refused first
+    colour: str = ""                          # its colour in every figure (hex); "": one no engine has
+    aliases: tuple = ()                       # names published figures give it ("berkeleydb")
+    durability: tuple = ()                    # Durability settings a crash test knows (empty: sync on or off)
+    format: AdapterFormat | None = None       # reopen rules where they differ from its adapter's
+    max_key_size: int | None = None           # the engine's own key limit, below kvlab's (None: kvlab's applies)
+
+    def config(self, settings: Mapping[str, object], max_threads: int) -> dict:
+        """The adapter config: defaults, then the caller's settings on top."""
+        cfg = dict(self.defaults)
+        for key, value in settings.items():
+            if value is None:
+                continue
+            if key in ("options", "table_options") and cfg.get(key) and value:
+                cfg[key] = f"{cfg[key]}{self.options_separator}{value}"
+            else:
+                cfg[key] = value
+        cfg["variant"] = self.variant
+        cfg["max_threads"] = max_threads
+        return cfg
+
+    def ignored(self, settings: Mapping[str, object]) -> list[str]:
+        """Settings the caller gave that this engine cannot honour."""
+        return [k for k, v in settings.items() if v not in (None, "", 0, False) and k not in self.honours]
+
+
+@dataclass(frozen=True)
+class Descriptor:
+    """One adapter and everything kvlab knows about it.  `build` is the module's BUILD literal (setup.py reads
+    it with `ast`, before kvlab can be imported); `rank` orders every listing; `planned` (a reason) marks an
+    adapter that is not written: its configurations are listed with the reason, never offered or built."""
+    name: str
+    rank: int
+    build: Mapping
+    configs: tuple
+    format: AdapterFormat | Absent
+    events: EngineEvents | Absent
+    counters: EngineCounters | Absent
+    cache: Cache | Absent
+    facts: BuildFacts = BuildFacts()
+    dbbench: DbBench = DbBench()
+    planned: str | None = None
+    title: str = ""           # its name in prose ("RocksDB"); "": the adapter's name
+
+    def __post_init__(self):
+        fixed = []
+        for c in self.configs:
+            if c.adapter != self.name:
+                raise ValueError(f"configuration {c.name!r} names adapter {c.adapter!r} in {self.name}'s descriptor")
+            if not c.debian_package:
+                c = _replace(c, debian_package=self.build.get("package", ""))
+            fixed.append(c)
+        object.__setattr__(self, "configs", tuple(fixed))
+        if not self.title:
+            object.__setattr__(self, "title", self.name)
+
+    def missing(self) -> list[str]:
+        """The parts left None: each part is a value, or Absent(reason)."""
+        return [f.name for f in fields(self) if getattr(self, f.name) is None and f.name not in ("planned",)]
+
+    def format_of(self, cfg: EngineConfig) -> AdapterFormat | Absent:
+        return cfg.format if cfg.format is not None else self.format
+
+
+def _replace(cfg, **changes):
+    from dataclasses import replace
+    return replace(cfg, **changes)
+
+
+__all__ = ["Absent", "AdapterFormat", "BuildFacts", "Cache", "Descriptor", "DbBench", "Durability", "EngineConfig",
+           "EngineCounters", "EngineEvents", "Field", "RecoveryLog", "no_log", "pick", "stat",
+           "stat_delta"]

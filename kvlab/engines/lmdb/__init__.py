@@ -1,0 +1,38 @@
+"""LMDB: a memory-mapped B+tree with a single writer (engine_lmdb.c)."""
+from ..descriptor import Absent, AdapterFormat, Descriptor, Durability, EngineConfig
+from . import counters, events
+
+# setup.py reads this with `ast` before kvlab can be imported: keep it a literal (kvlab.engines' docstring)
+BUILD = {"header": "lmdb.h", "library": "lmdb", "package": "liblmdb-dev"}
+
+DURABILITY = (
+    Durability("default", {"sync": True}, "durable",
+               "LMDB: a committed transaction is on disk when mdb_txn_commit returns (fdatasync of the data file)"),
+    Durability("nometasync", {"sync": True, "options": "nometasync"}, "prefix",
+               "MDB_NOMETASYNC: omits the meta page flush; keeps ACI, a system crash may undo the last transaction"),
+    Durability("nosync", {"sync": True, "options": "nosync"}, "none",
+               "MDB_NOSYNC: no flush at commit; a system crash can corrupt the database or lose the last transactions"),
+    Durability("writemap", {"sync": True, "options": "writemap"}, "durable",
+               "MDB_WRITEMAP: writes through a writable map, msync(MS_SYNC) at commit: as durable as the default"),
+    Durability("writemap,mapasync", {"sync": True, "options": "writemap,mapasync"}, "none",
+               "MDB_MAPASYNC: asynchronous flushes of the map; as MDB_NOSYNC, a system crash can corrupt or lose"),
+)
+
+DESCRIPTOR = Descriptor(
+    "lmdb", title="LMDB", rank=10, build=BUILD,
+    configs=(EngineConfig(
+        "lmdb", "lmdb", "LMDB B+tree, memory-mapped, single writer",
+        honours=frozenset({"sync", "map_size", "options"}),
+        defaults={"map_size": 64 << 30}, capacity="map_size",   # the map its data file can grow to (64 GiB)
+        notes="options: comma list of nosync, nometasync, writemap, mapasync, nordahead, nomeminit; "
+              "reads renew a read txn per get; the OS page cache is the cache",
+        # LMDB's documentation: MDB_NORDAHEAD "may help random read performance when the DB is larger than RAM";
+        # with readahead, a 1M-node LinkBench in 384M read 13 MB per query
+        larger_than_ram={"options": "nordahead"},
+        colour="#0072B2", durability=DURABILITY,
+        # mdb_env_get_maxkeysize: MDB_MAXKEYSIZE, 511 in LMDB 0.9's default build; a longer key is MDB_BAD_VALSIZE
+        max_key_size=511),),
+    format=AdapterFormat(remembered=("map_size",)),
+    events=events.EVENTS, counters=counters.COUNTERS,
+    cache=Absent("LMDB has no cache of its own: reads go through the OS page cache (its map)"),
+)

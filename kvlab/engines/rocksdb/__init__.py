@@ -1,0 +1,69 @@
+"""RocksDB: Meta's LSM tree, with its default options and with seed 001's tuning (engine_rocksdb.c)."""
+from ...model.dbbench_flags import rocksdb_options, translate_rocksdb_flags
+from ..descriptor import AdapterFormat, BuildFacts, Cache, DbBench, Descriptor, Durability, EngineConfig
+from ..settings import LSM_SETTINGS, LSM_TABLE_FILES
+from . import counters, events
+from .crc32 import crc32_from_log
+
+# setup.py reads this with `ast` before kvlab can be imported: keep it a literal (kvlab.engines' docstring).
+# `defines`: macros set from what the build found ({version}: the header's version; {libdir}: the library's
+# folder); `initial_exec`: a second static library of the same source, built with the initial-exec TLS model, may
+# be given as KVLAB_ROCKSDB_IE_PREFIX (`make engines`), and the module is linked a second time against it;
+# `also`: packages scripts/setup.sh installs beside the library.
+BUILD = {"header": "rocksdb/c.h", "library": "rocksdb", "package": "librocksdb-dev",
+         "static_deps": ["stdc++", "snappy", "lz4", "zstd", "z", "bz2", "dl", "m"],
+         "version": ["rocksdb/version.h", ["ROCKSDB_MAJOR", "ROCKSDB_MINOR", "ROCKSDB_PATCH"]],
+         "defines": {"KV_ROCKSDB_VERSION": "{version}"}, "initial_exec": True,
+         "also": ["rocksdb-tools"]}   # db_bench itself, for comparing kvlab dbbench with it
+
+# Seed 001 (Symas, 2014) ran RocksDB with this 40-flag "pfx" tuning; kvlab maps it onto
+# RocksDB 7.8's options through the same translation `kvlab dbbench` uses.
+ROCKSDB_PFX_FLAGS = (
+    "--num_levels=6 --key_size=16 --prefix_size=16 --keys_per_prefix=0 --block_size=4096 "
+    "--cache_numshardbits=6 --compression_type=none --compression_ratio=1 --min_level_to_compress=-1 "
+    "--disable_seek_compaction=1 --hard_rate_limit=2 --write_buffer_size=134217728 "
+    "--max_write_buffer_number=2 --level0_file_num_compaction_trigger=8 --target_file_size_base=134217728 "
+    "--max_bytes_for_level_base=1073741824 --sync=0 --disable_data_sync=1 --verify_checksum=1 "
+    "--delete_obsolete_files_period_micros=314572800 --max_grandparent_overlap_factor=10 "
+    "--max_background_compactions=4 --max_background_flushes=0 --level0_slowdown_writes_trigger=16 "
+    "--level0_stop_writes_trigger=24 --statistics=0 --stats_per_interval=0 --histogram=0 "
+    "--use_plain_table=1 --open_files=-1 --mmap_read=1 --mmap_write=0 --memtablerep=prefix_hash "
+    "--bloom_bits=10 --bloom_locality=1 --perf_level=0"
+)
+
+DURABILITY = (
+    Durability("wal+sync", {"sync": True}, "durable",
+               "RocksDB WriteOptions.sync: the WAL is fsynced before the write returns"),
+    Durability("wal", {"sync": False}, "prefix",
+               "RocksDB without sync: a machine crash may lose the newest writes; recovery is to a point in time"),
+    Durability("no wal", {"sync": False, "disable_wal": True}, "prefix",
+               "RocksDB with the WAL disabled: writes since the last memtable flush are lost on a crash"),
+)
+_COMPRESSIONS = ("none", "snappy", "lz4", "zstd")
+
+DESCRIPTOR = Descriptor(
+    "rocksdb", title="RocksDB", rank=30, build=BUILD,
+    configs=(
+        EngineConfig(
+            "rocksdb", "rocksdb", "RocksDB LSM tree, default options", honours=LSM_SETTINGS,
+            compressions=_COMPRESSIONS, options_separator=";",
+            notes="options: a RocksDB options string, parsed by RocksDB's GetOptionsFromString",
+            colour="#009E73", durability=DURABILITY),
+        EngineConfig(
+            "rocksdb-tuned", "rocksdb",
+            "RocksDB with seed 001's 'pfx' tuning (plain table, prefix-hash memtable, mmap reads)",
+            honours=LSM_SETTINGS, compressions=_COMPRESSIONS,
+            defaults={"options": translate_rocksdb_flags(ROCKSDB_PFX_FLAGS.split()).options, "compression": "none"},
+            ordered_scan=False, options_separator=";",
+            notes="point lookups only: a plain table with a prefix-hash memtable has no total-order scan",
+            colour="#56B4E9"),
+    ),
+    format=AdapterFormat(remembered=LSM_TABLE_FILES + ("table_options",)),
+    events=events.EVENTS, counters=counters.COUNTERS,
+    cache=Cache("cache_size", 32 << 20, "RocksDB 7.8's table.h: without a block cache it makes a 32 MB one"),
+    facts=BuildFacts(crc32_in_db=crc32_from_log, thread_locals=True),
+    # the table factory carries cache, block size and bloom: those db_bench flags go into the options string
+    dbbench=DbBench(flag_kinds=frozenset({"rocksdb-option", "gone"}), in_options=frozenset({"cache_size", "block_size",
+                                                                                       "bloom_bits"}),
+                    options=lambda flags: rocksdb_options(flags).options, default_compression="snappy"),
+)

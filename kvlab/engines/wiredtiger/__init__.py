@@ -1,0 +1,61 @@
+"""WiredTiger: MongoDB's engine, as a row-store B-tree and as an LSM tree (engine_wiredtiger.c)."""
+import re
+
+from ..descriptor import AdapterFormat, Cache, DbBench, Descriptor, Durability, EngineConfig, RecoveryLog
+from . import counters, events
+
+# setup.py reads this with `ast` before kvlab can be imported: keep it a literal (kvlab.engines' docstring).
+# `defines`: the folder of its snappy extension, which wiredtiger_open loads for a snappy table.
+BUILD = {"header": "wiredtiger.h", "library": "wiredtiger", "package": "libwiredtiger-dev",
+         "defines": {"KV_WT_EXTDIR": "{libdir}"}}
+
+_LOG_ON = r"(^|[,(])\s*log\s*=\s*\(\s*enabled\s*=\s*(true|1|on)\b"
+_LOG_OFF = r"(^|[,(])\s*log\s*=\s*\(\s*enabled\s*=\s*(false|0|off)\b"
+
+
+def log_on_for(settings) -> bool:
+    """Whether engine_wiredtiger.c's wt_open opens with the log on for these settings: with sync (and the WAL not
+    disabled), or when the options turn it on; options that turn it off win."""
+    opts = str(settings.get("options") or "")
+    if re.search(_LOG_OFF, opts):
+        return False
+    return bool(settings.get("sync") and not settings.get("disable_wal")) or bool(re.search(_LOG_ON, opts))
+
+
+DURABILITY = (
+    Durability("log+sync", {"sync": True}, "durable",
+               "WiredTiger with its log and transaction_sync=(enabled=true): a commit is durable when it returns"),
+    Durability("log", {"sync": False, "options": "log=(enabled=true)"}, "prefix",
+               "WiredTiger's log without transaction_sync: commits are written to the log, flushed in the "
+               "background; a crash loses the newest, recovery replays the rest"),
+    Durability("no log", {"sync": False}, "prefix",
+               "WiredTiger without a log: durable as of the last checkpoint"),
+)
+
+DESCRIPTOR = Descriptor(
+    "wiredtiger", title="WiredTiger", rank=40, build=BUILD,
+    configs=(
+        EngineConfig(
+            "wiredtiger-btree", "wiredtiger", "WiredTiger row-store B-tree (table:)", variant="btree",
+            honours=frozenset({"cache_size", "sync", "disable_wal", "compression", "block_size", "options",
+                               "table_options"}),
+            compressions=("none", "snappy"),
+            notes="options: appended to wiredtiger_open config; table_options: appended to the table config",
+            colour="#CC79A7", aliases=("wiredtiger",), durability=DURABILITY),
+        EngineConfig(
+            "wiredtiger-lsm", "wiredtiger", "WiredTiger LSM tree (lsm:)", variant="lsm",
+            honours=frozenset({"cache_size", "sync", "disable_wal", "compression", "block_size", "bloom_bits",
+                               "write_buffer_size", "options", "table_options"}),
+            compressions=("none", "snappy"),
+            notes="write_buffer_size maps to lsm chunk_size, bloom_bits to lsm bloom_bit_count",
+            colour="#D55E00", durability=DURABILITY),
+    ),
+    format=AdapterFormat(fixed=("compression", "block_size", "bloom_bits", "write_buffer_size", "table_options"),
+                         log=RecoveryLog(files="WiredTigerLog.*", on_option="log=(enabled=true)",
+                                         on_pattern=_LOG_ON, off_pattern=_LOG_OFF, on_for=log_on_for)),
+    events=events.EVENTS, counters=counters.COUNTERS,
+    cache=Cache("cache_size", 100 << 20, "wiredtiger_open's cache_size default, 100MB"),
+    # db_bench_wiredtiger's --use_lsm (default 1) picks the LSM or the B-tree configuration
+    dbbench=DbBench(special=frozenset({"use_lsm"}), alias="wiredtiger",
+                    pick=lambda flags: "wiredtiger-lsm" if flags.get("use_lsm", True) else "wiredtiger-btree"),
+)

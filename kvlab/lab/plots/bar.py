@@ -1,0 +1,100 @@
+"""Bar charts: `bars` (one bar per x, one colour per hue level) and seed 003's panels of tests."""
+from __future__ import annotations
+
+from ..._optional import require
+from .. import figcheck
+from .style import ENGINE_HUES, axis_label, engine_palette, house_style, one_legend, palette_for, rate_axis
+
+
+def _log_from_a_decade(ax):
+    """Bars on a log scale start at the decade below the smallest bar, so the smallest one is a bar too (their
+    lengths mean nothing on a log scale; read their tops)."""
+    import math
+    tops = [p.get_y() + p.get_height() for p in ax.patches if p.get_height() > 0]
+    if tops:
+        ax.set_ylim(bottom=10 ** math.floor(math.log10(min(tops))), top=10 ** (math.log10(max(tops)) + 0.15))
+
+
+def _bar_handles(colours: dict):
+    from matplotlib.patches import Patch
+    return [Patch(facecolor=c, edgecolor="none", label=str(name)) for name, c in colours.items()]
+
+
+def bars(frame, x, y, hue="engine", title="", log=False, ylabel=None, results=None):
+    """Bars of `y` per `x`, one colour per `hue` level from engine_palette (a hue of None with x="engine":
+    each bar in its engine's colour).  A percentile (y = p99_us ...) is not drawn for an x that has too few
+    operations to have it (db_bench's compact is one operation; `results` give the counts): the title says so."""
+    plt = require("matplotlib.pyplot", "kvlab's plots")
+    sns = require("seaborn", "kvlab's plots")
+    house_style()
+    dropped = []
+    if figcheck.ops_needed(y) is not None:
+        counts = figcheck.op_counts_of(results)
+        dropped = [v for v in dict.fromkeys(frame[x]) if figcheck.too_few_ops(v, y, counts) is not None]
+        frame = frame[~frame[x].isin(dropped)]
+    legend = hue is not None
+    if hue is None and x in ENGINE_HUES:
+        hue = x
+    fig, ax = plt.subplots()
+    sns.barplot(data=frame, x=x, y=y, hue=hue, ax=ax, palette=palette_for(frame, hue), saturation=1,
+                legend=legend)
+    if log:
+        ax.set_yscale("log")
+        _log_from_a_decade(ax)
+    if dropped:
+        counts = figcheck.op_counts_of(results)
+        said = ", ".join(f"{d} ({counts.get(d, 1)} op{'s' * (counts.get(d, 1) != 1)})" for d in dropped)
+        title = f"{title}\nnot drawn: {said}, too few for a {y.split('_')[0]}"
+    ax.set_title(title)
+    ax.set_ylabel(ylabel or axis_label(y))
+    if not log:
+        rate_axis(ax)
+    _slant_if_crowded(ax)
+    fig.tight_layout()
+    if legend and ax.get_legend() is not None:   # beside the axes, never over the bars
+        handles = _bar_handles(palette_for(frame, hue))
+        ax.get_legend().remove()
+        one_legend(fig, handles, title=hue)
+    return fig
+
+
+def _slant_if_crowded(ax):
+    labels = [t.get_text() for t in ax.get_xticklabels()]
+    if labels and max(len(t) for t in labels) * len(labels) > 60:   # names wider than their slots would overlap
+        ax.set_xticks(ax.get_xticks())
+        ax.set_xticklabels(labels, rotation=30, ha="right", rotation_mode="anchor")
+
+
+def seed003_tests(measured, published=None, title="seed 003's tests: the embedded engines beside FoundationDB's "
+                                                    "published figure"):
+    """Seed 003's six tests, one panel per unit (writes/s, reads/s, ops/s, keys/s), FoundationDB's published
+    bar in each beside the embedded engines'; log scales (the engines are orders of magnitude apart)."""
+    plt = require("matplotlib.pyplot", "kvlab's plots")
+    sns = require("seaborn", "kvlab's plots")
+    import pandas as pd
+    house_style()
+    cols = ["engine", "test", "metric", "value"]
+    frame = measured[cols]
+    if published is not None:
+        frame = pd.concat([published.assign(engine="FoundationDB (published)")[cols], frame], ignore_index=True)
+    engines = list(dict.fromkeys(frame["engine"]))
+    colours = engine_palette(engines)
+    units = list(dict.fromkeys(frame["metric"]))
+    widths = [frame[frame.metric == u]["test"].nunique() for u in units]
+    fig, axes = plt.subplots(1, len(units), figsize=(1.6 * sum(widths) + 1.0 * len(units), 4.4), squeeze=False,
+                             gridspec_kw={"width_ratios": widths})
+    for ax, unit in zip(axes[0], units):
+        part = frame[frame.metric == unit]
+        sns.barplot(data=part, x="test", y="value", hue="engine", hue_order=engines, palette=colours, saturation=1,
+                    legend=False, ax=ax)
+        ax.set_yscale("log")
+        _log_from_a_decade(ax)
+        ax.set_ylabel(axis_label(unit) + " (log scale)")
+        ax.set_xlabel("")
+        ax.set_xticks(ax.get_xticks())
+        ax.set_xticklabels([t.get_text() for t in ax.get_xticklabels()], rotation=20, ha="right",
+                           rotation_mode="anchor")
+    fig.suptitle(title, fontweight="bold")
+    fig.tight_layout(w_pad=1.5)
+    one_legend(fig, _bar_handles(colours), title="engine")
+    return fig

@@ -1,0 +1,99 @@
+"""A notebook's runs are one plan (kvlab/lab/seeds/plan.py): the seed's experiments walk it when the notebook
+runs, and the estimate (kvlab/lab/estimate.py) costs the same steps, reading the notebook's parameters cell
+without running any of it.  The notebooks are the source (no generator writes them)."""
+from __future__ import annotations
+
+import ast
+import importlib
+import inspect
+import json
+import pkgutil
+import re
+from pathlib import Path
+
+import pytest
+
+from kvlab.lab import estimate, notebooks
+from kvlab.lab import seeds as seeds_package
+from kvlab.lab.seeds import plan as plan_module
+
+from .conftest import require
+
+ROOT = Path(__file__).resolve().parent.parent
+NB = ROOT / "notebooks"
+
+
+def cells(name) -> str:
+    nb = json.loads((NB / f"{name}.ipynb").read_text())
+    return "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code")
+
+
+def seed_module(name):
+    return importlib.import_module(f"kvlab.lab.seeds.{name.split('_', 1)[1]}")
+
+
+def test_the_estimate_evaluates_nothing():
+    tree = ast.parse(inspect.getsource(estimate))
+    called = {n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+    assert not called & {"eval", "exec", "compile"}
+    assert not (ROOT / "scripts" / "make_notebooks.py").exists()   # the notebooks are the source
+
+
+@pytest.mark.parametrize("scale", notebooks.SCALES)
+@pytest.mark.parametrize("name", notebooks.available())
+def test_every_notebook_has_a_plan_the_estimate_costs(name, scale):
+    p, steps = estimate.notebook_plan(name, scale)
+    assert steps and all(isinstance(s, plan_module.Step) for s in steps)
+    works = [estimate.step_work(s) for s in steps]
+    assert [w.label for w in works] == [s.label for s in steps]
+    for s in steps:
+        if s.run is not None:
+            assert s.spec().engine == s.engine
+
+
+def test_the_durability_notebooks_scales_are_the_seeds():
+    full = estimate.parameters("07_durability", "full")
+    assert (full["cuts"], full["num"]) == (100, 10_000)
+    assert estimate.parameters("07_durability", "smoke")["engines"] == ["lmdb", "leveldb"]
+    assert estimate.parameters("07_durability", "default")["engines"] == json.loads(
+        re.search(r"^engines = (\[.*\])$", cells("07_durability"), re.M).group(1))
+
+
+@pytest.mark.parametrize("name", notebooks.available())
+def test_a_notebook_runs_only_through_its_seeds_plans(name):
+    """Every run a notebook makes is an experiment of its seed module, whose plan notebook_plan lists: the
+    experiments its cells call are exactly those whose `<experiment>_plan` its notebook_plan calls (the
+    quickstart's kvlab.start cell, which shows the API, is written into its plan as it is)."""
+    source = cells(name)
+    direct = re.findall(r"\b(kvlab\.run|kvlab\.linkbench|crashtest|kvlab\.start)\(", source)
+    assert direct == (["kvlab.start"] if name == "00_quickstart" else []), direct
+    module = seed_module(name)
+    body = inspect.getsource(module.notebook_plan).split("\n", 1)[1]   # after its def line
+    planned = set(re.findall(r"\b(\w+)_plan\(", body))
+    seeds = [importlib.import_module(f"kvlab.lab.seeds.{m.name}") for m in pkgutil.iter_modules(seeds_package.__path__)]
+    experiments = {n for n in re.findall(r"\breproduce\.(\w+)\(", source)
+                   if any(hasattr(m, f"{n}_plan") for m in seeds)}
+    assert experiments == planned, (experiments, planned)
+    if name == "00_quickstart":
+        assert re.search(r'kvlab\.start\("lmdb", "fillseq,readrandom", num=p\["num"\], threads=2', source)
+        assert inspect.getsource(module.notebook_plan).count('dict(workload="fillseq,readrandom", num=p["num"], '
+                                                            'threads=2)') == 1
+
+
+def test_an_experiment_runs_its_plans_steps_in_order(monkeypatch):
+    require("lmdb")
+    from kvlab.lab.seeds import dbbench_suite, readwhilewriting
+    ran = []
+
+    def recording(step, db=None):
+        ran.append((step, db is not None))
+        return plan_module.execute(step, db)
+    for module in (dbbench_suite, readwhilewriting):
+        monkeypatch.setattr(module, "execute", recording)
+    args = (["lmdb"], 500, 100, 2)
+    dbbench_suite.dbbench_suite(*args, value_size=50)
+    assert ran == [(s, True) for s in dbbench_suite.dbbench_suite_plan(*args, value_size=50)]
+    ran.clear()
+    readwhilewriting.load_and_readwhilewriting(["lmdb"], 500, [1, 2], 0.1, 1000)
+    assert ran == [(s, True) for s in readwhilewriting.load_and_readwhilewriting_plan(["lmdb"], 500, [1, 2], 0.1,
+                                                                                       1000)]
