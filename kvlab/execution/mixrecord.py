@@ -1,11 +1,12 @@
 """What a mix runs and records: its value size, the mix as run (the run's distribution and target rate), what it
-had done by the end of its warm-up, and its record (transactions, rates, per-template latency and histograms)."""
+had done at the warm-up's cut (read from the sampler's snapshot; execution.phases cuts it), and its record
+(transactions, rates, per-template latency and histograms)."""
 from __future__ import annotations
 
 import dataclasses
 
 from ..model.workloads.distributions import distribution as make_distribution
-from ..results.histogram import Histogram, merge_all
+from ..results.histogram import Histogram
 from . import native
 
 
@@ -40,54 +41,35 @@ def warm_mix(wsnap, plan) -> dict:
     return {"txns": sum(p["count"] for p in per.values()), "ops": ops, "templates": per, "txn_hist": txn_hist}
 
 
-def minus(h: Histogram, counts) -> Histogram:
-    """`h` without `counts` (a warm-up's, read from a snapshot); None leaves it whole."""
-    if counts is None:
-        return h
-    return Histogram(h.counts - counts, h.count - int(counts.sum()), h.min, h.max, h.ns_per_tick)
-
-
-def mix_record(threads, plan, seconds, found, isolation, warm=None):
-    """Transactions, rates and per-template latency of a mix run (after its warm-up, if it had one),
-    and the per-template histograms the result keeps ({name: {"service": .., "response": ..}})."""
-    workers = [t for t in threads if t["role"] == "worker"]
-    ops = {}
-    for t in workers:
-        for op, n in t["ops"].items():
-            ops[op] = ops.get(op, 0) + n
-    if warm is not None:
-        ops["txn"] = ops.get("txn", 0) - warm["txns"]
-        for op, n in warm["ops"].items():
-            if op in ops:
-                ops[op] -= n
-    txns = ops.get("txn", 0)
+def mix_record(counted, plan, seconds, found, isolation, lag=None):
+    """Transactions, rates and per-template latency of a mix run from what it counted (execution.phases.MixCount,
+    after its warm-up, if it had one; `lag`: its start-lag histogram, likewise), and the per-template histograms
+    the result keeps ({name: {"service": .., "response": ..}})."""
+    txns = counted.txns
     templates, kept = {}, {}
     for name in plan["template_names"]:
-        w = warm["templates"][name] if warm is not None else None
-        count = sum(t["templates"][name]["count"] for t in workers) - (w["count"] if w else 0)
-        hist = merge_all(Histogram.from_native(t["templates"][name]["hist"]) for t in workers)
-        hist = minus(hist, w["hist"] if w else None)
+        t = counted.templates[name]
+        count, hist = t["count"], t["hist"]
         templates[name] = {"count": count, "share": count / txns if txns else 0.0, "latency_us": hist.summary_us()}
         kept[name] = {"service": hist}
         if plan["pacing"]["mode"] == "open":   # response time: from the intended start (no coordinated omission)
-            resp = merge_all(Histogram.from_native(t["templates"][name]["response_hist"]) for t in workers)
-            resp = minus(resp, w["response_hist"] if w else None)
+            resp = t["response_hist"] if t["response_hist"] is not None else Histogram()
             templates[name]["response_latency_us"] = resp.summary_us()
             kept[name]["response"] = resp
+    ops = counted.ops
     rate = (lambda n: n / seconds) if seconds > 0 else (lambda n: 0.0)
     pacing = dict(plan["pacing"])
     if pacing["mode"] == "open":
         pacing["achieved_rate"] = rate(txns)
         pacing["achieved_ratio"] = rate(txns) / pacing["target_rate"] if pacing["target_rate"] else None
-        lag = merge_all(Histogram.from_native(t["hist"]["lag"]) for t in workers if "lag" in t["hist"])
-        pacing["start_lag_us"] = lag.summary_us()
+        pacing["start_lag_us"] = (lag if lag is not None else Histogram()).summary_us()
     return ({
         "transactions": txns, "txn_per_sec": rate(txns),
         "reads_per_sec": rate(sum(ops.get(k, 0) for k in _READ_OPS)),
         "writes_per_sec": rate(sum(ops.get(k, 0) for k in _WRITE_OPS)),
-        "keys_per_sec": rate(found or 0), "ops_by_type": {k: v for k, v in ops.items() if k != "txn"},
-        "templates": templates, "retries": sum(t["retries"] for t in workers),
-        "aborts": sum(t["aborts"] for t in workers), "pacing": pacing,
+        "keys_per_sec": rate(found or 0), "ops_by_type": dict(ops),
+        "templates": templates, "retries": counted.retries,
+        "aborts": counted.aborts, "pacing": pacing,
         "isolation": isolation, "template_txn": plan["template_txn"],
     }, kept)
 

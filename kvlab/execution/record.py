@@ -1,167 +1,134 @@
-"""The record builder: one phase's BenchmarkResult from what the session measured (a Measurement) and what the
-session knows (its spec, engine, database directory, machine): totals after the warm-up, the writer's record,
-accounting, warnings, provenance, the time series, amplification, a mix's and a LinkBench graph's records, and
-the histograms kept whole."""
+"""The record builder: one phase's BenchmarkResult as a pure function of the phase (execution.phases.Phase),
+what was measured (a Measurement: the native records, what the phase counted after its warm-up, accounting,
+samples, amplification) and the trial's facts (TrialFacts: the spec, the engine as opened, the database's and
+the machine's facts).  It reads no Session and writes nothing: the time series, a mix's and a LinkBench graph's
+records, warnings, provenance and the histograms kept whole all come from its arguments."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any, Mapping
 
-from ..model import workloads
-from ..results.histogram import Histogram, merge_all
+from ..results.histogram import merge_all
 from ..results.result import BenchmarkResult, histograms_record
-from . import accounting, buildfacts, mixrecord, native
+from . import mixrecord
 from .intervals import intervals
 from .phaseamp import PhaseAmp
+from .phases import Counted, Phase
 
 
 @dataclass
 class Measurement:
     """What one phase produced, as the session gathered it."""
-    workload: workloads.Workload
-    phase: str                     # "load" or "run"
     params: dict                   # what the native Run was given, and its latency clock
     threads: list                  # the native per-thread records (workers and the writer)
-    partial: bool                  # stopped early (Ctrl-C, a stop request)
-    started: str                   # wall-clock start and end, ISO 8601 (provenance only)
-    ended: str
-    before: accounting.Snapshot    # the process's and the device's counters around the phase
-    after: accounting.Snapshot
-    peak_scope: str                # "phase" when the peak RSS was reset for it, else "process"
+    counted: Counted               # what the phase counted, after its warm-up (phases.count)
+    partial: bool = False          # stopped early (Ctrl-C, a stop request)
+    started: str = ""              # wall-clock start and end, ISO 8601 (provenance only)
+    ended: str = ""
+    accounting: dict | None = None   # the process's and the device's counters after the cut (accounting.phase_record)
     samples: list = field(default_factory=list)   # the sampler's (monotonic ns, native, accounting) samples
-    warm: tuple | None = None      # the sample at the end of the warm-up, if one is left out
     engine_stats: dict | None = None
     plan: dict | None = None       # a mix's compiled plan (execution.mixplan)
-    amp: PhaseAmp | None = None
+    amp: PhaseAmp | None = None    # the interval figures' arithmetic
+    amplification: dict | None = None   # the phase's figures (PhaseAmp.phase)
     stopped_by: str | None = None  # the signal that stopped it part-way
 
 
-@dataclass
-class _Totals:
-    """The workers' figures, then the same after the warm-up is taken out."""
-    ops: int
-    t0: int                        # monotonic ns: the first worker's start (the warm-up's end, once excluded)
-    t1: int
-    by_op: dict                    # op -> merged Histogram
-    found: int | None
-    not_found: int | None
+@dataclass(frozen=True)
+class TrialFacts:
+    """What a record needs of the trial it ran in: the spec, the engine as opened for the phase, the
+    database's and the machine's facts, the warnings the trial has gathered so far."""
+    spec: Any                      # the RunSpec
+    trial: int = 0
+    adapter: str = ""
+    engine_library: str | None = None   # the library's version string
+    key_encoding: str | None = None
+    given_config: Mapping[str, Any] = field(default_factory=dict)
+    effective_config: Mapping[str, Any] = field(default_factory=dict)
+    isolation: str | None = None
+    warnings: tuple[str, ...] = ()
+    build_facts: Mapping[str, Any] = field(default_factory=dict)
+    build_warning: str | None = None
+    machine: Mapping[str, Any] = field(default_factory=dict)   # accounting.machine() and the system snapshot
+    storage: Mapping[str, Any] | None = None
+    kvlab_build: Mapping[str, Any] = field(default_factory=dict)   # {kvlab, git_commit}
+    library_prefix: str | None = None
+    static_tls_room: bool | None = None
 
-    @property
-    def seconds(self) -> float:
-        return (self.t1 - self.t0) / 1e9
 
-
-def build(session, m: Measurement) -> BenchmarkResult:
-    """The BenchmarkResult of one phase of `session` (runner's session: spec, engine, directory, machine)."""
-    spec, wl, plan, threads = session.spec, m.workload, m.plan, m.threads
-    workers = [t for t in threads if t["role"] == "worker"]
-    writer = next((t for t in threads if t["role"] == "writer"), None)
-    if wl.native == "compact":
+def build(phase: Phase, m: Measurement, facts: TrialFacts) -> BenchmarkResult:
+    """The BenchmarkResult of `phase`, from what was measured and the trial's facts."""
+    spec, wl, plan, c = facts.spec, phase.workload, m.plan, m.counted
+    workers = [t for t in m.threads if t["role"] == "worker"]
+    if phase.one_thread_only:
         workers = workers[:1]
-    tot = _totals(workers, reads=not wl.writes or wl.native in ("readwhilewriting", "deleterandom", "mix"))
-    warmup, warm_mix = _exclude_warmup(tot, m.warm, plan)
-    overall = tot.by_op["txn"] if plan and "txn" in tot.by_op else merge_all(tot.by_op.values())
+    overall = c.by_op["txn"] if plan and "txn" in c.by_op else merge_all(c.by_op.values())
     mix_record = template_hists = None
     if plan:
-        mix_record, template_hists = mixrecord.mix_record(threads, plan, tot.seconds, tot.found,
-                                                          session.engine.isolation, warm_mix)
-    writer_record, w_hist = _writer_record(writer)
-    acct = _accounting(session, m, tot, workers)
-    build_facts = native.facts_for_result(session.cfg.adapter, session.where.path)
-    provenance = _provenance(session, m)
+        mix_record, template_hists = mixrecord.mix_record(c.mix, plan, c.seconds, c.found, facts.isolation,
+                                                          c.by_op.get("lag"))
+    writer_record = _writer_record(c)
+    w_hist = c.writer.hist if c.writer is not None else None
+    provenance = _provenance(facts, m)
     return BenchmarkResult(
-        engine=spec.engine, workload=wl.name, phase=m.phase, threads=m.params["threads"], ops=tot.ops,
-        seconds=tot.seconds,
-        thread_seconds=sum(t["t_end_ns"] - max(t["t_start_ns"], tot.t0) for t in workers) / 1e9,
-        found=tot.found, not_found=tot.not_found, bytes=sum(t["bytes"] for t in workers),
+        engine=spec.engine, workload=wl.name, phase=phase.kind, threads=m.params["threads"], ops=c.ops,
+        seconds=c.seconds, thread_seconds=c.thread_seconds, found=c.found, not_found=c.not_found, bytes=c.bytes,
         latency_us=overall.summary_us(),
-        latency_by_op={op: h.summary_us() for op, h in tot.by_op.items()},
+        latency_by_op={op: h.summary_us() for op, h in c.by_op.items()},
         latency_unit="txn" if plan else "batch" if m.params["batch"] > 1 and wl.writes else "op",
-        seed=spec.seed, params={**m.params, "workload": wl.name, "native_loop": m.params.get("native_loop", wl.native),
-                                "engine_config": session.effective_config,
+        seed=spec.seed, params={**m.params, "workload": wl.name, "native_loop": phase.loop,
+                                "engine_config": dict(facts.effective_config),
                                 **({"stopped_by": m.stopped_by} if m.partial and m.stopped_by else {})},
-        versions={"engine_library": session.native.adapters()[session.cfg.adapter], "adapter": session.cfg.adapter,
-                  "kvlab": provenance["build"]["kvlab"], "git_commit": provenance["build"]["git_commit"],
-                  "engine_build": build_facts},
-        key_encoding=session.native.KEY_ENCODING, writer=writer_record, partial=m.partial,
-        warnings=_warnings(session, build_facts, writer_record, tot.ops), started_at=m.started, ended_at=m.ended,
-        per_thread_ops=[sum(t["ops"].values()) for t in workers],
-        accounting=acct,
-        intervals=intervals(m.samples, m.samples[0][0] if m.samples else tot.t0, plan, m.amp),
-        amplification=m.amp.phase(threads, m.before, m.after, acct, m.engine_stats) if m.amp is not None else None,
-        warmup=warmup, engine_stats=m.engine_stats, provenance=provenance, trial=session.trial,
-        mix=({**mix_record, "distribution": mixrecord.mix_as_run(wl.mix, spec).distribution.to_dict(),
-              "definition": wl.mix.to_dict()} if plan else None),
-        graph=_graph_record(threads, workers, session.graph, tot.seconds) if "graph" in threads[0] else None,
-        histograms=histograms_record(overall, tot.by_op, template_hists, w_hist),
+        versions={"engine_library": facts.engine_library, "adapter": facts.adapter,
+                  "kvlab": provenance["build"].get("kvlab"), "git_commit": provenance["build"].get("git_commit"),
+                  "engine_build": dict(facts.build_facts)},
+        key_encoding=facts.key_encoding or "", writer=writer_record, partial=m.partial,
+        warnings=_warnings(facts, writer_record, c.ops), started_at=m.started, ended_at=m.ended,
+        per_thread_ops=list(c.per_thread_ops),
+        accounting=_accounting(m, c, workers),
+        intervals=intervals(m.samples, m.samples[0][0] if m.samples else c.t0, plan, m.amp),
+        amplification=m.amplification,
+        warmup=c.warmup, engine_stats=m.engine_stats, provenance=provenance, trial=facts.trial,
+        mix=_mix(mix_record, phase),
+        graph=_graph_record(m.threads, workers, phase.graph, c.seconds) if "graph" in m.threads[0] else None,
+        histograms=histograms_record(overall, dict(c.by_op), template_hists, w_hist),
     )
 
 
-def _totals(workers, reads: bool) -> _Totals:
-    by_op = {}
-    for t in workers:
-        for op, h in t["hist"].items():
-            by_op[op] = by_op.get(op, Histogram()).merge(Histogram.from_native(h))
-    return _Totals(
-        ops=sum(n for t in workers for op, n in t["ops"].items() if op != "txn"),   # a mix's ops, not its txns
-        t0=min(t["t_start_ns"] for t in workers), t1=max(t["t_end_ns"] for t in workers), by_op=by_op,
-        found=sum(t["found"] for t in workers) if reads else None,
-        not_found=sum(t["not_found"] for t in workers) if reads else None)
+def _mix(mix_record: dict | None, phase: Phase) -> dict | None:
+    """A mix's record, with the mix as defined and the distribution and pacing it ran with."""
+    if mix_record is None or phase.mix is None or phase.workload.mix is None:
+        return None
+    return {**mix_record, "distribution": phase.mix.distribution.to_dict(),
+            "definition": phase.workload.mix.to_dict()}
 
 
-def _exclude_warmup(tot: _Totals, warm, plan) -> tuple:
-    """Take what the workers did before the warm-up snapshot `warm` out of `tot`: (the warm-up's record, a mix's
-    warm-up figures), both None without a warm-up."""
-    if warm is None:
-        return None, None
-    wt, wsnap, _ = warm
-    w_ops = sum(wsnap["workers"]["ops"].values())
-    warm_mix = None
-    if plan is not None:   # a mix's progress counts transactions; its ops are in the op histograms
-        warm_mix = mixrecord.warm_mix(wsnap, plan)
-        w_ops = sum(warm_mix["ops"].values())
-    warmup = {"seconds": (wt - tot.t0) / 1e9, "ops_excluded": w_ops, "excluded": True}
-    if warm_mix is not None:
-        warmup["transactions_excluded"] = warm_mix["txns"]
-    tot.ops -= w_ops
-    if tot.found is not None:
-        tot.found -= wsnap["workers"]["found"]
-        tot.not_found = None
-    for op, counts in wsnap["workers"]["hist"].items():
-        if op in tot.by_op and not (op == "txn" and warm_mix is not None):
-            tot.by_op[op] = mixrecord.minus(tot.by_op[op], counts)
-    if warm_mix is not None and "txn" in tot.by_op:   # the simple templates' transactions too
-        tot.by_op["txn"] = mixrecord.minus(tot.by_op["txn"], warm_mix["txn_hist"])
-    tot.t0 = wt
-    return warmup, warm_mix
+def _writer_record(c: Counted) -> dict | None:
+    """readwhilewriting's writer thread, after the cut."""
+    w = c.writer
+    if w is None:
+        return None
+    return {"ops": w.ops, "seconds": w.seconds, "ops_per_sec": w.ops / w.seconds if w.seconds > 0 else 0.0,
+            "bytes": w.bytes, "latency_us": w.hist.summary_us(),
+            "cpu_user_s": w.cpu_user_s, "cpu_sys_s": w.cpu_sys_s,
+            "ctx_voluntary": w.ctx_voluntary, "ctx_involuntary": w.ctx_involuntary}
 
 
-def _writer_record(writer) -> tuple:
-    """(readwhilewriting's writer thread: its record, its merged histogram), or (None, None)."""
-    if writer is None:
-        return None, None
-    w_ops = sum(writer["ops"].values())
-    w_secs = (writer["t_end_ns"] - writer["t_start_ns"]) / 1e9
-    w_hist = merge_all(Histogram.from_native(h) for h in writer["hist"].values())
-    return {"ops": w_ops, "seconds": w_secs, "ops_per_sec": w_ops / w_secs if w_secs > 0 else 0.0,
-            "bytes": writer["bytes"], "latency_us": w_hist.summary_us(),
-            "cpu_user_s": writer["cpu_user_s"], "cpu_sys_s": writer["cpu_sys_s"],
-            "ctx_voluntary": writer["nvcsw"], "ctx_involuntary": writer["nivcsw"]}, w_hist
-
-
-def _accounting(session, m: Measurement, tot: _Totals, workers) -> dict:
-    acct = accounting.phase_record(m.before, m.after, tot.ops, session.where.path,
-                                   session.device or session.device_note, m.peak_scope)
+def _accounting(m: Measurement, c: Counted, workers) -> dict | None:
+    if m.accounting is None:
+        return None
+    acct = dict(m.accounting)
     acct["threads"] = [{"index": t["index"], "role": t["role"], "cpu_user_s": t["cpu_user_s"],
                         "cpu_sys_s": t["cpu_sys_s"], "ctx_voluntary": t["nvcsw"],
                         "ctx_involuntary": t["nivcsw"]} for t in m.threads]
+    # the threads' CPU times cover the whole phase (they are not read at a warm-up's cut): so does this share
     worker_cpu = sum(t["cpu_user_s"] + t["cpu_sys_s"] for t in workers)
-    acct["workers_cpu_pct"] = worker_cpu / tot.seconds * 100 if tot.t1 > tot.t0 else None
+    acct["workers_cpu_pct"] = worker_cpu / ((c.t1 - c.started) / 1e9) * 100 if c.t1 > c.started else None
     return acct
 
 
-def _warnings(session, build_facts, writer_record, ops) -> list:
-    build_warning = buildfacts.warning_for(session.spec.engine, build_facts)
-    out = list(session.warnings) + ([build_warning] if build_warning else [])
+def _warnings(facts: TrialFacts, writer_record, ops) -> list:
+    out = list(facts.warnings) + ([facts.build_warning] if facts.build_warning else [])
     if writer_record is not None and writer_record["ops"] == 0 and ops > 0:
         # the readers finished before the scheduler ran the writer (more threads than cores, a short run)
         out.append("readwhilewriting: the writer made no writes before the readers finished, so this "
@@ -170,14 +137,14 @@ def _warnings(session, build_facts, writer_record, ops) -> list:
     return out
 
 
-def _provenance(session, m: Measurement) -> dict:
+def _provenance(facts: TrialFacts, m: Measurement) -> dict:
     return {
-        "spec": session.spec.to_dict(), "trial": session.trial, "key_encoding": session.native.KEY_ENCODING,
-        "engine_config_given": session.given_config, "engine_config_effective": session.effective_config,
-        "machine": {**accounting.machine(), "system": session.system}, "storage": session.storage,
-        "build": accounting.kvlab_build(),
-        "library_prefix": native.build_config().get("engines", {}).get(session.cfg.adapter, {}).get("prefix"),
-        "process": {"glibc_static_tls_room": native.started_with_static_tls_room()},
+        "spec": facts.spec.to_dict(), "trial": facts.trial, "key_encoding": facts.key_encoding,
+        "engine_config_given": dict(facts.given_config), "engine_config_effective": dict(facts.effective_config),
+        "machine": dict(facts.machine), "storage": facts.storage,
+        "build": dict(facts.kvlab_build),
+        "library_prefix": facts.library_prefix,
+        "process": {"glibc_static_tls_room": facts.static_tls_room},
         "started_at": m.started, "ended_at": m.ended,
     }
 

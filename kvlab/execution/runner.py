@@ -1,13 +1,13 @@
 """The runner: turns a RunSpec into native runs and results.
 
-It prepares the database directory, opens the engine once (a session, execution.session), runs each workload
-through the native driver (GIL released for the whole run, on a helper thread) and builds one BenchmarkResult
-per workload (execution.record).  While the native threads run, the calling thread samples their counters every
-`interval` seconds without pausing them (execution.sampler: the time series, the warm-up snapshot, Ctrl-C as a
-clean stop with a partial result).  A read workload on a fresh database first gets a load phase (fillseq in
-batches of 1000, or through the engine's bulk path with load="bulk": execution.loads; reported with
-phase="load"; resume=True continues a killed one).  A spec's `cpus` pins the process for each trial
-(execution.pinning).
+It prepares the database directory, compiles the spec into a plan of phases (execution.phases), opens the
+engine once (a session, execution.session), runs each phase through the native driver (GIL released for the
+whole run, on a helper thread) and builds one BenchmarkResult per phase (execution.record).  While the native
+threads run, the calling thread samples their counters every `interval` seconds without pausing them
+(execution.sampler: the time series, the warm-up snapshot, Ctrl-C as a clean stop with a partial result).
+A read workload on a fresh database first gets a load phase (fillseq in batches of 1000, or through the
+engine's bulk path with load="bulk": execution.loads; reported with phase="load"; resume=True continues a
+killed one).  A spec's `cpus` pins the process for each trial (execution.pinning).
 """
 from __future__ import annotations
 
@@ -15,11 +15,10 @@ from typing import Callable
 
 from .. import _signals as signals
 from .. import errors
-from ..model import workloads
 from ..model.spec import RunSpec, make_spec
 from ..results import sanity, stats
 from ..results.result import BenchmarkResult, RunResult
-from . import dbdir, loads, mixrecord, native, sizecheck
+from . import dbdir, loads, native, sizecheck
 from .pinning import pin, unpin
 from .progress import RunControl
 from .session import Session
@@ -105,19 +104,8 @@ def _run_trial_pinned(spec, trial, on_result, control, load_only, holding, last)
 
 
 def _phases(spec, session, on_result, load_only):
-    for name in spec.workloads:
-        wl = workloads.get(name, spec.mixes)
-        if wl.needs_data and not session.loaded and (spec.auto_load or load_only):
-            # a LinkBench mix loads its graph; everything else a key space (fillseq)
-            load = workloads.get("linkbench-load" if session.graph else "fillseq")
-            done = session.run_one(load, phase="load", value_size=mixrecord.value_size(wl, spec))
-            if done is not None:
-                session.add(done, on_result)
-                if done.partial:
-                    return
-        if load_only:
-            return
-        done = session.run_one(wl, phase="run")
+    for phase in session.plan(load_only):
+        done = session.run_one(phase)
         if done is not None:
             session.add(done, on_result)
             if done.partial:

@@ -25,6 +25,8 @@ class Sampler:
 
     def _sample(self):
         t, snap = time.monotonic_ns(), self.run.snapshot()
+        # each thread's progress counter (its ops; a mix's transactions): a warm-up's cut of each thread's ops
+        snap["progress"] = self.run.progress()
         if self.events is not None:   # carried in the native snapshot, so a sample stays (time, native, accounting)
             snap["engine_events"] = self.events.read()
         return t, snap, accounting.snapshot(self.device, self.db_path)

@@ -1,18 +1,21 @@
-"""The session: one open engine across the workloads of a trial.  It opens (and reopens, when a workload's
-settings differ) the engine in the prepared database directory, runs one phase at a time through the native
-driver with the sampler watching, and has the record builder turn each into a BenchmarkResult."""
+"""The session: one open engine across the phases of a trial (execution.phases.plan).  It opens (and reopens,
+when a phase's settings differ) the engine in the prepared database directory, runs one phase at a time through
+the native driver with the sampler watching, takes what the phase counted after its warm-up (phases.count) and
+its accounting and amplification, and hands them with the trial's facts to the record builder, which turns them
+into a BenchmarkResult without reading the session."""
 from __future__ import annotations
 
 import math
 import time
 
-from .. import errors
 from ..model import workloads
 from ..results import amplification, sanity
 from ..results.result import BenchmarkResult
-from . import accounting, dbdir, loads, mixplan, mixrecord, record, system
+from . import accounting, buildfacts, dbdir, loads, mixplan, phases, record, system
 from .events import reader_for
-from .phaseamp import PhaseAmp
+from .native import build_config, facts_for_result, started_with_static_tls_room
+from .phaseamp import Carried, PhaseAmp
+from .phases import Phase
 from .progress import ProgressTracker
 from .sampler import Sampler, auto_warmup, steady_state
 
@@ -36,24 +39,20 @@ class Session:
         self.engine_settings = None
         self.device, self.device_note = accounting.block_device(where.path)
         self.storage = accounting.storage(where.path)
-        # what the workload believes the database holds (space amplification), and why a figure cannot be had here
-        self.live = amplification.live_start(known=not where.existed)
+        # what the workload believes the database holds (space amplification), where the engine's own account
+        # ended: handed from phase to phase; and why a figure cannot be had here
+        self.carried = Carried(live=amplification.live_start(known=not where.existed))
         self.storage_why = amplification.storage_notes(self.storage, self.device, self.device_note)
-        self.engine_log_state = {}
-        self.engine_counted = None   # (engine handle, its statistics, its log's mark) where the last phase ended
         # the machine as this trial starts (load, other busy processes, governor, clocksource, memory)
         self.system = system.snapshot()
         self.warnings.extend(w for w in system.warnings(self.system) if w not in self.warnings)
+        self.machine = {**accounting.machine(), "system": self.system}
+        self.kvlab_build = accounting.kvlab_build()
         # a mix with write transactions opens the engine in its transactional mode from the start
         mixes = [wl.mix for wl in (workloads.get(name, spec.mixes) for name in spec.workloads) if wl.mix is not None]
         self.transactions = any(mixplan.needs_transactions(m) for m in mixes)
-        # YCSB's insertorder=hashed: the load and the mix store record i under a hashed key
-        self.key_hash = loads.hashed_keys(spec)
         # LinkBench: the graph its load writes and its operations query (kv_graph.h)
-        graphs = [m.graph for m in (*mixes, *spec.mixes.values()) if getattr(m, "graph", None) is not None]
-        if any(g != graphs[0] for g in graphs):
-            raise errors.SpecError("the workloads of one run describe different LinkBench graphs; run them apart")
-        self.graph = dict(graphs[0]) if graphs else None
+        self.graph = phases.graph_of(spec)
 
     def open(self, settings: dict):
         if self.engine is not None and settings == self.engine_settings:
@@ -96,52 +95,62 @@ class Session:
         if on_result:
             on_result(result)
 
-    def run_one(self, wl: workloads.Workload, phase: str, value_size: int | None = None) -> BenchmarkResult | None:
-        """One phase of `wl` ("load" or "run") on the open engine, measured and recorded; None where a resumed
-        load finds every record already there."""
-        load = phase == "load"
-        settings, params, graph = self._phase_params(wl, load, value_size)
-        engine = self.open(settings)
-        if "load" in params and not self._resume(engine, params):
-            return None
+    def plan(self, load_only: bool = False) -> tuple[Phase, ...]:
+        """The phases this trial runs (phases.plan), on the database as this session found it."""
+        return phases.plan(self.spec, loaded=self.loaded, load_only=load_only)
+
+    def facts(self) -> record.TrialFacts:
+        """What a record needs of this trial, the engine as now opened included."""
+        adapter = self.cfg.adapter
+        build_facts = facts_for_result(adapter, self.where.path)
+        return record.TrialFacts(
+            spec=self.spec, trial=self.trial, adapter=adapter, engine_library=self.native.adapters()[adapter],
+            key_encoding=self.native.KEY_ENCODING, given_config=dict(self.given_config),
+            effective_config=dict(self.effective_config),
+            isolation=self.engine.isolation if self.engine is not None else None, warnings=tuple(self.warnings),
+            build_facts=build_facts, build_warning=buildfacts.warning_for(self.spec.engine, build_facts),
+            machine=self.machine, storage=self.storage, kvlab_build=self.kvlab_build,
+            library_prefix=build_config().get("engines", {}).get(adapter, {}).get("prefix"),
+            static_tls_room=started_with_static_tls_room())
+
+    def run_one(self, phase: Phase) -> BenchmarkResult | None:
+        """One phase on the open engine, measured and recorded; None where a resumed load finds every record
+        already there."""
+        params = phase.params()
+        engine = self.open(dict(phase.settings))
+        if phase.load is not None:
+            params["load_method"] = loads.method(self.spec, self.native, self.cfg.adapter)
+            if not self._resume(engine, params):
+                return None
         plan = None
-        if wl.mix is not None:
-            plan = mixplan.compile_mix(mixrecord.mix_as_run(wl.mix, self.spec), self.spec.value_size,
-                                       clients=self.spec.threads, target_rate=self.spec.target_rate)
-            params["value_size"] = plan["value_max"]
-            params["batch"] = 1
-        run = self.native.Run(engine, params.get("native_loop", wl.native), params, mix=plan, graph=graph)
-        amp = PhaseAmp(self, wl, params, plan, engine, graph is not None)
-        native = params.get("native_loop", wl.native)
-        if native in self._FILLS and self._fills_record():   # until it ends, the fill is cut (so after a SIGKILL)
-            dbdir.update_marker(self.where.path, load={"complete": False, "by": wl.name, "unit": self._FILLS[native],
+        if phase.mix is not None:
+            plan = mixplan.compile_mix(phase.mix, phase.value_size, clients=phase.threads)
+        run = self.native.Run(engine, phase.loop, params, mix=plan,
+                              graph=dict(phase.graph) if phase.graph is not None else None)
+        amp = PhaseAmp(phase, plan, engine, self.carried, amplification.ENGINE_COUNTERS.get(self.cfg.adapter),
+                       self.spec.engine_stats, self.where.path, self.storage_why)
+        if phase.fills and self._fills_record():   # until it ends, the fill is cut (so after a SIGKILL)
+            dbdir.update_marker(self.where.path, load={"complete": False, "by": phase.name, "unit": phase.fills,
                                                        "written": None, "of": params["num"]})
-        measured, cut = self._measure(run, wl, phase, params)
-        measured.plan, measured.amp = plan, amp
-        if wl.writes or wl.native in ("fillseq", "fillrandom"):
+        measured, cut, self.carried = self._measure(run, phase, params, plan, amp)
+        if phase.writes:
             self.loaded = True
-        if self.spec.engine_stats:
-            got = engine.stats()
-            if got is not None:
-                measured.engine_stats = {"numbers": got[0], "text": got[1]}
-        result = record.build(self, measured)
-        if not load:
+        result = record.build(phase, measured, self.facts())
+        if phase.kind == phases.RUN:
             steady_state(result, measured.samples, cut)
-        self._load_record(wl, native, params, result)
+        self._load_record(phase, params, result)
         return result
 
-    # the native loops that fill the key space, and what the marker's load record counts for each
-    _FILLS = {"fillseq": "records", "bulkload": "records", "fillrandom": "writes", "graphload": "nodes"}
-
-    def _load_record(self, wl: workloads.Workload, native: str, params: dict, b: BenchmarkResult):
+    def _load_record(self, phase: Phase, params: dict, b: BenchmarkResult):
         """After a phase that fills the key space, the marker says how far it got; a phase that needs the data,
         on a database whose fill was cut, says so; a uniform read whose found share is below what the
         database's writes imply says both numbers."""
-        if native in self._FILLS:
+        wl = phase.workload
+        if phase.fills:
             if self._fills_record():
-                dbdir.update_marker(self.where.path, load=self._fill_record(wl, native, params, b))
+                dbdir.update_marker(self.where.path, load=self._fill_record(phase, params, b))
             return
-        if not wl.needs_data:
+        if not phase.needs_data:
             return
         cut = (dbdir.read_marker(self.where.path) or {}).get("load") or {}
         if cut and not cut.get("complete", True):
@@ -156,7 +165,7 @@ class Session:
                       f"({share:.0%})"
             _warn(b, f"the database's load was cut: {how}, so {wl.name} ran on a partial database (keys past the "
                      "cut read as not found); load it again, or --resume a cut fillseq load")
-        if wl.uniform_reads and b.found is not None and b.ops >= 1000:
+        if phase.uniform_reads and b.found is not None and b.ops >= 1000:
             expected, how = self._expected_found(params["num"], cut)
             got = b.found / b.ops
             if expected is not None and got < 0.95 * expected - 0.01:
@@ -171,23 +180,26 @@ class Session:
         or a resumed load; a fill over a reused database (a timed fillrandom on it) leaves its record as it was."""
         return not self.where.existed or self.spec.resume
 
-    def _fill_record(self, wl, native: str, params: dict, b: BenchmarkResult) -> dict:
+    def _fill_record(self, phase: Phase, params: dict, b: BenchmarkResult) -> dict:
+        """The marker's record of a fill: records in key order from the first key (a prefix: resume continues
+        it), random writes (a count), or a LinkBench graph's nodes."""
         first = params.get("first_key") or 0
-        of = params["num"] - (first if native != "fillrandom" else 0)
-        if native == "graphload":
+        in_order = phase.fills != "writes"
+        of = params["num"] - (first if in_order else 0)
+        if phase.fills == "nodes":
             done = (b.graph or {}).get("nodes_loaded", 0)
         else:   # a warm-up's ops were written all the same
             done = b.ops + int((b.warmup or {}).get("ops_excluded") or 0)
-        out = {"complete": not b.partial and done >= of, "by": wl.name, "unit": self._FILLS[native],
-               "written": min(first + done, params["num"]) if native != "fillrandom" else done, "of": params["num"]}
-        if native in ("fillseq", "bulkload"):
+        out = {"complete": not b.partial and done >= of, "by": phase.name, "unit": phase.fills,
+               "written": min(first + done, params["num"]) if in_order else done, "of": params["num"]}
+        if phase.fills == "records":
             out["records"] = out["written"]
         return out
 
     def _expected_found(self, num: int, cut: dict) -> tuple:
         """(the share of uniform reads over `num` keys that should find a key, what says so) or (None, ''): from
         this run's writes, else (a reused database) from its completed fill, over the key space the reads use."""
-        keys = self.live.get("keys")
+        keys = self.carried.live.get("keys")
         if keys is not None and num:
             return min(1.0, keys / num), "the writes of this run"
         if not cut.get("complete") or not cut.get("of"):
@@ -215,56 +227,19 @@ class Session:
         self.loaded = True
         return False
 
-    def _phase_params(self, wl: workloads.Workload, load: bool, value_size: int | None) -> tuple:
-        """(engine settings, the native Run's parameters, a LinkBench graph or None) of one phase: the spec's,
-        with what the workload implies (sync, a smaller key space, a batch) and what a load or a graph needs."""
+    def _measure(self, run, phase: Phase, params: dict, plan, amp: PhaseAmp) -> tuple:
+        """Execute `run` with the sampler watching, then take what it counted after its warm-up, the accounting
+        over the same span and the phase's amplification: (the Measurement, warmup="auto"'s cut or None, what the
+        phase hands the next one)."""
         spec = self.spec
-        implies = dict(wl.implies)
-        settings = dict(spec.engine_settings)
-        if "sync" in implies:
-            settings["sync"] = implies.pop("sync")
-        num = spec.num // implies.pop("num_divisor", 1) or 1
-        params = {
-            "num": spec.num if load else num,
-            "reads": spec.reads_per_thread, "threads": 1 if load else spec.threads,
-            "duration": 0.0 if load else float(spec.duration),
-            "key_size": spec.key_size, "value_size": value_size or mixrecord.value_size(wl, spec),
-            "batch": loads.LOAD_BATCH if load else implies.pop("batch", spec.batch),
-            "seed": spec.seed, "compression_ratio": float(spec.compression_ratio),
-            "seek_nexts": spec.seek_nexts, "writes_per_second": float(spec.writes_per_second),
-            "key_hash": self.key_hash and (load or wl.mix is not None),
-        }
-        if wl.native == "fillseq":   # the load phase or a fillseq workload: a load (RunSpec.load, resume)
-            params.update(load=spec.load, load_method=loads.method(spec, self.native, self.cfg.adapter),
-                          first_key=0)
-            if spec.load == "bulk":
-                # records a chunk: the batch the caller gave a fillseq workload, else about BULK_CHUNK_BYTES of them
-                chunk = spec.batch if not load and spec.batch > 1 else loads.bulk_chunk(spec.key_size,
-                                                                                       params["value_size"])
-                params.update(native_loop="bulkload", batch=chunk, threads=1)
-        graph = self.graph if (wl.native == "graphload" or (wl.mix is not None and wl.mix.graph)) else None
-        if wl.native == "graphload" and graph is None:
-            raise errors.SpecError("workload 'linkbench-load' loads a LinkBench graph: run it with a LinkBench "
-                                   "workload (kvlab linkbench, kvlab.linkbench)")
-        if graph is not None:
-            params["num"] = graph["nodes"]
-            if load:
-                params["threads"] = graph["loaders"]
-                params["batch"] = 1
-        return settings, params, graph
-
-    def _measure(self, run, wl: workloads.Workload, phase: str, params: dict) -> tuple:
-        """Execute `run` with the sampler watching: (the Measurement, warmup="auto"'s cut or None)."""
-        spec = self.spec
-        load = phase == "load"
         started = time.strftime("%Y-%m-%dT%H:%M:%S%z")
         peak_scope = "phase" if accounting.reset_peak_rss() else "process"
         before = accounting.snapshot(self.device)
         tracker = None
         if self.control is not None:
-            tracker = ProgressTracker(run, spec.engine, wl.name, phase, wl.native, params)
-        auto = spec.warmup == "auto" and not load
-        sampler = Sampler(run, spec.interval, 0.0 if load or auto else spec.warmup, self.device, self.control,
+            tracker = ProgressTracker(run, spec.engine, phase.name, phase.kind, phase.workload.native, params)
+        auto = phase.warmup == "auto"
+        sampler = Sampler(run, spec.interval, 0.0 if auto else float(phase.warmup), self.device, self.control,
                           tracker, self.where.path,
                           events=reader_for(self.engine, self.cfg.adapter) if spec.engine_stats else None)
         threads, partial = sampler.execute()
@@ -272,6 +247,17 @@ class Session:
         after = accounting.snapshot(self.device)
         params["latency_clock"], params["ns_per_tick"] = run.latency_clock
         ended = time.strftime("%Y-%m-%dT%H:%M:%S%z")
-        return record.Measurement(workload=wl, phase=phase, params=params, threads=threads, partial=partial,
-                                  started=started, ended=ended, before=before, after=after, peak_scope=peak_scope,
-                                  samples=sampler.samples, warm=sampler.warm, stopped_by=sampler.stopped_by), cut
+        engine_stats = None
+        if spec.engine_stats:
+            got = self.engine.stats()
+            if got is not None:
+                engine_stats = {"numbers": got[0], "text": got[1]}
+        counted = phases.count(phase, threads, sampler.warm, plan)
+        # the process's counters over what was counted: from the warm-up's cut, where there is one
+        acct = accounting.phase_record(sampler.warm[2] if sampler.warm is not None else before, after,
+                                       counted.ops, self.where.path, self.device or self.device_note, peak_scope)
+        amplification_record, carried = amp.phase(threads, before, after, acct.get("db_size_bytes"), engine_stats)
+        return record.Measurement(params=params, threads=threads, counted=counted, partial=partial,
+                                  started=started, ended=ended, accounting=acct, samples=sampler.samples,
+                                  engine_stats=engine_stats, plan=plan, amp=amp,
+                                  amplification=amplification_record, stopped_by=sampler.stopped_by), cut, carried

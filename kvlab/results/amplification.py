@@ -24,9 +24,10 @@ Pure functions: the runner (kvlab.execution) reads the counters and hands them o
 from __future__ import annotations
 
 import math
-import re
-from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
+
+from .. import engines
+from ..engines.descriptor import EngineCounters
 
 WRITE_OPS = ("write", "insert", "rmw")     # ops that store a key and a value
 DELETE_OPS = ("delete",)                   # ops that store a key (a tombstone, or the removal of one)
@@ -154,25 +155,19 @@ def live_after(live: dict, pattern: str, n: int, count: float, entry_bytes: floa
     return _count(live, how)
 
 
-# how each native loop changes the live set (the rest write nothing, or rewrite live keys: "none")
-LIVE_PATTERNS = {"fillseq": "sequential", "fillrandom": "random", "overwrite": "random", "readwhilewriting": "random",
-                 "deleterandom": "delete"}
-
-
-def apply_phase(live: dict, native: str, n: int, ops: dict, entry_bytes: float, arcs=None, streams=None,
-                graph: bool = False) -> dict:
-    """The live set after a phase (or part of one) of native loop `native` that did `ops` (op type -> count)
-    on a key space of `n`: LIVE_PATTERNS, a mix's inserts and deletes, a LinkBench graph (not tracked).
+def apply_phase(live: dict, pattern: str, n: int, ops: dict, entry_bytes: float, arcs=None, streams=None) -> dict:
+    """The live set after a phase (or part of one) that changes it by `pattern` (its workload's live_pattern,
+    kvlab.model.workloads.LIVE_PATTERNS) and did `ops` (op type -> count) on a key space of `n`: sequential or
+    random writes, random deletes, a mix's inserts and deletes, a LinkBench graph (not tracked).
     `arcs`: fillseq's per-thread (first key, keys written); `streams`: the random writes' [(stream, draws)]."""
-    if graph or native == "graphload":
+    if pattern == "graph":
         return {"keys": None, "bytes": None, "how": "a LinkBench graph: kvlab does not track its live bytes"}
-    if native == "mix":
+    if pattern == "mix":
         live = live_after(live, "insert", n, ops.get("insert", 0), entry_bytes)
         live = live_after(live, "remove", n, ops.get("delete", 0), entry_bytes)
         if ops.get("clear_range") and live.get("keys") is not None:
             live = {"keys": None, "bytes": None, "how": "a mix cleared key ranges, whose sizes kvlab does not know"}
         return live
-    pattern = LIVE_PATTERNS.get(native, "none")
     if pattern == "none":
         return dict(live)
     count = ops.get("delete", 0) if pattern == "delete" else ops.get("write", 0)
@@ -181,131 +176,10 @@ def apply_phase(live: dict, native: str, n: int, ops: dict, entry_bytes: float, 
 
 # --- the engines' own counters -------------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class EngineCounters:
-    """How an engine accounts for what it wrote: `log_file` is its info log in the database directory (read
-    between the phase's ends for its exact table-file sizes), `read(before, after, log_text, state)` turns the
-    engine statistics before and after the phase ({numbers, text}, or None) and the log's new lines (None: no
-    log where it should be) into
-    {"bytes_written", its parts, "blocks_read", "source", "note"}; `state` is kept across a session's phases."""
-    read: Callable
-    log_file: str | None = None
-
-
-def _num(stats, key):
-    return ((stats or {}).get("numbers") or {}).get(key)
-
-
-def _delta(before, after, key):
-    a = _num(after, key)
-    if a is None:
-        return None
-    return a - (_num(before, key) or 0)
-
-
-_GIB = 1024.0 ** 3
-_RDB_WAL = re.compile(r"Cumulative WAL: .*?written: ([0-9.]+) GB")
-_RDB_EVENT = re.compile(r"EVENT_LOG_v1 (\{.*\})\s*$")
-
-
-def _no_log(engine: str) -> dict:
-    return {"bytes_written": None, "blocks_read": None, "source": f"{engine}'s LOG in the database directory",
-            "note": f"no {engine} LOG in the database directory (kept elsewhere?): no engine figure"}
-
-
-def _rocksdb(before, after, log_text, state) -> dict:
-    import json
-    if log_text is None:
-        return _no_log("RocksDB")
-    jobs = state.setdefault("jobs", {})
-    flush = compaction = 0
-    for line in log_text.splitlines():
-        m = _RDB_EVENT.search(line)
-        if not m:
-            continue
-        try:
-            ev = json.loads(m.group(1))
-        except ValueError:
-            continue
-        kind = ev.get("event")
-        if kind in ("flush_started", "compaction_started"):
-            jobs[ev.get("job")] = kind
-        elif kind == "table_file_creation":
-            if jobs.get(ev.get("job")) == "flush_started":
-                flush += int(ev.get("file_size", 0))
-            else:
-                compaction += int(ev.get("file_size", 0))
-    out: dict[str, Any] = {
-        "flush_bytes": flush, "compaction_bytes": compaction, "wal_bytes": None, "blocks_read": None,
-        "source": "RocksDB: flush and compaction output from its LOG's table_file_creation events (exact bytes) "
-                  "+ WAL bytes from its rocksdb.stats 'Cumulative WAL ... written' (to 0.01 GiB)",
-        "note": "RocksDB counts no block reads unless its statistics are on (kvlab leaves them off)"}
-    wal = [_RDB_WAL.search((s or {}).get("text") or "") for s in (before, after)]
-    if wal[1] is not None:
-        out["wal_bytes"] = round((float(wal[1].group(1)) - (float(wal[0].group(1)) if wal[0] else 0.0)) * _GIB)
-        out["bytes_written"] = flush + compaction + out["wal_bytes"]
-    else:
-        out["bytes_written"] = flush + compaction
-        out["note"] += "; no WAL figure in its statistics: tables only"
-    return out
-
-
-_LDB_FLUSH = re.compile(r"Level-0 table #\d+: (\d+) bytes OK")
-_LDB_COMPACTION = re.compile(r"Generated table #\d+@\d+: \d+ keys, (\d+) bytes")
-
-
-def _leveldb(before, after, log_text, state) -> dict:
-    if log_text is None:
-        return _no_log("LevelDB")
-    flush = sum(int(m.group(1)) for m in _LDB_FLUSH.finditer(log_text))
-    compaction = sum(int(m.group(1)) for m in _LDB_COMPACTION.finditer(log_text))
-    return {"bytes_written": flush + compaction, "flush_bytes": flush, "compaction_bytes": compaction,
-            "wal_bytes": None, "blocks_read": None,
-            "source": "LevelDB: table files written by memtable flushes ('Level-0 table #N: B bytes OK') and "
-                      "compactions ('Generated table ... B bytes') in its LOG (exact bytes)",
-            "note": "LevelDB counts neither its log (WAL) bytes nor block reads: the engine figure is table files only"}
-
-
-def _wiredtiger(before, after, log_text, state) -> dict:
-    blocks = _delta(before, after, "block-manager: bytes written")
-    log = _delta(before, after, "log: log bytes written")
-    if blocks is None:
-        return {"bytes_written": None, "blocks_read": None, "source": "WiredTiger statistics",
-                "note": "WiredTiger's statistics have no 'block-manager: bytes written' here"}
-    return {"bytes_written": blocks + (log or 0), "block_manager_bytes": blocks, "log_bytes": log,
-            "blocks_read": _delta(before, after, "block-manager: blocks read"),
-            "bytes_read": _delta(before, after, "block-manager: bytes read"),
-            "source": "WiredTiger statistics: 'block-manager: bytes written' + 'log: log bytes written'; "
-                      "'block-manager: blocks read'", "note": None}
-
-
-def _bdb(before, after, log_text, state) -> dict:
-    pages = _delta(before, after, "pages_written")
-    size = _num(after, "btree_pagesize")
-    if pages is None or not size:
-        return {"bytes_written": None, "blocks_read": None, "source": "Berkeley DB memp_stat",
-                "note": "Berkeley DB's buffer-pool statistics are missing"}
-    return {"bytes_written": pages * size, "pages_written": pages, "page_size": size,
-            "blocks_read": _delta(before, after, "pages_read"),
-            "source": "Berkeley DB memp_stat: pages written out of the buffer pool (st_page_out) x page size; "
-                      "pages read in (st_page_in)",
-            "note": "its log is not counted; pages stay in the buffer pool until a checkpoint, eviction or close"}
-
-
-def _lmdb(before, after, log_text, state) -> dict:
-    return {"bytes_written": None, "blocks_read": None, "source": "LMDB mdb_env_info / mdb_env_stat",
-            "note": "LMDB counts no pages written or read (its statistics are page counts of the tree and the "
-                    "last page number): no engine figure"}
-
-
-# adapter -> how its engine accounts; an adapter without a row has no engine figure
-ENGINE_COUNTERS = {
-    "rocksdb": EngineCounters(_rocksdb, log_file="LOG"),
-    "leveldb": EngineCounters(_leveldb, log_file="LOG"),
-    "wiredtiger": EngineCounters(_wiredtiger),
-    "bdb": EngineCounters(_bdb),
-    "lmdb": EngineCounters(_lmdb),
-}
+# adapter -> how its engine accounts (its descriptor's `counters`, kvlab/engines/<adapter>/counters.py); an adapter
+# without them has no engine figure
+ENGINE_COUNTERS: dict[str, EngineCounters] = {name: d.counters for name, d in engines.DESCRIPTORS.items()
+                                              if isinstance(d.counters, EngineCounters)}
 
 
 # --- the figures ---------------------------------------------------------------------------------------------

@@ -17,16 +17,46 @@ if TYPE_CHECKING:
     from .mix import Mix
 
 
+# how a workload changes the live set, the keys and values the database holds (space amplification:
+# kvlab.results.amplification.apply_phase reads it)
+LIVE_PATTERNS = {
+    "none": "writes nothing, or rewrites keys that are live already",
+    "sequential": "writes keys in order from its thread's first key: every key written is live",
+    "random": "writes keys drawn uniformly with replacement from kvlab's deterministic key streams",
+    "delete": "deletes keys drawn uniformly: each live key survives with (1 - 1/n)^deletes",
+    "mix": "a mix: each insert adds a key, each delete removes one, updates keep the count",
+    "graph": "a LinkBench graph, whose live bytes kvlab does not track",
+}
+# what a fill's record in the database's marker counts (execution.dbdir): records written in key order from the
+# first (so a load may be bulk and a killed one resumed), random writes, a LinkBench graph's nodes
+FILL_UNITS = ("records", "writes", "nodes")
+
+
 @dataclass(frozen=True)
 class Workload:
     name: str
     native: str                 # the driver loop (KV_WORKLOADS in kv_driver.h; kvlab._native.WORKLOADS)
     description: str
     needs_data: bool = False    # reads a loaded key space; a fresh db gets a fillseq load phase
-    writes: bool = False
+    writes: bool = False        # writes: after it the database holds data
     implies: Mapping[str, object] = field(default_factory=dict)
     mix: Mix | None = None      # native "mix": the Mix it runs
     uniform_reads: bool = False  # reads keys uniformly over the key space: its found share is the live share
+    # what it counts, read by the phase plan (kvlab.execution.phases) and never from the name
+    counts_found: bool = False  # counts the keys its reads (or deletes) found and missed
+    one_thread_only: bool = False   # one thread does the work whatever `threads` is (compact): only it counts
+    has_writer: bool = False    # a writer thread beside the workers (readwhilewriting), reported apart
+    live_pattern: str = "none"  # how it changes the live set (LIVE_PATTERNS)
+    fills: str | None = None    # fills the key space; what the marker's fill record counts (FILL_UNITS)
+    graph: bool = False         # runs on a LinkBench graph: its load, or a mix of its operations
+
+    def __post_init__(self):
+        if self.live_pattern not in LIVE_PATTERNS:
+            raise ValueError(f"workload {self.name!r}: live pattern {self.live_pattern!r} is unknown; allowed: "
+                             f"{', '.join(LIVE_PATTERNS)}")
+        if self.fills is not None and self.fills not in FILL_UNITS:
+            raise ValueError(f"workload {self.name!r}: fill unit {self.fills!r} is unknown; allowed: "
+                             f"{', '.join(FILL_UNITS)}")
 
 
 REGISTRY: dict[str, Workload] = {}
@@ -37,26 +67,35 @@ def _add(*args, **kw):
     REGISTRY[w.name] = w
 
 
-_add("fillseq", "fillseq", "write num keys in key order; threads split the key range", writes=True)
-_add("fillrandom", "fillrandom", "write num keys drawn uniformly with replacement", writes=True)
-_add("overwrite", "overwrite", "fillrandom over an existing key space", needs_data=True, writes=True)
-_add("fillbatch", "fillseq", "fillseq in batches of 1000 puts", writes=True, implies={"batch": 1000})
+_add("fillseq", "fillseq", "write num keys in key order; threads split the key range", writes=True,
+     live_pattern="sequential", fills="records")
+_add("fillrandom", "fillrandom", "write num keys drawn uniformly with replacement", writes=True,
+     live_pattern="random", fills="writes")
+_add("overwrite", "overwrite", "fillrandom over an existing key space", needs_data=True, writes=True,
+     live_pattern="random")
+_add("fillbatch", "fillseq", "fillseq in batches of 1000 puts", writes=True, implies={"batch": 1000},
+     live_pattern="sequential", fills="records")
 _add("fillsync", "fillrandom", "fillrandom with sync on every write, num/1000 writes", writes=True,
-     implies={"sync": True, "num_divisor": 1000})
+     implies={"sync": True, "num_divisor": 1000}, live_pattern="random", fills="writes")
 _add("readrandom", "readrandom", "reads per thread, keys uniform over the key space", needs_data=True,
-     uniform_reads=True)
-_add("readmissing", "readmissing", "random reads of keys that are never present", needs_data=True)
-_add("readhot", "readhot", "random reads within the first 1% of the key space", needs_data=True)
-_add("readseq", "readseq", "iterate from the first key, reads entries per thread", needs_data=True)
-_add("seekrandom", "seekrandom", "seek to a random key, then read seek_nexts more", needs_data=True)
+     uniform_reads=True, counts_found=True)
+_add("readmissing", "readmissing", "random reads of keys that are never present", needs_data=True,
+     counts_found=True)
+_add("readhot", "readhot", "random reads within the first 1% of the key space", needs_data=True, counts_found=True)
+_add("readseq", "readseq", "iterate from the first key, reads entries per thread", needs_data=True,
+     counts_found=True)
+_add("seekrandom", "seekrandom", "seek to a random key, then read seek_nexts more", needs_data=True,
+     counts_found=True)
 _add("deleterandom", "deleterandom", "delete num random keys (split across threads)", needs_data=True,
-     writes=True)
+     writes=True, counts_found=True, live_pattern="delete")
 _add("readwhilewriting", "readwhilewriting",
      "threads readers plus one writer overwriting random keys (rate writes_per_second); "
-     "the writer is reported apart", needs_data=True, writes=True, uniform_reads=True)
-_add("compact", "compact", "compact the whole key range once", needs_data=False)
+     "the writer is reported apart", needs_data=True, writes=True, uniform_reads=True, counts_found=True,
+     has_writer=True, live_pattern="random")
+_add("compact", "compact", "compact the whole key range once", needs_data=False, one_thread_only=True)
 _add("linkbench-load", "graphload", "LinkBench's load: nodes, their links and link counts (kv_graph.h's encoding); "
-     "the load phase of a LinkBench mix, which gives the graph", writes=True)
+     "the load phase of a LinkBench mix, which gives the graph", writes=True, live_pattern="graph", fills="nodes",
+     graph=True)
 
 
 MAKO_PREFIXES = ("txn:", "mako:")   # a mako transaction spec follows either
@@ -74,7 +113,9 @@ def get(name: str, mixes: Mapping[str, Mix] | None = None) -> Workload:
         mix = from_mako(name.partition(":")[2])
     if mix is None:
         raise unknown(name, mixes)
-    return Workload(name, "mix", mix.description or mix.describe(), needs_data=True, writes=mix.writes, mix=mix)
+    graph = bool(mix.graph)
+    return Workload(name, "mix", mix.description or mix.describe(), needs_data=True, writes=mix.writes, mix=mix,
+                    counts_found=True, live_pattern="graph" if graph else "mix", graph=graph)
 
 
 def unknown(name, mixes: Mapping[str, Mix] | None = None) -> errors.SpecError:
