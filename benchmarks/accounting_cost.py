@@ -13,7 +13,7 @@ import time
 
 from _common import engines, kvlab, median, native
 
-from kvlab.execution.events import reader_for
+from kvlab.execution.run.events import reader_for
 
 
 def _rate(engine, db, duration, seed, **params):

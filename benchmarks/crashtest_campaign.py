@@ -17,7 +17,7 @@ from _common import kvlab  # noqa: F401  (sets up the path)
 
 from kvlab import engines
 from kvlab.execution import native
-from kvlab.execution.crashtest import crashtest, format_table
+from kvlab.execution.crash.crashtest import crashtest, format_table
 
 SIX = ("lmdb", "leveldb", "rocksdb", "wiredtiger-btree", "wiredtiger-lsm", "bdb")
 

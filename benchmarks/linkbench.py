@@ -22,7 +22,7 @@ from _common import kvlab  # noqa: F401  (sets up the path)
 
 from kvlab import engines
 from kvlab.execution import native
-from kvlab.execution.linkbench import run_linkbench
+from kvlab.execution.orchestration.linkbench import run_linkbench
 from kvlab.model.workloads.linkbench import LinkBench
 
 
@@ -34,7 +34,7 @@ def per_op_ns(engine, lb, db):
 def rss_of_load(maxid1):
     # the phase's own peak (VmHWM, reset at the phase's start), in a fresh process: ru_maxrss would carry
     # this script's peak across fork and exec
-    code = ("from kvlab.execution.linkbench import run_linkbench;"
+    code = ("from kvlab.execution.orchestration.linkbench import run_linkbench;"
             "from kvlab.model.workloads.linkbench import LinkBench;"
             f"r = run_linkbench('null', LinkBench(maxid1={maxid1}, loaders=2), 'load');"
             "print(r[0].accounting['process_peak_rss_bytes'])")

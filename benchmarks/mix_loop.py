@@ -14,7 +14,7 @@ import tempfile
 from _common import kvlab  # noqa: F401  (sets up the path)
 
 from kvlab import _native, engines
-from kvlab.execution.mixplan import compile_mix
+from kvlab.execution.run.mixplan import compile_mix
 from kvlab.model.workloads.presets import preset
 
 NAMES = ("ycsb-a", "ycsb-b", "ycsb-c", "ycsb-d", "ycsb-e", "ycsb-f")

@@ -1,5 +1,5 @@
 """The power-loss campaign (issue 26, item 4): for each engine and each of its durability settings
-(kvlab.execution.crashtest.DURABILITY), N power cuts of a writer on forgetfs per loss model, beside N
+(kvlab.execution.crash.crashtest.DURABILITY), N power cuts of a writer on forgetfs per loss model, beside N
 SIGKILLs of the same configuration; one table.  A setting that promises durability must lose and tear
 nothing; one that promises a prefix must tear nothing and always reopen.  Then fillseq ops/s through
 forgetfs against straight on the backing directory, per engine (forgetfs is for crash tests: it
@@ -19,8 +19,9 @@ from pathlib import Path
 from _common import kvlab
 
 from kvlab import engines
-from kvlab.execution import forgetfs, native
-from kvlab.execution.crashtest import DURABILITY, crashtest
+from kvlab.execution import native
+from kvlab.execution.crash import forgetfs
+from kvlab.execution.crash.crashtest import DURABILITY, crashtest
 
 SIX = ("lmdb", "leveldb", "rocksdb", "wiredtiger-btree", "wiredtiger-lsm", "bdb")
 

@@ -19,11 +19,11 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     _os.environ.setdefault(_var, "1")
 
 from .errors import EngineError, EngineNotBuilt, KvlabError, SpecError, UnsafeDirectory  # noqa: E402
-from .execution.background import RunHandle  # noqa: E402
-from .execution.keys import keys  # noqa: E402
 from .execution.native import describe as list_engines  # noqa: E402
+from .execution.orchestration.background import RunHandle  # noqa: E402
 from .execution.progress import Progress, RunControl  # noqa: E402
-from .execution.runner import run_spec  # noqa: E402
+from .execution.run.keys import keys  # noqa: E402
+from .execution.run.runner import run_spec  # noqa: E402
 from .lab.api import linkbench, run, start, start_spec  # noqa: E402
 from .lab.report import report  # noqa: E402,F401
 from .lab.sweeps import Sweep, sweep, sweep_results  # noqa: E402

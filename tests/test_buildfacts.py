@@ -1,7 +1,8 @@
 """Build facts travel with every result; an assertions-enabled library is flagged."""
 import kvlab
 from kvlab import cli
-from kvlab.execution import buildfacts, native
+from kvlab.execution import native
+from kvlab.execution.host import buildfacts
 
 from .conftest import require
 

@@ -1,7 +1,8 @@
 """Facts the C core owns are read from it (issue 25 item 1): the name tables kvlab._native builds from the
 headers' X-macro lists cover what the Python model names, and kvlab.errors takes its codes from them."""
 from kvlab import _native, errors
-from kvlab.execution import mixplan, native
+from kvlab.execution import native
+from kvlab.execution.run import mixplan
 from kvlab.model import workloads
 from kvlab.model.workloads import distributions, mix
 

@@ -7,8 +7,8 @@ import sys
 import pytest
 
 from kvlab import errors
-from kvlab.execution import crashcheck
-from kvlab.execution import crashtest as ct
+from kvlab.execution.crash import check as crashcheck
+from kvlab.execution.crash import crashtest as ct
 
 from .conftest import require
 

@@ -14,7 +14,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from kvlab.execution.interleave import rounds, run_interleaved  # noqa: E402
+from kvlab.execution.orchestration.interleave import rounds, run_interleaved  # noqa: E402
 from kvlab.lab import plots  # noqa: E402
 from kvlab.model.spec import make_spec  # noqa: E402
 

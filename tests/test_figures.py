@@ -378,7 +378,7 @@ def _data(notebook, tmp):
                     lat_b=lat_c.assign(**relabel), io_b=io_c.assign(**relabel), res_b=[], pd=pd, kvlab=kvlab,
                     timeline_engine="wiredtiger-btree", checkpoint_wait=1)
     if notebook == "07_durability":
-        from kvlab.execution.crashtest import DURABILITY, crashtest
+        from kvlab.execution.crash.crashtest import DURABILITY, crashtest
         p = dict(cuts=1, num=2000, max_s=0.2, engines=engines)
         common = dict(seed=1, num=p["num"], max_s=p["max_s"])
         # SIGKILLs only: power cuts need FUSE (the notebook leaves them out too where it has none)

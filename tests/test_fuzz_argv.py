@@ -31,7 +31,7 @@ A valid command line would run a benchmark (seconds to hours), so the executions
 stand-ins; everything before them is real: the parser, each handler, make_spec and every check of the
 spec, the preflight (dbdir.check, check_output_file, the results store's check), and everything after
 them (the result lines, the accounting table, warnings, --json, the results store, exit codes).
-- `kvlab.execution.runner.run_spec` (also bound by name in kvlab.cli.compare and kvlab.execution.sweep;
+- `kvlab.execution.run.runner.run_spec` (also bound by name in kvlab.cli.compare and kvlab.execution.orchestration.sweep;
   kvlab.cli.common and kvlab.cli.dbbench import it from the runner when called): the stand-in does what
   the real one does up to the native driver: dbdir.check, spec.validate(), CPU pinning (pinning.pin),
   native.require_built, the real dbdir.prepare (creating or clearing --db, refusing what it must),
@@ -39,15 +39,15 @@ them (the result lines, the accounting table, warnings, --json, the results stor
   directory as the runner does, and returns one tiny real BenchmarkResult per workload (copied from
   one real null-engine run made when the module starts, relabelled).  So LinkBench without
   --memory-limit, compare, sweeps, dbbench, ycsb and run all reach it.
-- `kvlab.execution.linkbench._bounded` (--memory-limit: a child process in a memory cgroup): the
+- `kvlab.execution.orchestration.linkbench._bounded` (--memory-limit: a child process in a memory cgroup): the
   stand-in builds the phase's spec (spec_for) and calls the run_spec stand-in; the size was parsed by
   the real cgroup.parse_size before it.
-- `kvlab.execution.crashtest.crashtest` runs for real up to its first child process: its checks, the
+- `kvlab.execution.crash.crashtest.crashtest` runs for real up to its first child process: its checks, the
   --db directory it makes; the module's `native` is swapped, for that call only, for a proxy whose
   load() stops it there; the stand-in returns an empty CrashReport (no kills).
 - `papermill.execute_notebook`: writes an empty notebook where the real one would (kvlab.lab.notebooks
   runs for real: names, scale, the output folder, the optional dependencies).
-- `kvlab.execution.dask_sweep.connect`: the fuzz has no scheduler to reach; the stand-in checks the
+- `kvlab.execution.orchestration.dask_sweep.connect`: the fuzz has no scheduler to reach; the stand-in checks the
   address as the real one does, then fails as an unreachable scheduler does (a KvlabError).
 - The default results store (KVLAB_RESULTS, shared by every case) is checked for real once and written
   for real 25 times; after that its check returns at once and an append (also a crash test's report)
@@ -89,7 +89,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kvlab import engines, errors
-from kvlab.execution import dbdir, native
+from kvlab.execution import native
+from kvlab.execution.dbfiles import dbdir
 from kvlab.model import workloads
 from kvlab.model.dbbench_flags import FLAGS
 from kvlab.model.spec import make_spec
@@ -837,7 +838,7 @@ class StandIns:
         return b
 
     def run_spec(self, spec, on_result=None, control=None, load_only=False):
-        from kvlab.execution import pinning
+        from kvlab.execution.run import pinning
         dbdir.check(spec.db, spec.use_existing_db)
         spec.validate()
         saved = pinning.pin(spec.cpus)
@@ -863,11 +864,11 @@ class StandIns:
         return RunResult(results, spec)
 
     def bounded(self, engine, config, phase, db, limit, settings):
-        from kvlab.execution import linkbench
+        from kvlab.execution.orchestration import linkbench
         return self.run_spec(linkbench.spec_for(engine, config, phase, db, **settings))
 
     def crashtest(self, engine, kills, **kw):
-        from kvlab.execution import crashtest as ct
+        from kvlab.execution.crash import crashtest as ct
 
         class Proxy:
             def __getattr__(self, name):
@@ -992,23 +993,23 @@ def fuzz_environment(tmp_path_factory, stand_ins: bool):
         mp.setattr(Store, "_connect", connect)
         if stand_ins:
             _light_default_store(mp, root / "store" / "kvlab.duckdb")
-            from kvlab.execution import runner
+            from kvlab.execution.run import runner
             template = runner.run_spec(make_spec("null", "fillseq", num=10, interval=0))[0]
             s = StandIns(template)
             import papermill
 
             import kvlab.cli.compare
             import kvlab.cli.crashtest
-            import kvlab.execution.crashtest  # noqa: F401
-            import kvlab.execution.dask_sweep
-            import kvlab.execution.linkbench
-            import kvlab.execution.sweep
+            import kvlab.execution.crash.crashtest
+            import kvlab.execution.orchestration.dask_sweep
+            import kvlab.execution.orchestration.linkbench
+            import kvlab.execution.orchestration.sweep
             mp.setattr(runner, "run_spec", s.run_spec)
             mp.setattr(kvlab.cli.compare, "run_spec", s.run_spec)
-            mp.setattr(kvlab.execution.sweep, "run_spec", s.run_spec)
-            mp.setattr(kvlab.execution.linkbench, "_bounded", s.bounded)
+            mp.setattr(kvlab.execution.orchestration.sweep, "run_spec", s.run_spec)
+            mp.setattr(kvlab.execution.orchestration.linkbench, "_bounded", s.bounded)
             mp.setattr(kvlab.cli.crashtest, "crashtest", s.crashtest)
-            mp.setattr(kvlab.execution.dask_sweep, "connect", s.connect)
+            mp.setattr(kvlab.execution.orchestration.dask_sweep, "connect", s.connect)
             mp.setattr(papermill, "execute_notebook", s.execute_notebook)
             mp.setattr(cli_main, "build_parser", lambda: PARSER)
         Writes.install()

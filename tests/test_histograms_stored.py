@@ -9,7 +9,7 @@ import pytest
 
 import kvlab
 from kvlab import errors
-from kvlab.execution import record
+from kvlab.execution.run import record
 from kvlab.results import result as result_mod
 from kvlab.results.histogram import Histogram
 from kvlab.results.result import BenchmarkResult, RunResult, load_json

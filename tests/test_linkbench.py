@@ -18,8 +18,8 @@ import numpy as np
 import pytest
 
 from kvlab import _native, engines, errors
-from kvlab.execution import cgroup
-from kvlab.execution.linkbench import run_linkbench
+from kvlab.execution.host import cgroup
+from kvlab.execution.orchestration.linkbench import run_linkbench
 from kvlab.model.workloads.linkbench import DEFAULT_MIX, MIX_PROPERTIES, LinkBench, from_properties
 
 from .conftest import CONFORMANCE, require

@@ -1,13 +1,13 @@
 """The generic native loop runs a Mix (one loop for every workload written as data), on real engines.
 
 The runner, results schema and CLI are not wired to it yet: these tests drive _native.Run directly
-with a plan from kvlab.execution.mixplan."""
+with a plan from kvlab.execution.run.mixplan."""
 import math
 
 import pytest
 
 from kvlab import _native, errors
-from kvlab.execution.mixplan import compile_mix
+from kvlab.execution.run.mixplan import compile_mix
 from kvlab.model.workloads.mako import from_mako
 from kvlab.model.workloads.mix import Mix, Op, Template
 from kvlab.model.workloads.presets import preset

@@ -15,7 +15,7 @@ import pytest
 import kvlab
 from kvlab import errors
 from kvlab.cli.main import main
-from kvlab.execution import dbdir
+from kvlab.execution.dbfiles import dbdir
 from kvlab.results.store import Store
 
 from .conftest import CONFORMANCE, require

@@ -17,8 +17,8 @@ import pytest
 
 import kvlab
 from kvlab import cli, errors
-from kvlab.execution import system
-from kvlab.execution.interleave import run_interleaved
+from kvlab.execution.host import system
+from kvlab.execution.orchestration.interleave import run_interleaved
 from kvlab.model.spec import make_spec
 from kvlab.results.store import NOISE_METRICS, Store
 

@@ -8,8 +8,9 @@ import pytest
 
 import kvlab
 from kvlab import engines, errors
-from kvlab.execution import loads, native, phases, record
-from kvlab.execution.sampler import Sampler
+from kvlab.execution import native
+from kvlab.execution.run import loads, phases, record
+from kvlab.execution.run.sampler import Sampler
 from kvlab.model.spec import make_spec
 from kvlab.results.histogram import Histogram, bucket_bounds
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from kvlab.execution import forgetfs
+from kvlab.execution.crash import forgetfs
 
 REASON = forgetfs.unavailable_reason()
 needs_fuse = pytest.mark.skipif(REASON is not None, reason=f"power-loss tests need FUSE: {REASON}")
@@ -338,7 +338,7 @@ def test_cli_says_why_when_fuse_cannot_be_had(tmp_path):
 
 
 def test_torn_kind_tells_a_half_transaction_from_transactions_out_of_order():
-    from kvlab.execution import crashcheck
+    from kvlab.execution.crash import check as crashcheck
     key = crashcheck.key
     intents = {1: [0 << 1, 1 << 1], 2: [2 << 1, (3 << 1) | 1], 3: [4 << 1, 4 << 1]}
     assert crashcheck.torn_kind(intents, {key(0): (1, 0)}) == "half"                  # txn 1 without its key 1
@@ -349,7 +349,7 @@ def test_torn_kind_tells_a_half_transaction_from_transactions_out_of_order():
 
 # --- power cuts on every engine configuration ------------------------------------------------------------------
 
-from kvlab.execution import crashtest as ct  # noqa: E402
+from kvlab.execution.crash import crashtest as ct  # noqa: E402
 
 from .conftest import require  # noqa: E402
 

@@ -16,7 +16,7 @@ import pytest
 
 import kvlab
 from kvlab import _native, engines, errors
-from kvlab.execution import dbdir
+from kvlab.execution.dbfiles import dbdir
 from kvlab.model import dbformat
 
 from .conftest import CONFORMANCE, require

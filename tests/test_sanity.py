@@ -43,7 +43,7 @@ def test_a_load_phase_and_a_compaction_are_not_held_to_the_length_of_a_figure(tm
 
 
 def _sanity(warnings) -> list:
-    """A result's warnings but the machine's (kvlab.execution.system: busy or untuned at the start, which a
+    """A result's warnings but the machine's (kvlab.execution.host.system: busy or untuned at the start, which a
     shared test machine often is): those are about the machine, not about the result."""
     return [w for w in warnings if not w.startswith("machine ")]
 

@@ -12,7 +12,7 @@ import pytest
 
 import kvlab
 from kvlab import errors
-from kvlab.execution.sweep import SweepControl, run_sweep
+from kvlab.execution.orchestration.sweep import SweepControl, run_sweep
 from kvlab.model.sweep import SweepSpec, allowed_axes, from_toml
 from kvlab.results import sweeps as stored
 from kvlab.results.store import Store

@@ -10,8 +10,8 @@ import time
 import pytest
 
 from kvlab import errors
-from kvlab.execution.dask_sweep import RESOURCE, DaskExecutor
-from kvlab.execution.sweep import SweepControl, run_sweep
+from kvlab.execution.orchestration.dask_sweep import RESOURCE, DaskExecutor
+from kvlab.execution.orchestration.sweep import SweepControl, run_sweep
 from kvlab.lab.sweeps import Sweep
 from kvlab.model.sweep import SweepSpec
 from kvlab.results import sweeps as stored

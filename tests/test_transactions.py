@@ -16,7 +16,7 @@ import threading
 import pytest
 
 from kvlab import _native, errors
-from kvlab.execution.mixplan import compile_mix, txn_kind
+from kvlab.execution.run.mixplan import compile_mix, txn_kind
 from kvlab.model.workloads.distributions import distribution as make_distribution
 from kvlab.model.workloads.mako import from_mako
 from kvlab.model.workloads.mix import Mix, Op, Template

@@ -1,9 +1,9 @@
-"""`kvlab clean`: remove what killed runs left behind (kvlab.execution.leftovers): temporary databases whose run
+"""`kvlab clean`: remove what killed runs left behind (kvlab.execution.dbfiles.leftovers): temporary databases whose run
 is gone, and, with --db, a lock file nobody holds.  Nothing else: never a --db database, never a directory kvlab
 did not make."""
 from __future__ import annotations
 
-from ..execution import leftovers
+from ..execution.dbfiles import leftovers
 
 NAME = "clean"
 HELP = "remove the temporary databases killed runs left behind (and stale locks in --db directories)"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from .. import _signals as signals
 from .. import errors
-from ..execution import dbdir
+from ..execution.dbfiles import dbdir
 from ..execution.progress import RunControl
 from ..results.store import Store, rescue_json
 from ..services.progress import TextBar
@@ -27,7 +27,7 @@ def preflight(args, db=None, use_existing=False) -> None:
         Store(args.store).check()
 
 
-check_output_file = dbdir.check_output_file   # --json, --out: one rule (kvlab.execution.dbdir)
+check_output_file = dbdir.check_output_file   # --json, --out: one rule (kvlab.execution.dbfiles.dbdir)
 
 
 def progress_control(args):
@@ -133,7 +133,7 @@ def save(result, args) -> None:
 
 def execute(spec, args, load_only: bool = False) -> int:
     """Run a spec from the command line: lines as results come, warnings, accounting, --json, the store."""
-    from ..execution.runner import run_spec
+    from ..execution.run.runner import run_spec
     preflight(args, spec.db, spec.use_existing_db)
     result = run_spec(spec, on_result=lambda b: print_result(b, args), control=progress_control(args),
                       load_only=load_only)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 
 from ..execution import native
-from ..execution.runner import run_spec
+from ..execution.run.runner import run_spec
 from ..model.spec import RunSpec
 from ..results import sanity
 from ..results.result import RunResult

@@ -6,8 +6,8 @@ synced, and every kill is also a power cut."""
 from __future__ import annotations
 
 from .. import engines, errors
-from ..execution import forgetfs
-from ..execution.crashtest import DURABILITY, crashtest, durability, format_table
+from ..execution.crash import forgetfs
+from ..execution.crash.crashtest import DURABILITY, crashtest, durability, format_table
 from ..results.result import write_json_atomic
 from ..results.store import Store
 from .common import check_output_file
@@ -95,7 +95,7 @@ def cmd_crashtest(args) -> int:
     if args.power_loss:
         forgetfs.require()
     if args.db:
-        from ..execution import dbdir
+        from ..execution.dbfiles import dbdir
         dbdir.check(args.db)
     if args.json:
         check_output_file(args.json, "--json")

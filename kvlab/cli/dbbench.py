@@ -67,7 +67,7 @@ def handle(args, rest) -> int:
         print(w, file=sys.stderr, flush=True)
     common.preflight(args, p.spec.db, p.spec.use_existing_db)
     from ..execution import native
-    from ..execution.runner import run_spec
+    from ..execution.run.runner import run_spec
     cfg = native.require_built(p.spec.engine)
     lib = native.load()
     if not args.quiet:

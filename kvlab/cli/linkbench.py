@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 
 from .. import engines, errors
-from ..execution.linkbench import as_loaded, run_linkbench
+from ..execution.orchestration.linkbench import as_loaded, run_linkbench
 from ..model.workloads.linkbench import from_properties, read_properties
 from . import common
 from .parsing import add_running_options

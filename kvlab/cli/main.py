@@ -8,7 +8,8 @@ import sys
 from .. import _signals as signals
 from .. import errors
 from .._version import __version__
-from ..execution import leftovers, native
+from ..execution import native
+from ..execution.dbfiles import leftovers
 from . import (
     clean,
     compare,

@@ -48,7 +48,7 @@ def handle(args) -> int:
     common.preflight(args, spec.db, spec.use_existing_db)
     common.say(args, f"kvlab noise: {spec.engine}, {','.join(spec.workloads)}, num={spec.num:,}, threads="
                      f"{spec.threads}, seed={spec.seed}: {repeat} identical runs")
-    from ..execution.runner import run_spec
+    from ..execution.run.runner import run_spec
     result = run_spec(spec, on_result=lambda b: print(f"{b.trial + 1}/{repeat}  {output.format_line(b)}",
                                                       flush=True),
                       control=common.progress_control(args))

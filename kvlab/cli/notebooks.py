@@ -4,7 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .. import errors
-from ..execution import dbdir
+from ..execution.dbfiles import dbdir
 from ..lab import notebooks
 from ..results.store import Store, kvlab_home
 

@@ -13,7 +13,7 @@ import json
 
 from .. import engines, errors
 from ..execution import native
-from ..execution.runner import run_spec
+from ..execution.run.runner import run_spec
 from ..model.spec import RunSpec
 from ..results import compare
 from ..results.result import RunResult

@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 from .. import errors
-from ..execution import sweep as execution
+from ..execution.orchestration import sweep as execution
 from ..lab import estimate
 from ..lab.sweeps import Sweep
 from ..model.sweep import SweepSpec, load_toml

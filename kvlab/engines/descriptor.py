@@ -50,14 +50,14 @@ class AdapterFormat:
     recovers: bool = True      # False: no log, a database left open by a killed process cannot be reopened
 
 
-# --- crash tests (kvlab.execution.crashsettings reads them) ---------------------------------------------------
+# --- crash tests (kvlab.execution.crash.settings reads them) ---------------------------------------------------
 
 @dataclass(frozen=True)
 class Durability:
     """A durability setting of one engine, and what its documentation promises for a crash."""
     name: str
     settings: dict                 # engine settings (sync, disable_wal, options)
-    claim: str                     # durable | prefix | none (kvlab.execution.crashsettings.CLAIMS)
+    claim: str                     # durable | prefix | none (kvlab.execution.crash.settings.CLAIMS)
     promise: str                   # the documentation's promise, in a sentence
     files: tuple = ()              # (name, text) written into the database directory before it is made
 
@@ -131,7 +131,7 @@ class Cache:
     source: str
 
 
-# --- build facts (kvlab.execution.buildfacts and native read them) ---------------------------------------------
+# --- build facts (kvlab.execution.host.buildfacts and native read them) ---------------------------------------------
 
 @dataclass(frozen=True)
 class BuildFacts:

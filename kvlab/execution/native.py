@@ -16,7 +16,7 @@ from pathlib import Path
 
 from .. import engines, errors
 from ..results import store
-from . import buildfacts
+from .host import buildfacts
 
 _BUILD_CONFIG = Path(__file__).resolve().parent.parent / "_build_config.json"   # written by setup.py
 

@@ -7,9 +7,10 @@ from __future__ import annotations
 import signal
 
 from .. import _signals as signals
-from ..execution import background, runner
-from ..execution.background import RunHandle
+from ..execution.orchestration import background
+from ..execution.orchestration.background import RunHandle
 from ..execution.progress import RunControl
+from ..execution.run import runner
 from ..model.spec import RunSpec, make_spec
 from ..results.result import RunResult
 from .display import attach_progress
@@ -79,7 +80,7 @@ def linkbench(engine: str = "lmdb", phase: str = "run", *, config=None, db=None,
     `memory_limit` ("512M") runs the phase in a memory cgroup of that size, page cache included."""
     from dataclasses import fields, replace
 
-    from ..execution.linkbench import run_linkbench, spec_for
+    from ..execution.orchestration.linkbench import run_linkbench, spec_for
     from ..model.workloads.linkbench import MIX_PROPERTIES, LinkBench
     names = {f.name for f in fields(LinkBench)} - {"mix", "notes"}
     mix = {k: params.pop(k) for k in list(params) if k in MIX_PROPERTIES}

@@ -8,7 +8,7 @@ The numbers are the notebooks' own: each notebook's papermill `parameters` cell 
 calls (smoke and full from its SCALES).  Which runs a notebook makes is its seed module's plan
 (`notebook_plan`: kvlab/lab/seeds/plan.py), the same Steps the seed's experiments walk when the notebook runs.
 
-Time comes from the sweep runner's model (`execution.sweep.point_seconds`: stored ops/s per thread for the
+Time comes from the sweep runner's model (`execution.orchestration.sweep.point_seconds`: stored ops/s per thread for the
 same engine, workload and phase where the results store has them), with conservative rates of its own (ASSUMED_*)
 where the store has none; disk is keys x
 (key + value) x a space-amplification factor per engine, measured from stored db_size_bytes where the store
@@ -26,8 +26,8 @@ from pathlib import Path
 
 from .. import _resources, errors
 from .. import engines as engine_registry
-from ..execution import sweep as sweep_execution
-from ..execution.cgroup import parse_size
+from ..execution.host.cgroup import parse_size
+from ..execution.orchestration import sweep as sweep_execution
 from ..model import workloads
 from ..model.spec import RunSpec
 from ..results.store import Store
@@ -44,7 +44,7 @@ DB_FLOOR_BYTES = 16 << 20          # a database's own files at any size (logs, p
 AMP_MIN_LOGICAL_BYTES = 64 << 20   # a stored run smaller than this says more about the floor than the factor
 # the engines' own cache when cache_size is not given (each descriptor's `cache`; LMDB's cache is the page cache)
 DEFAULT_CACHE_BYTES = {name: d.cache.default_bytes for name, d in engine_registry.DESCRIPTORS.items() if d.cache}
-# Rates for a phase the store has never seen on that engine, a thread: the sweep runner's (kvlab.execution.sweep),
+# Rates for a phase the store has never seen on that engine, a thread: the sweep runner's (kvlab.execution.orchestration.sweep),
 # below the seeds' published figures (seed 002: RocksDB loaded 50M 800 B values at 228k ops/s and overwrote them
 # at 42k; seed 001: LevelDB loaded 100M at 177k), so that an unmeasured run is estimated long rather than short.
 ASSUMED_LOAD_OPS_PER_SEC = sweep_execution.ASSUMED_LOAD_OPS_PER_SEC

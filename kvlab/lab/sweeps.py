@@ -11,7 +11,7 @@ and runs it here (in the foreground or the background) or on Dask workers.
 """
 from __future__ import annotations
 
-from ..execution import sweep as execution
+from ..execution.orchestration import sweep as execution
 from ..model.sweep import SweepSpec, _digest, load_toml
 from ..results import sweeps as stored
 from ..results.store import Store
@@ -59,7 +59,7 @@ class Sweep:
         target = client if client is not None else scheduler
         if target is None:
             return None
-        from ..execution.dask_sweep import DaskExecutor
+        from ..execution.orchestration.dask_sweep import DaskExecutor
         return DaskExecutor(target)
 
     def run(self, *, client=None, scheduler=None, progress=False,

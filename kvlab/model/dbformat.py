@@ -1,6 +1,6 @@
 """How a database was made, and which of it a reopen must respect: data per adapter.
 
-A database directory's marker (`.kvlab-db`, kvlab.execution.dbdir) keeps a `format`
+A database directory's marker (`.kvlab-db`, kvlab.execution.dbfiles.dbdir) keeps a `format`
 record written before the engine first creates its files.  Reopening with
 use_existing_db reconciles the run's engine settings with it (`reconcile`):
 

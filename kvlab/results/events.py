@@ -5,7 +5,7 @@ periods in which that work ran.
 One row per adapter (`ENGINES`, from each engine's descriptor: kvlab/engines/<adapter>/events.py): a parser from (numbers, text) to named numeric fields, what each field
 is (unit; a gauge read at the sample, or a cumulative counter whose increase over an interval is stored), and which
 fields mark each kind of period.  A field the engine does not report is absent, never zero.  Each interval of a
-result holds `events` (execution/intervals.py); `periods(result)` turns them into the spans `plots.timeline` shades.
+result holds `events` (execution/run/intervals.py); `periods(result)` turns them into the spans `plots.timeline` shades.
 """
 from __future__ import annotations
 

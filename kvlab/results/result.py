@@ -77,7 +77,7 @@ class BenchmarkResult:
     started_at: str = ""
     ended_at: str = ""
     per_thread_ops: list = field(default_factory=list)
-    accounting: dict | None = None      # CPU, context switches, I/O, sizes, memory (execution/accounting.py)
+    accounting: dict | None = None      # CPU, context switches, I/O, sizes, memory (execution/host/accounting.py)
     intervals: list = field(default_factory=list)   # the time series, one record per interval
     warmup: dict | None = None          # what the warm-up excluded
     engine_stats: dict | None = None    # the engine's own statistics after the phase

@@ -19,7 +19,7 @@ enough, as throughput noise is autocorrelated) with Sen's slope, applied to the 
 run whose throughput still rises or falls there by TREND_MIN_CHANGE or more, significantly, is not at steady
 state.
 
-Pure functions of lists of numbers; the runner (kvlab.execution.runner) feeds them the per-interval
+Pure functions of lists of numbers; the runner (kvlab.execution.run.runner) feeds them the per-interval
 throughput and applies the cut as it applies a fixed warm-up.
 """
 from __future__ import annotations

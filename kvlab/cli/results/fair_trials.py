@@ -19,7 +19,7 @@ def run_sides(store, args) -> tuple:
     """Run A and B interleaved (A B, B A, ...), each trial stored as it ends with the tags compare:ID:A or :B
     and the user's; returns the two sides to compare (the tags, or the results in hand with --no-store) and
     the exit code (130 when stopped part-way)."""
-    from ...execution.interleave import run_interleaved
+    from ...execution.orchestration.interleave import run_interleaved
     from .. import common
     (spec_a, tags_a, seed_a), (spec_b, tags_b, seed_b) = (_side_spec(store, text, f"--run {side}")
                                                           for text, side in zip(args.run, ("SPEC_A", "SPEC_B")))
@@ -67,7 +67,7 @@ def run_sides(store, args) -> tuple:
     return sides, 130 if partial else 0
 
 
-BUSY = "machine busy at the start: other processes"   # kvlab.execution.system's warning, whichever they were
+BUSY = "machine busy at the start: other processes"   # kvlab.execution.host.system's warning, whichever they were
 
 
 def print_trial_warnings(benchmarks, out=None) -> None:

@@ -3,7 +3,7 @@ seed 001's readwhilewriting panels, and LinkBench's QPS per interval (seed 004).
 from __future__ import annotations
 
 from ..._optional import require
-from ...execution import accounting
+from ...execution.host import accounting
 from .style import REFERENCE_COLOUR, axis_label, engine_handles, engine_palette, house_style, one_legend, rate_axis, si
 
 

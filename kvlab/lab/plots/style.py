@@ -7,7 +7,7 @@ from pathlib import Path
 
 from ... import engines
 from ..._optional import require
-from ...execution import accounting
+from ...execution.host import accounting
 from .. import figcheck
 
 # Each engine configuration's colour is its own, written in its descriptor (kvlab/engines/<adapter>/: `colour`):

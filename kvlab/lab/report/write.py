@@ -5,7 +5,7 @@ from pathlib import Path
 
 from ... import errors
 from ..._files import write_atomic
-from ...execution import dbdir
+from ...execution.dbfiles import dbdir
 
 
 def check_out(out, flag: str = "report") -> Path:

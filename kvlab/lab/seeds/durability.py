@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...execution import forgetfs
-from ...execution.crashtest import DURABILITY, crashtest
+from ...execution.crash import forgetfs
+from ...execution.crash.crashtest import DURABILITY, crashtest
 from .plan import Step
 
 

@@ -38,10 +38,10 @@ def seed004(engines, maxid1, requesters, intervals, interval_seconds, memory_lim
     (qps per interval, per-operation latency, I/O per query, results)."""
     import pandas as pd
 
-    from ...execution.linkbench import run_linkbench
+    from ...execution.orchestration.linkbench import run_linkbench
     setting = "cached" if memory_limit is None else "larger_than_ram"
     if memory_limit is not None:
-        from ...execution.cgroup import parse_size, unavailable
+        from ...execution.host.cgroup import parse_size, unavailable
         why = unavailable(parse_size(memory_limit))
         if why:   # say so, never run unbounded under that name
             print(f"larger than RAM is not measured here: {why}")

@@ -27,7 +27,7 @@ LIVE_PATTERNS = {
     "mix": "a mix: each insert adds a key, each delete removes one, updates keep the count",
     "graph": "a LinkBench graph, whose live bytes kvlab does not track",
 }
-# what a fill's record in the database's marker counts (execution.dbdir): records written in key order from the
+# what a fill's record in the database's marker counts (execution.dbfiles.dbdir): records written in key order from the
 # first (so a load may be bulk and a killed one resumed), random writes, a LinkBench graph's nodes
 FILL_UNITS = ("records", "writes", "nodes")
 
@@ -42,7 +42,7 @@ class Workload:
     implies: Mapping[str, object] = field(default_factory=dict)
     mix: Mix | None = None      # native "mix": the Mix it runs
     uniform_reads: bool = False  # reads keys uniformly over the key space: its found share is the live share
-    # what it counts, read by the phase plan (kvlab.execution.phases) and never from the name
+    # what it counts, read by the phase plan (kvlab.execution.run.phases) and never from the name
     counts_found: bool = False  # counts the keys its reads (or deletes) found and missed
     one_thread_only: bool = False   # one thread does the work whatever `threads` is (compact): only it counts
     has_writer: bool = False    # a writer thread beside the workers (readwhilewriting), reported apart

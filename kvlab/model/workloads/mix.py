@@ -234,7 +234,7 @@ class Mix:
         _int("max_retries", self.max_retries, 0, 1_000_000, f"workload {self.name!r}")
 
     def check_runnable(self):
-        """Raise SpecError for what the model holds but the native loop (execution/mixplan.py) cannot run yet,
+        """Raise SpecError for what the model holds but the native loop (execution/run/mixplan.py) cannot run yet,
         so a run is refused when its spec is made, before any database is touched."""
         for t in self.templates:
             for op in t.ops:

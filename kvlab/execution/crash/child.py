@@ -1,0 +1,145 @@
+"""A crash test's other processes and what crosses to them: the writer (workload crashwrite, reporting each
+transaction's intent and acknowledgement down a pipe), the pipe's reader in the parent, and the reopen that
+reads a database back (in the parent after a SIGKILL; in a process of its own after a power cut, where a
+broken database may abort the reader).  Run as `python -m kvlab.execution.crash.child '<json>'`."""
+from __future__ import annotations
+
+import json
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from ... import engines, errors
+from .. import native
+from .check import KEY_SIZE, read_state
+
+INTENT, ACK, READY = 1, 2, 3       # record tags on the pipe (kv_driver.h: KV_CRASH_INTENT / KV_CRASH_ACK)
+CHILD = "kvlab.execution.crash.child"
+
+
+def engine_config(engine: str, settings: dict) -> dict:
+    """The engine's configuration for a crash test (the writer, the parent and the reader open it alike)."""
+    cfg = engines.get(engine)
+    config = cfg.config(settings, max_threads=4)
+    config["transactions"] = True
+    return config
+
+
+class Pipe(threading.Thread):
+    """Reads the child's records as they come (a full pipe would stall the child)."""
+
+    def __init__(self, fd: int):
+        super().__init__(daemon=True)
+        self.fd = fd
+        self.intents: dict[int, list] = {}
+        self.acked = 0
+        self.ready = threading.Event()
+        self.buf = b""
+
+    def run(self):
+        with os.fdopen(self.fd, "rb", buffering=0) as f:
+            while True:
+                chunk = f.read(1 << 16)
+                if not chunk:
+                    break
+                self.buf += chunk
+                self._parse()
+        self.ready.set()   # EOF: the child is gone, ready or not
+
+    def _parse(self):
+        b, pos = self.buf, 0
+        while len(b) - pos >= 8:
+            tag = struct.unpack_from("<Q", b, pos)[0]
+            if tag == READY:
+                pos += 8
+                self.ready.set()
+            elif tag == ACK:
+                if len(b) - pos < 16:
+                    break
+                self.acked = struct.unpack_from("<Q", b, pos + 8)[0]
+                pos += 16
+            elif tag == INTENT:
+                if len(b) - pos < 24:
+                    break
+                seq, n = struct.unpack_from("<QQ", b, pos + 8)
+                if len(b) - pos < 24 + 8 * n:
+                    break
+                self.intents[seq] = list(struct.unpack_from(f"<{n}Q", b, pos + 24))
+                pos += 24 + 8 * n
+            else:
+                raise errors.EngineError(f"crashtest: unexpected record {tag} from the child")
+        self.buf = b[pos:]
+
+
+def _writer(args: dict):
+    """The writing process: open the engine as the parent will, say ready, write until killed."""
+    lib = native.load()
+    cfg = engines.get(args["engine"])
+    db = lib.Engine(cfg.adapter, args["path"], engine_config(args["engine"], args["settings"]))
+    fd = args["fd"]
+    os.write(fd, struct.pack("<Q", READY))
+    params = dict(num=args["num"], reads=0, threads=1, duration=3600.0, key_size=KEY_SIZE,
+                  value_size=args["value_size"], batch=args["batch"], seed=args["seed"], compression_ratio=0.5,
+                  seek_nexts=0, writes_per_second=0.0, ack_fd=fd, first_seq=args["first_seq"])
+    lib.Run(db, "crashwrite", params).execute()
+    raise SystemExit("crashtest child: the writer stopped before it was killed")
+
+
+def reopen(cfg, path: Path, settings: dict, env=None):
+    """(state, recovery ms, None), or (None, ms or None, what went wrong)."""
+    lib = native.load()   # not timed: loading the extension is no part of recovery
+    t0 = time.perf_counter()
+    recovery_ms = None
+    try:
+        handle = lib.Engine(cfg.adapter, str(path), engine_config(cfg.name, settings))
+        recovery_ms = (time.perf_counter() - t0) * 1e3
+        try:
+            return read_state(handle), recovery_ms, None
+        finally:
+            handle.close()
+    except errors.KvlabError as exc:
+        return None, recovery_ms, str(exc) if recovery_ms is None else f"reading it back: {exc}"
+
+
+def reopen_in_child(cfg, path: Path, settings: dict, env):
+    """As reopen, in a process of its own (`env`: one that imports this kvlab)."""
+    fd, answer = tempfile.mkstemp(prefix="kvlab-crashtest-read-", suffix=".json")
+    os.close(fd)
+    args = {"read": True, "engine": cfg.name, "path": str(path), "settings": settings, "out": answer}
+    try:   # the answer goes to its own file: engines print on stdout (WiredTiger's messages)
+        out = subprocess.run([sys.executable, "-m", CHILD, json.dumps(args)], env=env, capture_output=True,
+                             timeout=600)
+        text = Path(answer).read_text()
+    except subprocess.TimeoutExpired:
+        return None, None, "the reopen did not finish in 600 s"
+    finally:
+        Path(answer).unlink(missing_ok=True)
+    try:
+        r = json.loads(text) if out.returncode == 0 else None
+    except ValueError:
+        r = None
+    if r is None:
+        err = out.stderr.decode(errors="replace").strip().splitlines()
+        sig = f" (signal {-out.returncode})" if out.returncode < 0 else ""
+        return None, None, f"the reader died{sig}: {err[-1] if err else 'no message'}"
+    state = None if r["state"] is None else \
+        {bytes.fromhex(k): (tuple(v) if v[0] != "foreign" else ("foreign", bytes.fromhex(v[1]))) for k, v in r["state"]}
+    return state, r["recovery_ms"], r["error"]
+
+
+def _reader(args: dict):
+    """The reopen after a power cut, in its own process: its answer as JSON in the file args["out"]."""
+    state, ms, error = reopen(engines.get(args["engine"]), Path(args["path"]), args["settings"])
+    if state is not None:
+        state = [[k.hex(), list(v) if v[0] != "foreign" else ["foreign", v[1].hex()]] for k, v in state.items()]
+    Path(args["out"]).write_text(json.dumps({"state": state, "recovery_ms": ms, "error": error}))
+
+
+if __name__ == "__main__":
+    _args = json.loads(sys.argv[1])
+    _reader(_args) if _args.get("read") else _writer(_args)

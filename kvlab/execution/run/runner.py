@@ -1,0 +1,138 @@
+"""The runner: turns a RunSpec into native runs and results.
+
+It prepares the database directory, compiles the spec into a plan of phases (execution.run.phases), opens the
+engine once (a trial, execution.run.trial), runs each phase through the native driver (GIL released for the
+whole run, on a helper thread) and builds one BenchmarkResult per phase (execution.run.record).  While the native
+threads run, the calling thread samples their counters every `interval` seconds without pausing them
+(execution.run.sampler: the time series, the warm-up snapshot, Ctrl-C as a clean stop with a partial result).
+A read workload on a fresh database first gets a load phase (fillseq in batches of 1000, or through the
+engine's bulk path with load="bulk": execution.run.loads; reported with phase="load"; resume=True continues a
+killed one).  A spec's `cpus` pins the process for each trial (execution.run.pinning).
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+from ... import _signals as signals
+from ... import errors
+from ...model.spec import RunSpec, make_spec
+from ...results import sanity, stats
+from ...results.result import BenchmarkResult, RunResult
+from .. import native
+from ..dbfiles import dbdir, sizecheck
+from ..progress import RunControl
+from . import loads
+from .pinning import pin, unpin
+from .trial import Trial
+
+
+def run(engine: str = "lmdb", workload="fillseq,readrandom", *, control: RunControl | None = None,
+        **params) -> RunResult:
+    """Run `workload` (a name or comma list, in order) on `engine`; `params` are RunSpec fields
+    and engine settings (see kvlab.model.spec.make_spec).  Progress reaches whoever watches
+    through `control`'s observers: the runner knows only that protocol, and the faces
+    (kvlab.run's progress=True, the CLI's bar) decide what to show."""
+    return run_spec(make_spec(engine, workload, **params), control=control)
+
+
+def run_spec(spec: RunSpec, on_result: Callable[[BenchmarkResult], None] | None = None,
+             control: RunControl | None = None, load_only: bool = False) -> RunResult:
+    """Run a spec: its trials, each phase reported to on_result as it ends.  `load_only` runs just
+    the load phase of the first workload that needs data (YCSB's -load), into spec.db."""
+    loads.check(spec, native.load(), key_hash=loads.hashed_keys(spec))
+    dbdir.check(spec.db, spec.use_existing_db or spec.resume)
+    trials = []
+    holding = [None]   # a --db's lock, held from the first trial's start to the last one's end
+    try:
+        with signals.stopping():   # SIGTERM and SIGHUP stop a run as Ctrl-C does (kvlab._signals)
+            for trial in range(spec.repeat):
+                trials.append(_run_trial(spec, trial, on_result, control, load_only, holding,
+                                         last=trial == spec.repeat - 1))
+                if any(b.partial or b.params.get("stopped_by") for b in trials[-1]):
+                    break
+    finally:
+        if holding[0] is not None:
+            holding[0].release()
+    results = [b for t in trials for b in t]
+    if len(trials) > 1:
+        stats.attach_repetitions(trials)
+    sanity.annotate_scaling(results)
+    return RunResult(results, spec)
+
+
+def _run_trial(spec, trial, on_result, control=None, load_only=False, holding=None, last=True):
+    saved = pin(spec.cpus)
+    try:
+        return _run_trial_pinned(spec, trial, on_result, control, load_only, holding, last)
+    finally:
+        if saved is not None:
+            unpin(saved)
+
+
+def _run_trial_pinned(spec, trial, on_result, control, load_only, holding, last):
+    cfg = native.require_built(spec.engine)
+    lib = native.load()
+    warnings = [f"{spec.engine} ignores {k} (it has no such setting)" for k in cfg.ignored(spec.engine_settings)]
+    warnings += sizecheck.check(spec, cfg)   # a run that cannot fit is refused before anything is written
+    where = dbdir.prepare(spec.db, spec.engine, lib.KEY_ENCODING, spec.use_existing_db or spec.resume,
+                          overwrite=spec.overwrite, holding=holding[0])
+    holding[0] = None
+    try:
+        session = Trial(spec, cfg, lib, where, warnings, trial, control)
+    except BaseException:
+        _let_go(where, spec)
+        raise
+    arrived = []
+    try:
+        _phases(spec, session, on_result, load_only)
+    except KeyboardInterrupt as exc:   # a stop outside a measured phase: the phases that ended are kept
+        if not session.results:
+            raise
+        arrived.append(signals.name_of(exc))
+    finally:
+        with signals.held(arrived):   # closing and cleaning up finish whatever signal comes
+            session.close()
+            # engines that keep data in their cache until close (WiredTiger without a checkpoint)
+            # show their real size only now; seed 001 measured after the process ended
+            if session.results and session.results[-1].accounting is not None:
+                session.results[-1].accounting["db_size_after_close_bytes"] = dbdir.size_on_disk(where.path)
+            if spec.db is not None and not where.temporary and not last and not arrived:
+                holding[0] = where   # the next trial starts under the same lock
+            else:
+                _let_go(where, spec)
+    if arrived and session.results:
+        _stopped_after(session.results[-1], arrived[0])
+    return session.results
+
+
+def _phases(spec, session, on_result, load_only):
+    for phase in session.plan(load_only):
+        done = session.run_one(phase)
+        if done is not None:
+            session.add(done, on_result)
+            if done.partial:
+                return
+    if not session.results and session.resume_note:   # nothing ran: say why, as an error (exit 2)
+        raise errors.SpecError(f"{session.resume_note}; nothing is left to run (its other workloads run on it "
+                               "with use_existing_db)")
+
+
+def _let_go(where, spec):
+    """The end of a trial's hold on its directory: a temporary one is removed under its lock, unless kept."""
+    if spec.keep_db:
+        if where.temporary:
+            dbdir.update_marker(where.path, temporary=False)   # kept: kvlab clean must not take it for an orphan
+        where.release()
+    else:
+        where.cleanup()
+
+
+def _stopped_after(b, name: str):
+    """A signal that came after the phase `b` ended (between phases, or as the engine closed)."""
+    if b.params.get("stopped_by"):
+        return
+    b.params["stopped_by"] = name
+    if not b.partial:
+        b.warnings.append(f"the run was stopped by {name} after this phase ended: this phase is whole, the "
+                          "workloads after it did not run")
+

@@ -1,0 +1,266 @@
+"""The session: one open engine across the phases of a trial (execution.run.phases.plan).  It opens (and reopens,
+when a phase's settings differ) the engine in the prepared database directory, runs one phase at a time through
+the native driver with the sampler watching, takes what the phase counted after its warm-up (phases.count) and
+its accounting and amplification, and hands them with the trial's facts to the record builder, which turns them
+into a BenchmarkResult without reading the session."""
+from __future__ import annotations
+
+import math
+import time
+
+from ...model import workloads
+from ...results import amplification, sanity
+from ...results.result import BenchmarkResult
+from ..dbfiles import dbdir
+from ..host import accounting, buildfacts, system
+from ..native import build_config, facts_for_result, started_with_static_tls_room
+from ..progress import ProgressTracker
+from . import loads, mixplan, phases, record
+from .events import reader_for
+from .phaseamp import Carried, PhaseAmp
+from .phases import Phase
+from .sampler import Sampler, auto_warmup, steady_state
+
+
+def _warn(b: BenchmarkResult, text: str):
+    if text not in b.warnings:
+        b.warnings.append(text)
+
+
+class Trial:
+    """One trial: the engine opened once, its phases run one at a time (a _native.Session is something else: one
+    client context of an open engine)."""
+
+    def __init__(self, spec, cfg, native, where, warnings, trial, control=None):
+        self.spec, self.cfg, self.native, self.where, self.warnings = spec, cfg, native, where, warnings
+        self.trial, self.control = trial, control
+        self.loaded = where.existed and not spec.resume   # a resumed load runs on the database it left
+        self.resumed = False
+        self.resume_note = None   # a resumed load found nothing left to do
+        self.results = []
+        self.engine = None
+        self.engine_settings = None
+        self.device, self.device_note = accounting.block_device(where.path)
+        self.storage = accounting.storage(where.path)
+        # what the workload believes the database holds (space amplification), where the engine's own account
+        # ended: handed from phase to phase; and why a figure cannot be had here
+        self.carried = Carried(live=amplification.live_start(known=not where.existed))
+        self.storage_why = amplification.storage_notes(self.storage, self.device, self.device_note)
+        # the machine as this trial starts (load, other busy processes, governor, clocksource, memory)
+        self.system = system.snapshot()
+        self.warnings.extend(w for w in system.warnings(self.system) if w not in self.warnings)
+        self.machine = {**accounting.machine(), "system": self.system}
+        self.kvlab_build = accounting.kvlab_build()
+        # a mix with write transactions opens the engine in its transactional mode from the start
+        mixes = [wl.mix for wl in (workloads.get(name, spec.mixes) for name in spec.workloads) if wl.mix is not None]
+        self.transactions = any(mixplan.needs_transactions(m) for m in mixes)
+        # LinkBench: the graph its load writes and its operations query (kv_graph.h)
+        self.graph = phases.graph_of(spec)
+
+    def open(self, settings: dict):
+        if self.engine is not None and settings == self.engine_settings:
+            return self.engine
+        self.close()
+        asked = settings
+        # the database's own record decides what a reopen keeps (format, a recovery log that stays on)
+        settings, notes = dbdir.reconcile(self.where, self.cfg, settings)
+        self.warnings.extend(n for n in notes if n not in self.warnings)
+        threads = max(self.spec.threads, self.graph["loaders"] if self.graph else 0)
+        config = self.cfg.config(settings, max_threads=threads + 2)
+        if self.transactions:
+            config["transactions"] = True
+        self.where.engine_opening()
+        try:
+            self.engine = self.native.Engine(self.cfg.adapter, str(self.where.path), config)
+        except BaseException:
+            if not self.where.unclean:
+                self.where.engine_closed()   # it never opened: nothing left unclosed
+            raise
+        if self.where.unclean:
+            note = (f"the database at {self.where.path} was left open by a process that ended without closing it "
+                    f"(killed); {self.cfg.name} ran its recovery as it opened")
+            if note not in self.warnings:
+                self.warnings.append(note)
+        self.engine_settings = asked
+        self.given_config = dict(settings)
+        self.effective_config = {k: v for k, v in config.items() if v not in (None, "")}
+        return self.engine
+
+    def close(self):
+        if self.engine is not None:
+            self.engine.close()
+            self.engine = None
+            self.where.engine_closed()   # closed cleanly: the next open need not wonder
+
+    def add(self, result, on_result):
+        sanity.annotate(result, earlier=self.results)
+        self.results.append(result)
+        if on_result:
+            on_result(result)
+
+    def plan(self, load_only: bool = False) -> tuple[Phase, ...]:
+        """The phases this trial runs (phases.plan), on the database as this session found it."""
+        return phases.plan(self.spec, loaded=self.loaded, load_only=load_only)
+
+    def facts(self) -> record.TrialFacts:
+        """What a record needs of this trial, the engine as now opened included."""
+        adapter = self.cfg.adapter
+        build_facts = facts_for_result(adapter, self.where.path)
+        return record.TrialFacts(
+            spec=self.spec, trial=self.trial, adapter=adapter, engine_library=self.native.adapters()[adapter],
+            key_encoding=self.native.KEY_ENCODING, given_config=dict(self.given_config),
+            effective_config=dict(self.effective_config),
+            isolation=self.engine.isolation if self.engine is not None else None, warnings=tuple(self.warnings),
+            build_facts=build_facts, build_warning=buildfacts.warning_for(self.spec.engine, build_facts),
+            machine=self.machine, storage=self.storage, kvlab_build=self.kvlab_build,
+            library_prefix=build_config().get("engines", {}).get(adapter, {}).get("prefix"),
+            static_tls_room=started_with_static_tls_room())
+
+    def run_one(self, phase: Phase) -> BenchmarkResult | None:
+        """One phase on the open engine, measured and recorded; None where a resumed load finds every record
+        already there."""
+        params = phase.params()
+        engine = self.open(dict(phase.settings))
+        if phase.load is not None:
+            params["load_method"] = loads.method(self.spec, self.native, self.cfg.adapter)
+            if not self._resume(engine, params):
+                return None
+        plan = None
+        if phase.mix is not None:
+            plan = mixplan.compile_mix(phase.mix, phase.value_size, clients=phase.threads)
+        run = self.native.Run(engine, phase.loop, params, mix=plan,
+                              graph=dict(phase.graph) if phase.graph is not None else None)
+        amp = PhaseAmp(phase, plan, engine, self.carried, amplification.ENGINE_COUNTERS.get(self.cfg.adapter),
+                       self.spec.engine_stats, self.where.path, self.storage_why)
+        if phase.fills and self._fills_record():   # until it ends, the fill is cut (so after a SIGKILL)
+            dbdir.update_marker(self.where.path, load={"complete": False, "by": phase.name, "unit": phase.fills,
+                                                       "written": None, "of": params["num"]})
+        measured, cut, self.carried = self._measure(run, phase, params, plan, amp)
+        if phase.writes:
+            self.loaded = True
+        result = record.build(phase, measured, self.facts())
+        if phase.kind == phases.RUN:
+            steady_state(result, measured.samples, cut)
+        self._load_record(phase, params, result)
+        return result
+
+    def _load_record(self, phase: Phase, params: dict, b: BenchmarkResult):
+        """After a phase that fills the key space, the marker says how far it got; a phase that needs the data,
+        on a database whose fill was cut, says so; a uniform read whose found share is below what the
+        database's writes imply says both numbers."""
+        wl = phase.workload
+        if phase.fills:
+            if self._fills_record():
+                dbdir.update_marker(self.where.path, load=self._fill_record(phase, params, b))
+            return
+        if not phase.needs_data:
+            return
+        cut = (dbdir.read_marker(self.where.path) or {}).get("load") or {}
+        if cut and not cut.get("complete", True):
+            if cut.get("by") is None:
+                how = "nothing was loaded into it (a run made or cleared it and wrote no fill)"
+            elif cut.get("written") is None:
+                how = f"its {cut.get('by')} of {cut.get('of', 0):,} {cut.get('unit', 'records')} never finished " \
+                      "(the process was killed; how far it got is not known)"
+            else:
+                share = cut["written"] / cut["of"] if cut.get("of") else 0.0
+                how = f"its {cut.get('by')} wrote {cut['written']:,} of {cut['of']:,} {cut.get('unit', 'records')} " \
+                      f"({share:.0%})"
+            _warn(b, f"the database's load was cut: {how}, so {wl.name} ran on a partial database (keys past the "
+                     "cut read as not found); load it again, or --resume a cut fillseq load")
+        if phase.uniform_reads and b.found is not None and b.ops >= 1000:
+            expected, how = self._expected_found(params["num"], cut)
+            got = b.found / b.ops
+            if expected is not None and got < 0.95 * expected - 0.01:
+                space = f"; the database's key space is {cut['of']:,} keys, these reads range over " \
+                    f"{params['num']:,}" if cut.get("of") not in (None, params["num"]) else ""
+                _warn(b, f"{wl.name} found {got:.1%} of the keys it read ({b.found:,} of {b.ops:,}) where {how} "
+                         f"imply {expected:.1%}{space}: the database holds fewer of these keys than its writes "
+                         "should have left (a cut load, another key space or key size, deletes)")
+
+    def _fills_record(self) -> bool:
+        """Whether this run's fills say how far the database's fill got: on a database this run made or cleared,
+        or a resumed load; a fill over a reused database (a timed fillrandom on it) leaves its record as it was."""
+        return not self.where.existed or self.spec.resume
+
+    def _fill_record(self, phase: Phase, params: dict, b: BenchmarkResult) -> dict:
+        """The marker's record of a fill: records in key order from the first key (a prefix: resume continues
+        it), random writes (a count), or a LinkBench graph's nodes."""
+        first = params.get("first_key") or 0
+        in_order = phase.fills != "writes"
+        of = params["num"] - (first if in_order else 0)
+        if phase.fills == "nodes":
+            done = (b.graph or {}).get("nodes_loaded", 0)
+        else:   # a warm-up's ops were written all the same
+            done = b.ops + int((b.warmup or {}).get("ops_excluded") or 0)
+        out = {"complete": not b.partial and done >= of, "by": phase.name, "unit": phase.fills,
+               "written": min(first + done, params["num"]) if in_order else done, "of": params["num"]}
+        if phase.fills == "records":
+            out["records"] = out["written"]
+        return out
+
+    def _expected_found(self, num: int, cut: dict) -> tuple:
+        """(the share of uniform reads over `num` keys that should find a key, what says so) or (None, ''): from
+        this run's writes, else (a reused database) from its completed fill, over the key space the reads use."""
+        keys = self.carried.live.get("keys")
+        if keys is not None and num:
+            return min(1.0, keys / num), "the writes of this run"
+        if not cut.get("complete") or not cut.get("of"):
+            return None, ""
+        if cut.get("unit") == "writes":   # uniform draws with replacement: the share of keys drawn at least once
+            share = 1.0 - math.exp(-cut["written"] / cut["of"])
+            return share, f"the database's {cut['written']:,} random writes ({cut.get('by')})"
+        # the reads' key space is the one the workload implies was loaded: a smaller database falls short of it
+        return 1.0, f"the database's completed {cut.get('by')} of {cut['of']:,} records"
+
+    def _resume(self, engine, params) -> bool:
+        """A load of a resumed run starts after the records the database holds (params' first_key); False when
+        it holds them all (a warning says so).  Only the run's first load resumes."""
+        if not self.spec.resume or self.resumed:
+            return True
+        self.resumed = True
+        first = loads.committed_prefix(engine, self.native, params["num"], params["key_size"], params["key_hash"],
+                                       str(self.where.path))
+        params["first_key"] = first
+        if first < params["num"]:
+            return True
+        self.resume_note = (f"resume: the database in {self.where.path} holds all {params['num']:,} records of the "
+                            "load already; the load did not run")
+        self.warnings.append(self.resume_note)
+        self.loaded = True
+        return False
+
+    def _measure(self, run, phase: Phase, params: dict, plan, amp: PhaseAmp) -> tuple:
+        """Execute `run` with the sampler watching, then take what it counted after its warm-up, the accounting
+        over the same span and the phase's amplification: (the Measurement, warmup="auto"'s cut or None, what the
+        phase hands the next one)."""
+        spec = self.spec
+        started = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+        peak_scope = "phase" if accounting.reset_peak_rss() else "process"
+        before = accounting.snapshot(self.device)
+        tracker = None
+        if self.control is not None:
+            tracker = ProgressTracker(run, spec.engine, phase.name, phase.kind, phase.workload.native, params)
+        auto = phase.warmup == "auto"
+        sampler = Sampler(run, spec.interval, 0.0 if auto else float(phase.warmup), self.device, self.control,
+                          tracker, self.where.path,
+                          events=reader_for(self.engine, self.cfg.adapter) if spec.engine_stats else None)
+        threads, partial = sampler.execute()
+        cut = auto_warmup(sampler) if auto else None
+        after = accounting.snapshot(self.device)
+        params["latency_clock"], params["ns_per_tick"] = run.latency_clock
+        ended = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+        engine_stats = None
+        if spec.engine_stats:
+            got = self.engine.stats()
+            if got is not None:
+                engine_stats = {"numbers": got[0], "text": got[1]}
+        counted = phases.count(phase, threads, sampler.warm, plan)
+        # the process's counters over what was counted: from the warm-up's cut, where there is one
+        acct = accounting.phase_record(sampler.warm[2] if sampler.warm is not None else before, after,
+                                       counted.ops, self.where.path, self.device or self.device_note, peak_scope)
+        amplification_record, carried = amp.phase(threads, before, after, acct.get("db_size_bytes"), engine_stats)
+        return record.Measurement(params=params, threads=threads, counted=counted, partial=partial,
+                                  started=started, ended=ended, accounting=acct, samples=sampler.samples,
+                                  engine_stats=engine_stats, plan=plan, amp=amp,
+                                  amplification=amplification_record, stopped_by=sampler.stopped_by), cut, carried
