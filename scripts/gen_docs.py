@@ -450,7 +450,7 @@ def workloads_page() -> str:
 def engines_page() -> str:
     from kvlab import engines
     settings = engines.ENGINE_SETTINGS
-    lines = [GENERATED.format(source="kvlab/model/engines.py"), "# Engine reference", "",
+    lines = [GENERATED.format(source="kvlab/engines/ (each engine's folder)"), "# Engine reference", "",
              "Each engine configuration of the registry (`engines.REGISTRY`): its adapter, the Debian package its "
              "library comes from, and which generic settings it honours (a setting it does not honour is named "
              "in the result's warnings).", "",
@@ -464,6 +464,19 @@ def engines_page() -> str:
               "|---|" + "---|" * len(settings)]
     for e in engines.REGISTRY.values():
         lines.append(f"| `{e.name}` | " + " | ".join("yes" if s in e.honours else "" for s in settings) + " |")
+    lines += ["", "## The settings", "", "What each generic setting means (`kvlab run --set KEY=VALUE`; kv_config in "
+              "`cython_ext/include/kv_engine.h`), and the values it takes.", "", "| setting | meaning | values |",
+              "|---|---|---|"]
+    for name, s in engines.SETTINGS.items():
+        values = {"int": f"{s.lo} to {s.hi:,}", "bool": "true or false", "text": "text"}[s.kind]
+        lines.append(f"| `{name}` | {cell(s.meaning)} | {values} |")
+    lines += ["", "## Caches", "", "Each engine's own cache when `cache_size` is not given (its descriptor's `cache`).",
+              "", "| adapter | cache | default | source |", "|---|---|---|---|"]
+    for name, d in engines.DESCRIPTORS.items():
+        if d.cache:
+            lines.append(f"| `{name}` | `{d.cache.setting}` | {d.cache.default_bytes >> 20} MiB | {cell(d.cache.source)} |")
+        else:
+            lines.append(f"| `{name}` | none | | {cell(d.cache.reason)} |")
     lines += ["", "## Defaults and notes", "", "| configuration | defaults | notes |", "|---|---|---|"]
     for e in engines.REGISTRY.values():
         defaults = ", ".join(f"`{k}={v}`" for k, v in e.defaults.items())

@@ -3,22 +3,40 @@
 name them from here."""
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from .. import errors
 
-# setting -> what it means (kv_config's comment in kv_engine.h gives the C side of the same fields)
-SETTINGS = {
-    "cache_size": "the engine's own cache, bytes (not given: the engine's default; LMDB has none)",
-    "sync": "flush the log (or the data) on every commit",
-    "disable_wal": "no write-ahead log, where the engine allows it",
-    "compression": "the block compression: none, snappy, lz4, zstd (each configuration lists what it takes)",
-    "map_size": "LMDB's map size, bytes: the largest its data file can grow",
-    "block_size": "the table's block (or page) size, bytes",
-    "bloom_bits": "bloom filter bits per key (0: none)",
-    "write_buffer_size": "an LSM tree's memtable size, bytes",
-    "max_open_files": "table files kept open (-1: unlimited)",
-    "options": "the engine's own option string (RocksDB options string, WiredTiger connection config, LMDB "
-               "flag list, LevelDB key=value list)",
-    "table_options": "WiredTiger's table config string",
+
+@dataclass(frozen=True)
+class Setting:
+    """One generic setting: what it means, and the values kv_config's field holds (`kind`: "int" in [lo, hi],
+    "bool", or "text"; sizes are uint64 in C, the rest int)."""
+    meaning: str
+    kind: str
+    lo: int = 0
+    hi: int = 0
+
+
+_SIZE = 2 ** 62
+_INT = 2 ** 31 - 1
+# setting -> what it is (kv_config's comments in kv_engine.h give the C side of the same fields)
+SETTINGS: dict[str, Setting] = {
+    "cache_size": Setting("the engine's own cache, bytes (not given: the engine's default; LMDB has none)",
+                          "int", 0, _SIZE),
+    "sync": Setting("flush the log (or the data) on every commit", "bool"),
+    "disable_wal": Setting("no write-ahead log, where the engine allows it", "bool"),
+    "compression": Setting("the block compression: none, snappy, lz4, zstd (each configuration lists what it takes)",
+                           "text"),
+    "map_size": Setting("LMDB's map size, bytes: the largest its data file can grow", "int", 0, _SIZE),
+    "block_size": Setting("the table's block (or page) size, bytes", "int", 0, _INT),
+    # beyond 100 bits a key is none of LevelDB's or RocksDB's (LevelDB's overflowed and aborted)
+    "bloom_bits": Setting("bloom filter bits per key (0: none)", "int", 0, 100),
+    "write_buffer_size": Setting("an LSM tree's memtable size, bytes", "int", 0, _SIZE),
+    "max_open_files": Setting("table files kept open (-1: unlimited)", "int", -1, _INT),
+    "options": Setting("the engine's own option string (RocksDB options string, WiredTiger connection config, LMDB "
+                       "flag list, LevelDB key=value list)", "text"),
+    "table_options": Setting("WiredTiger's table config string", "text"),
 }
 ENGINE_SETTINGS = tuple(SETTINGS)
 

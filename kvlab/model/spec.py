@@ -162,7 +162,7 @@ class RunSpec:
             raise errors.SpecError(f"resume={self.resume!r}: allowed: true or false")
         ordered = [why for on, why in ((self.load == "bulk", "load='bulk' writes its keys in order"),
                                        (self.resume, "resume continues a load written in key order")) if on]
-        loads = [w for w in self.workloads if workloads.get(w, self.mixes).native == "fillseq"]   # fillbatch too
+        loads = [w for w in self.workloads if workloads.get(w, self.mixes).fills == "records"]   # fillseq, fillbatch
         if ordered and loads and self.threads > 1:
             raise errors.SpecError(f"{ordered[0]}, on one thread: {loads[0]} with threads={self.threads} cannot; "
                                    "allowed: threads=1, or load='batched' without resume")
@@ -194,20 +194,17 @@ class RunSpec:
         if comp is not None and comp not in cfg.compressions:
             raise errors.SpecError(f"compression {comp!r} is not available for {self.engine}; "
                                    f"allowed: {', '.join(cfg.compressions)}")
-        # the ranges the adapters' kv_config fields hold (uint64 sizes, int for the rest); bloom filters
-        # beyond 100 bits a key are none of LevelDB's or RocksDB's (LevelDB's overflowed and aborted)
-        for key, lo, hi in (("cache_size", 0, 2**62), ("map_size", 0, 2**62), ("write_buffer_size", 0, 2**62),
-                            ("block_size", 0, 2**31 - 1), ("bloom_bits", 0, 100), ("max_open_files", -1, 2**31 - 1)):
-            v = self.engine_settings.get(key)
-            if v is not None:
-                _int_range(key, v, lo, hi)
-        for key in ("sync", "disable_wal"):
-            v = self.engine_settings.get(key)
-            if v is not None and not isinstance(v, bool) and v not in (0, 1):
-                raise errors.SpecError(f"{key}={v!r}: allowed: true or false")
-        for key in ("options", "table_options", "compression"):
-            v = self.engine_settings.get(key)
+        # each setting's kind and range: the values its kv_config field holds (kvlab/engines/settings.py)
+        for key, v in self.engine_settings.items():
+            s = engines.SETTINGS[key]
             if v is None:
+                continue
+            if s.kind == "int":
+                _int_range(key, v, s.lo, s.hi)
+                continue
+            if s.kind == "bool":
+                if not isinstance(v, bool) and v not in (0, 1):
+                    raise errors.SpecError(f"{key}={v!r}: allowed: true or false")
                 continue
             if not isinstance(v, str):
                 raise errors.SpecError(f"{key} must be a string, got {v!r}")
