@@ -11,13 +11,16 @@
 - **read amplification**: `read_amp` is block reads per read op (device read requests / read ops) and
   `read_bytes_per_read` the device's bytes read per read op; `process_read_bytes_per_read` the process's
   (/proc/self/io read_bytes).  Read ops: read, seek, read-modify-write, range and scan ops.
-- **space amplification**: `space_amp` is the allocated size on disk (st_blocks of the database directory)
-  over the live logical bytes: the keys and values the workload believes are live (`live_after`: fillseq's
-  keys exactly, random writes' expected distinct keys given kvlab's deterministic key streams).
+- **space amplification**: `space_amp` is the database's live size on disk (its files' allocated blocks up to
+  their lengths, kvlab.execution.dbfiles.dbdir.disk_usage: what `du` says after close, without preallocated
+  space such as RocksDB's WAL) over the live logical bytes: the keys and values the workload believes are live
+  (`live_after`: fillseq's keys exactly, random writes' expected distinct keys given kvlab's deterministic key
+  streams).
 
 A figure that cannot be computed is None, with the reason under `notes[figure]`: no block device under the
 database (tmpfs, overlay), a database in memory (tmpfs: nothing reaches storage), no user writes or reads in
-the phase, live data unknown (a database that existed before the run).
+the phase, live data unknown (a database that existed before the run), a write counter under its resolution
+(RESOLUTION_FRACTION of the user's bytes or RESOLUTION_PAGES pages: the writes are still in the page cache).
 
 Pure functions: the runner (kvlab.execution) reads the counters and hands them over.
 """
@@ -46,10 +49,35 @@ SOURCES = {
     "read_amp": "/proc/diskstats reads completed on the database's block device (device-wide) / read ops",
     "read_bytes_per_read": "/proc/diskstats sectors read x 512 (device-wide) / read ops",
     "process_read_bytes_per_read": "/proc/self/io read_bytes / read ops",
-    "space_amp": "allocated size of the database directory (st_blocks x 512) / live logical bytes (keys + values "
-                 "the workload believes are live)",
+    "space_amp": "live size of the database (its files' st_blocks x 512, each up to its length: preallocated "
+                 "blocks apart) / live logical bytes (keys + values the workload believes are live)",
     "user_bytes": "keys + values of the writes the workload made (a delete: its key)",
 }
+COUNTERS = {"write_amp": "/proc/self/io write_bytes", "write_amp_device": "the block device's sectors written"}
+
+
+# The resolution of the storage counters' write figures.  Both count bytes on their way to storage, not bytes the
+# phase made: /proc/self/io counts a page when it becomes dirty (a page left dirty by an earlier phase, or an
+# earlier trial, is not counted again), the device when the kernel writes it back (up to ~30 s later).  Bytes still
+# in the page cache are not "amplification 0": below either bound the figure is None, with that reason.
+RESOLUTION_FRACTION = 0.1   # a counter that saw under a tenth of the user's bytes has not seen them
+RESOLUTION_PAGES = 16       # nor one that saw under 16 pages (64 KiB)
+PAGE = 4096
+
+
+def below_resolution(written, user_bytes: float, counter: str, what: str = "phase") -> str | None:
+    """Why a write figure from `counter` cannot be read (its reason), or None when it can: the counter saw fewer
+    bytes than RESOLUTION_FRACTION of the user's or RESOLUTION_PAGES pages."""
+    if written is None or not user_bytes:
+        return None
+    floor = max(RESOLUTION_FRACTION * user_bytes, RESOLUTION_PAGES * PAGE)
+    if written >= floor:
+        return None
+    return (f"{counter} saw {written:,.0f} bytes for {user_bytes:,.0f} user bytes, under this figure's resolution "
+            f"({RESOLUTION_FRACTION:g} of the user bytes and at least {RESOLUTION_PAGES} pages): the writes are "
+            f"still in the page cache (dirty pages the kernel has not written back, or pages an earlier phase left "
+            f"dirty, which are not counted again), so this {what} cannot say what reached storage; bytes still in "
+            f"the page cache are not 'amplification 0'")
 
 
 def user_write_bytes(ops: dict, key_size: int, value_size: float) -> float:
@@ -229,6 +257,8 @@ def figures(*, user_bytes: float, reads: int, delta: dict, allocated: float | No
             notes[fig] = why or "the counter is unavailable"
         elif not user_bytes:
             notes[fig] = no_writes
+        elif (why := below_resolution(num, user_bytes, COUNTERS[fig], what)) is not None:
+            notes[fig] = why
         else:
             out[fig] = _ratio(num, user_bytes)
     if out["write_amp"] is not None and out["write_amp"] < 1:
@@ -289,12 +319,15 @@ def figures(*, user_bytes: float, reads: int, delta: dict, allocated: float | No
 def interval_figures(*, user_bytes: float, reads: int, delta: dict, allocated: float | None,
                      live_bytes: float | None, storage_why: dict) -> dict:
     """An interval's figures (INTERVAL_FIGURES, None where they cannot be computed; the reasons are the phase's
-    notes)."""
+    notes, and a write figure under the counters' resolution, below_resolution, is None as the phase's is)."""
     has_device = "disk_write_bytes" in delta and storage_why.get("device") is None
     process = storage_why.get("process") is None
+    written, device = delta.get("io_write_bytes"), delta.get("disk_write_bytes")
+    process = process and below_resolution(written, user_bytes, "") is None
+    has_write_device = has_device and below_resolution(device, user_bytes, "") is None
     return {
-        "write_amp": _ratio(delta.get("io_write_bytes"), user_bytes) if process else None,
-        "write_amp_device": _ratio(delta.get("disk_write_bytes"), user_bytes) if has_device else None,
+        "write_amp": _ratio(written, user_bytes) if process else None,
+        "write_amp_device": _ratio(device, user_bytes) if has_write_device else None,
         "read_amp": _ratio(delta.get("disk_reads"), reads) if has_device else None,
         "read_bytes_per_read": _ratio(delta.get("disk_read_bytes"), reads) if has_device else None,
         "space_amp": _ratio(allocated, live_bytes),

@@ -406,16 +406,30 @@ def describe(path: Path, marker: dict | None = None) -> str:
     return ", ".join(parts)
 
 
-def size_on_disk(path: Path) -> int:
-    """Allocated bytes under path (st_blocks), so sparse LMDB maps count what they use; kvlab's
-    own marker and lock are not the database's."""
-    total = 0
+def disk_usage(path: Path) -> tuple[int, int]:
+    """(live bytes, preallocated bytes) of the database under path; kvlab's own marker and lock are not the
+    database's.  A file's live bytes are its allocated blocks (st_blocks x 512, what `du` counts) up to its
+    length rounded up to whole blocks (st_blksize): a sparse file (LMDB's map) counts the blocks it uses, and
+    blocks allocated past a file's end (fallocate's KEEP_SIZE: RocksDB's WAL and MANIFEST, given their
+    preallocation size up front and trimmed at close) are the preallocated bytes, counted apart."""
+    live = preallocated = 0
     for root, _dirs, files in os.walk(path):
         for f in files:
             if f in KVLAB_FILES and os.path.samefile(root, path):
                 continue
             try:
-                total += os.lstat(os.path.join(root, f)).st_blocks * 512
+                st = os.lstat(os.path.join(root, f))
             except OSError:
-                pass
-    return total
+                continue
+            allocated = st.st_blocks * 512
+            block = st.st_blksize or 4096
+            length = -(-st.st_size // block) * block
+            live += min(allocated, length)
+            preallocated += max(allocated - length, 0)
+    return live, preallocated
+
+
+def size_on_disk(path: Path) -> int:
+    """The database's live bytes under path (disk_usage): what `du` says once the engine is closed, without the
+    space an engine preallocated and has not written."""
+    return disk_usage(path)[0]

@@ -153,23 +153,54 @@ def delta(before: Snapshot, after: Snapshot) -> dict:
     return d
 
 
+def mapped_resident(under) -> int:
+    """Resident bytes of the process's mappings of files under `under` (/proc/self/smaps): the pages of the
+    database's own files that the process maps (LMDB's map, LevelDB's and RocksDB's mmapped tables), which the
+    database's size already counts.  A deleted file's mapping is not the database's any more (its size no longer
+    counts it).  0 where smaps cannot be read."""
+    root = os.path.realpath(under).rstrip("/") + "/"
+    total, ours = 0, False
+    try:
+        with open("/proc/self/smaps") as f:
+            for line in f:
+                head = line.split(None, 5)
+                if len(head) >= 5 and "-" in head[0] and not head[0].endswith(":"):   # a mapping's first line
+                    name = head[5].rstrip("\n") if len(head) == 6 else ""
+                    ours = name.startswith(root) and not name.endswith(" (deleted)")
+                elif ours and head and head[0] == "Rss:":
+                    total += int(head[1]) * 1024
+    except (OSError, ValueError):
+        return 0
+    return total
+
+
+def seed_total(db_bytes: int | None, process_bytes: int | None) -> int | None:
+    """Seed 001's "Total Size" (RAM the benchmark used): the database's size plus the process's memory that the
+    database's size does not already count (process_size_bytes).  For LMDB, whose data is the process's file-backed
+    map, it comes to about the process's size, as the seed's table has it."""
+    if db_bytes is None or process_bytes is None:
+        return None
+    return db_bytes + process_bytes
+
+
 def phase_record(before: Snapshot, after: Snapshot, ops: int, db_path, device_note: str,
                  peak_scope: str) -> dict:
     """The seed-001 load row and the LinkBench per-query figures for one phase."""
-    from ..dbfiles.dbdir import size_on_disk
+    from ..dbfiles.dbdir import disk_usage
     d = delta(before, after)
     mem = _status_kib("VmRSS", "VmHWM", "RssAnon", "RssFile")
-    db_size = size_on_disk(db_path) if db_path else None
+    db_size, preallocated = disk_usage(db_path) if db_path else (None, None)
     peak = mem.get("VmHWM", 0) * 1024
-    file_mapped = mem.get("RssFile", 0) * 1024
+    # the process's own memory for seed 001's total: its peak less the resident pages of the database's files it
+    # maps, which the DB size counts already (its libraries' pages stay: the seed's process size is /usr/bin/time's)
+    process = max(peak - (mapped_resident(db_path) if db_path else 0), 0)
     d.update({
         "ops": ops,
-        "db_size_bytes": db_size,
+        "db_size_bytes": db_size, "db_preallocated_bytes": preallocated,
         "process_peak_rss_bytes": peak, "process_peak_rss_scope": peak_scope,
         "process_rss_bytes": mem.get("VmRSS", 0) * 1024, "process_anon_rss_bytes": mem.get("RssAnon", 0) * 1024,
-        # seed 001: DB size + process size, except where the process maps the DB (LMDB):
-        # file-backed resident pages are the DB's cache, counted once
-        "total_size_bytes": (db_size or 0) + max(peak - file_mapped, 0) if db_size is not None else None,
+        "process_size_bytes": process,
+        "total_size_bytes": seed_total(db_size, process),
         "io_kb_read_per_op": d["io_read_bytes"] / 1024 / ops if ops else None,
         "io_kb_written_per_op": d["io_write_bytes"] / 1024 / ops if ops else None,
     })

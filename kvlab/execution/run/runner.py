@@ -20,6 +20,7 @@ from ...results import sanity, stats
 from ...results.result import BenchmarkResult, RunResult
 from .. import native
 from ..dbfiles import dbdir, sizecheck
+from ..host import accounting
 from ..progress import RunControl
 from . import loads
 from .pinning import pin, unpin
@@ -95,7 +96,11 @@ def _run_trial_pinned(spec, trial, on_result, control, load_only, holding, last)
             # engines that keep data in their cache until close (WiredTiger without a checkpoint)
             # show their real size only now; seed 001 measured after the process ended
             if session.results and session.results[-1].accounting is not None:
-                session.results[-1].accounting["db_size_after_close_bytes"] = dbdir.size_on_disk(where.path)
+                acct = session.results[-1].accounting
+                acct["db_size_after_close_bytes"] = dbdir.size_on_disk(where.path)
+                # seed 001's total: the database after close + the process (accounting.seed_total)
+                acct["total_size_bytes"] = accounting.seed_total(acct["db_size_after_close_bytes"],
+                                                                 acct.get("process_size_bytes"))
             if spec.db is not None and not where.temporary and not last and not arrived:
                 holding[0] = where   # the next trial starts under the same lock
             else:

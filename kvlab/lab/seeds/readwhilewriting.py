@@ -5,6 +5,7 @@ from __future__ import annotations
 import shutil
 
 from ...engines.rocksdb import ROCKSDB_PFX_FLAGS
+from ...execution.host import accounting
 from .common import tmpdb
 from .plan import Step, by_engine, execute
 
@@ -14,11 +15,15 @@ LOAD_COLUMNS = ["engine", "wall_s", "user_s", "sys_s", "cpu_pct", "db_size_kb", 
 
 def _row(engine, b):
     a = b.accounting
+    # the seed measured the DB after the process ended: its size after close, where the run closed after this phase
+    db = a.get("db_size_after_close_bytes") or a["db_size_bytes"] or 0
+    total = (accounting.seed_total(db, a["process_size_bytes"]) if a.get("process_size_bytes") is not None
+             else a["total_size_bytes"])
     return {"engine": engine, "wall_s": a["wall_s"], "user_s": a["cpu_user_s"], "sys_s": a["cpu_sys_s"],
             "cpu_pct": a["cpu_pct"],
-            "db_size_kb": (a.get("db_size_after_close_bytes") or a["db_size_bytes"] or 0) / 1024,
+            "db_size_kb": db / 1024,
             "process_size_kb": a["process_peak_rss_bytes"] / 1024,
-            "total_size_kb": (a["total_size_bytes"] or 0) / 1024,
+            "total_size_kb": (total or 0) / 1024,
             "ctx_voluntary": a["ctx_voluntary"], "ctx_involuntary": a["ctx_involuntary"]}
 
 
