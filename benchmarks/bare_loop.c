@@ -29,8 +29,9 @@ typedef struct {
 static void *run(void *p) {
     arg_t *a = p;
     kv_thread *t;
-    char err[KV_ERRMSG_MAX], key[16];
-    if (a->e->thread_open(a->db, &t, err)) { fprintf(stderr, "%s\n", err); exit(1); }
+    kv_failure err;
+    char key[16];
+    if (a->e->thread_open(a->db, &t, &err)) { fprintf(stderr, "%s\n", err.msg); exit(1); }
     kv_rng rng;
     kv_rng_seed(&rng, a->seed, a->readrandom ? KV_STREAM_READ : KV_STREAM_WRITE, (uint64_t)a->index);
     size_t vpos = ((size_t)a->index * 7919u * (size_t)a->value_size) % (a->values_len - a->value_size);
@@ -79,9 +80,9 @@ int main(int argc, char **argv) {
     cfg.create = 1;
     cfg.max_threads = threads + 2;
     if (getenv("KV_MAP_SIZE")) cfg.map_size = strtoull(getenv("KV_MAP_SIZE"), NULL, 10);  /* e.g. under valgrind */
-    char err[KV_ERRMSG_MAX];
+    kv_failure err;
     kv_db *db;
-    if (e->open(argv[3], &cfg, &db, err)) { fprintf(stderr, "%s\n", err); return 1; }
+    if (e->open(argv[3], &cfg, &db, &err)) { fprintf(stderr, "%s\n", err.msg); return 1; }
     size_t vlen = KV_VALUE_BUFFER;
     char *values = malloc(vlen);
     uint64_t seed = strtoull(argv[8], NULL, 10);
@@ -114,7 +115,7 @@ int main(int argc, char **argv) {
         pthread_barrier_destroy(&barrier);
     }
     free(list);
-    e->close(db, err);
+    e->close(db, &err);
     free(values);
     return 0;
 }

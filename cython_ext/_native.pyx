@@ -1,8 +1,9 @@
 # cython: language_level=3, boundscheck=False, wraparound=False
 """kvlab._native: the engine adapters and the workload driver.
 
-Errors cross into Python in one place, `check()`, which turns an adapter's
-code and message into the exception hierarchy of kvlab.errors.  A workload run
+Errors cross into Python in one place, `check()`, which hands an adapter's
+code and the engine's own error (kv_failure: message, code, its name, errno) to
+kvlab.errors.from_code, which picks the exception.  A workload run
 releases the GIL once, for the whole run; other Python threads may call
 `request_stop()` and `progress()` on the same Run meanwhile.
 """
@@ -13,17 +14,18 @@ from posix.stdlib cimport posix_memalign
 
 # the C core's declarations, one .pxd beside each header (cython_ext/include)
 from kv_dist cimport KV_STREAM_READ, kv_dist, kv_dist_fill, kv_dist_init, kv_fnv_abs, kv_key_hash, kv_rng, kv_rng_seed
-from kv_driver cimport (KV_MIX_MAX_DISTS, KV_MIX_MAX_OPS, KV_MIX_MAX_TXNS, KV_NOPTYPES, KV_ROLE_WRITER, KV_W__COUNT,
-                        kv_mix, kv_run, kv_run_execute, kv_run_init, kv_run_request_stop, kv_run_thread_count,
-                        kv_thread_result, kv_workload_table)
-from kv_engine cimport (KV_E_NOTSUP, KV_ERRMSG_MAX, KV_NOTFOUND, KV_OK, KV_TXN_WRITE, kv_config, kv_db,
-                        kv_engine_ops, kv_engines, kv_thread, kv_thread_errmsg)
-from kv_gen cimport KV_KEY_ENCODING, KV_KEY_MAX, kv_make_key, kv_make_key_portable
+from kv_driver cimport (KV_CRASH_MAX_BATCH, KV_MIX_MAX_DISTS, KV_MIX_MAX_OPS, KV_MIX_MAX_TXNS, KV_NOPTYPES,
+                        KV_ROLE_WRITER, KV_W__COUNT, kv_mix, kv_run, kv_run_execute, kv_run_init, kv_run_request_stop,
+                        kv_run_thread_count, kv_thread_result, kv_workload_table)
+from kv_engine cimport (KV_E_NOTSUP, KV_NOTFOUND, KV_OK, KV_TXN_WRITE, kv_config, kv_db, kv_engine_ops, kv_engines,
+                        kv_failure, kv_thread, kv_thread_error)
+from kv_gen cimport KV_KEY_ENCODING, KV_KEY_MAX, KV_VALUE_BUFFER, kv_make_key, kv_make_key_portable
 from kv_graph cimport KV_G__COUNT, kv_graph, kv_graph_degree, kv_graph_state, kv_graph_state_init
 from kv_hist cimport KV_HIST_BUCKETS, KV_HIST_SUB_BITS, kv_hist, kv_hist_finish, kv_hist_init, kv_hist_record
 from kv_names cimport (kv_compression_names, kv_dist_names, kv_error_names, kv_graph_op_names, kv_length_dist_names,
                        kv_name, kv_optype_names, kv_txn_kind_names)
 
+import operator
 from collections import namedtuple
 
 import numpy as np
@@ -78,12 +80,22 @@ _GRAPH_OPTYPE = OP_TYPES.index("graph")
 _errors.bind_codes(ERROR_CODES)
 
 
-cdef int check(int rc, const char *msg) except -1:
-    """The one place an adapter's failure becomes a Python exception."""
+cdef int check(int rc, kv_failure *e) except -1:
+    """The one place an adapter's failure becomes a Python exception: kvlab's code and the engine's own error,
+    whole, to kvlab.errors.from_code (which picks the class)."""
     if rc >= 0:
         return 0
-    text = msg.decode("utf-8", "replace") if msg != NULL and msg[0] != 0 else "no message"
-    raise _errors.from_code(rc, text)
+    if e == NULL:
+        raise _errors.from_code(rc, "no message")
+    cdef const char *msg = e.msg
+    text = msg.decode("utf-8", "replace") if msg[0] != 0 else "no message"
+    raise _errors.from_code(rc, text, code=e.code or None,
+                            code_name=e.code_name.decode() if e.code_name != NULL else None,
+                            errno=e.sys_errno or None)
+
+
+cdef inline void _no_failure(kv_failure *e) noexcept nogil:
+    memset(e, 0, sizeof(kv_failure))
 
 
 cdef const kv_engine_ops *find_adapter(str name) except NULL:
@@ -129,7 +141,7 @@ cdef int _ctx_put(const kv_engine_ops *ops, kv_thread *t, bytes key, bytes value
             rc = ops.put(t, k, kl, v, vl)
     else:
         rc = ops.put(t, k, kl, v, vl)
-    return check(rc, kv_thread_errmsg(t))
+    return check(rc, kv_thread_error(t))
 
 
 cdef object _ctx_get(const kv_engine_ops *ops, kv_thread *t, bytes key, bint release):
@@ -144,7 +156,7 @@ cdef object _ctx_get(const kv_engine_ops *ops, kv_thread *t, bytes key, bint rel
         rc = ops.get(t, k, kl, &v, &vl)
     if rc == KV_NOTFOUND:
         return None
-    check(rc, kv_thread_errmsg(t))
+    check(rc, kv_thread_error(t))
     return v[:vl]
 
 
@@ -157,7 +169,7 @@ cdef int _ctx_delete(const kv_engine_ops *ops, kv_thread *t, bytes key, bint rel
             rc = ops.delete(t, k, kl)
     else:
         rc = ops.delete(t, k, kl)
-    check(rc, kv_thread_errmsg(t))
+    check(rc, kv_thread_error(t))
     return rc
 
 
@@ -185,7 +197,7 @@ cdef list _ctx_scan(const kv_engine_ops *ops, kv_thread *t, bytes start, int lim
                     rc = ops.iter_next(t, &k, &kl, &v, &vl)
             else:
                 rc = ops.iter_next(t, &k, &kl, &v, &vl)
-        check(rc, kv_thread_errmsg(t))
+        check(rc, kv_thread_error(t))
     finally:
         ops.iter_close(t)
     return out
@@ -203,6 +215,7 @@ cdef class Engine:
     cdef bint _in_batch
     cdef readonly bint transactions
     cdef list _sessions
+    cdef int _runs   # Runs executing on it now (Run.execute): close is refused meanwhile
 
     def __cinit__(self, str adapter, str path, dict config=None):
         self.ops = find_adapter(adapter)
@@ -210,8 +223,8 @@ cdef class Engine:
         self.path = path
         config = config or {}
         cdef kv_config cfg
-        cdef char err[KV_ERRMSG_MAX]
-        err[0] = 0
+        cdef kv_failure err
+        _no_failure(&err)
         self._variant = (config.get("variant") or "").encode()
         self._options = (config.get("options") or "").encode()
         self._table_options = (config.get("table_options") or "").encode()
@@ -241,14 +254,14 @@ cdef class Engine:
         cdef const char *cpath = bpath
         cdef int rc
         with nogil:
-            rc = self.ops.open(cpath, &cfg, &self.db, err)
-        check(rc, err)
+            rc = self.ops.open(cpath, &cfg, &self.db, &err)
+        check(rc, &err)
         with nogil:
-            rc = self.ops.thread_open(self.db, &self.t, err)
+            rc = self.ops.thread_open(self.db, &self.t, &err)
         if rc:
             self.ops.close(self.db, NULL)
             self.db = NULL
-            check(rc, err)
+            check(rc, &err)
 
     def __dealloc__(self):
         if self.db != NULL:
@@ -284,8 +297,14 @@ cdef class Engine:
         return s
 
     def close(self):
-        cdef char err[KV_ERRMSG_MAX]
-        err[0] = 0
+        """Close the database, its sessions first.  Refused (EngineInUse) while a Run executes on it: its
+        threads use the database until they end."""
+        if self._runs:
+            raise _errors.EngineInUse(f"{self.adapter} database at {self.path}: a run is executing on it "
+                                      f"({self._runs} now); close it after the run ends (request_stop() ends it "
+                                      "early)")
+        cdef kv_failure err
+        _no_failure(&err)
         cdef int rc = 0
         for s in self._sessions:
             (<Session>s)._close()
@@ -295,9 +314,9 @@ cdef class Engine:
                 self.ops.thread_close(self.t)
                 self.t = NULL
             with nogil:
-                rc = self.ops.close(self.db, err)
+                rc = self.ops.close(self.db, &err)
             self.db = NULL
-        check(rc, err)
+        check(rc, &err)
 
     def __enter__(self):
         return self
@@ -326,28 +345,28 @@ cdef class Engine:
 
     def batch_begin(self):
         self._live()
-        check(self.ops.batch_begin(self.t), kv_thread_errmsg(self.t))
+        check(self.ops.batch_begin(self.t), kv_thread_error(self.t))
         self._in_batch = True
 
     def batch_commit(self):
         self._live()
         self._in_batch = False
-        check(self.ops.batch_commit(self.t), kv_thread_errmsg(self.t))
+        check(self.ops.batch_commit(self.t), kv_thread_error(self.t))
 
     def batch_abort(self):
         self._live()
         self._in_batch = False
-        check(self.ops.batch_abort(self.t), kv_thread_errmsg(self.t))
+        check(self.ops.batch_abort(self.t), kv_thread_error(self.t))
 
     def txn_begin(self, str kind="write"):
         """Start a transaction: 'read' (one snapshot) or 'write' (snapshot reads, writes atomic
         at commit; a conflict raises kvlab.errors.EngineConflict)."""
         self._live()
-        check(_txn_begin(self.ops, self.t, _txn_kind(kind)), kv_thread_errmsg(self.t))
+        check(_txn_begin(self.ops, self.t, _txn_kind(kind)), kv_thread_error(self.t))
 
     def txn_commit(self):
         self._live()
-        check(_txn_commit(self.ops, self.t), kv_thread_errmsg(self.t))
+        check(_txn_commit(self.ops, self.t), kv_thread_error(self.t))
 
     def txn_abort(self):
         self._live()
@@ -385,14 +404,14 @@ cdef class Engine:
 
     def compact(self):
         self._live()
-        cdef char err[KV_ERRMSG_MAX]
-        err[0] = 0
+        cdef kv_failure err
+        _no_failure(&err)
         cdef int rc
         with nogil:
-            rc = self.ops.compact(self.db, err)
+            rc = self.ops.compact(self.db, &err)
         if rc == KV_E_NOTSUP:
             return False
-        check(rc, err)
+        check(rc, &err)
         return True
 
 
@@ -428,12 +447,12 @@ cdef class Session:
 
     def __cinit__(self, Engine engine):
         self.engine = engine
-        cdef char err[KV_ERRMSG_MAX]
-        err[0] = 0
+        cdef kv_failure err
+        _no_failure(&err)
         cdef int rc
         with nogil:
-            rc = engine.ops.thread_open(engine.db, &self.t, err)
-        check(rc, err)
+            rc = engine.ops.thread_open(engine.db, &self.t, &err)
+        check(rc, &err)
 
     cdef void _close(self):
         if self.t != NULL and self.engine.db != NULL:
@@ -474,14 +493,14 @@ cdef class Session:
         cdef int k = _txn_kind(kind), rc
         with nogil:
             rc = _txn_begin(self.engine.ops, self.t, k)
-        check(rc, kv_thread_errmsg(self.t))
+        check(rc, kv_thread_error(self.t))
 
     def txn_commit(self):
         self._live()
         cdef int rc
         with nogil:
             rc = _txn_commit(self.engine.ops, self.t)
-        check(rc, kv_thread_errmsg(self.t))
+        check(rc, kv_thread_error(self.t))
 
     def txn_abort(self):
         self._live()
@@ -624,6 +643,88 @@ def histogram_of(values):
         free(h)
 
 
+_C_INT_MAX = 2 ** 31 - 1
+_U64_MAX = 2 ** 64 - 1
+
+
+cdef object _in_range(str what, value, lo, hi, str allowed):
+    """`value` as an int within [lo, hi], or a SpecError saying what was wrong and what is allowed."""
+    try:
+        v = operator.index(value)
+    except TypeError:
+        raise _errors.SpecError(f"{what}={value!r} is not an integer; allowed: {allowed}") from None
+    if not lo <= v <= hi:
+        raise _errors.SpecError(f"{what}={v} is out of range; allowed: {allowed}")
+    return v
+
+
+cdef int _check_run_params(str workload, dict params) except -1:
+    """What Run copies into the driver's fixed-size fields and buffers, checked before anything is copied: a size
+    out of range is a SpecError naming it and what is allowed.  (kvlab.model validates a spec long before; this
+    keeps a direct caller of Run from overrunning a buffer or crashing the interpreter.)"""
+    _in_range("key_size", params["key_size"], 1, KV_KEY_MAX,
+              f"1 to {KV_KEY_MAX} bytes (the driver builds each key in a buffer of KV_KEY_MAX bytes)")
+    _in_range("value_size", params["value_size"], 0, _C_INT_MAX, f"0 to {_C_INT_MAX} bytes")
+    _in_range("threads", params["threads"], 1, _C_INT_MAX - 1, f"1 to {_C_INT_MAX - 1}")
+    if workload == "crashwrite":
+        _in_range("a crashwrite's batch", params["batch"], 0, KV_CRASH_MAX_BATCH,
+                  f"at most {KV_CRASH_MAX_BATCH} (each transaction's intent record is a buffer of that many keys)")
+    else:
+        _in_range("batch", params["batch"], 0, _C_INT_MAX, f"0 to {_C_INT_MAX} (0 and 1: no batch)")
+    _in_range("seek_nexts", params["seek_nexts"], 0, _C_INT_MAX, f"0 to {_C_INT_MAX}")
+    for name in ("num", "reads", "seed"):
+        _in_range(name, params[name], 0, _U64_MAX, "0 to 2**64 - 1")
+    for name in ("first_seq", "first_key"):
+        if name in params:
+            _in_range(name, params[name], 0, _U64_MAX, "0 to 2**64 - 1")
+    return 0
+
+
+cdef int _check_mix(dict m, value_size) except -1:
+    """A compiled mix (kvlab.execution.mixplan validates it from the model) against the C arrays it is copied
+    into and indexes: the counts, each template's ops, each op's distribution, op type and lengths, and the
+    value sizes against the run's value buffer."""
+    if m is None:
+        raise _errors.SpecError("workload 'mix' needs a compiled mix (kvlab.execution.mixplan)")
+    txns, ops, dists = m["txns"], m["ops"], m["dists"]
+    if not (0 < len(txns) <= KV_MIX_MAX_TXNS and 0 < len(ops) <= KV_MIX_MAX_OPS
+            and 0 < len(dists) <= KV_MIX_MAX_DISTS):
+        raise _errors.SpecError(f"a mix of {len(txns)} templates, {len(ops)} ops and {len(dists)} distributions; "
+                                f"allowed: 1 to {KV_MIX_MAX_TXNS} templates, 1 to {KV_MIX_MAX_OPS} ops and 1 to "
+                                f"{KV_MIX_MAX_DISTS} distributions")
+    for i, t in enumerate(txns):
+        _in_range(f"template {i}'s first op", t.first, 0, len(ops) - 1,
+                  f"0 to {len(ops) - 1} (the mix has {len(ops)} ops)")
+        _in_range(f"template {i}'s op count", t.nops, 1, len(ops) - t.first,
+                  f"1 to {len(ops) - t.first} (its ops lie within the mix's {len(ops)})")
+        if t.txn not in TEMPLATE_TXN_KINDS.values():
+            raise _errors.SpecError(f"template {i}'s transaction kind {t.txn!r} is unknown; allowed: "
+                                    f"{sorted(TEMPLATE_TXN_KINDS.values())} ({', '.join(TEMPLATE_TXN_KINDS)})")
+    for i, op in enumerate(ops):
+        _in_range(f"op {i}'s op type", op.optype, 0, KV_NOPTYPES - 1, f"0 to {KV_NOPTYPES - 1} ({', '.join(OP_TYPES)})")
+        _in_range(f"op {i}'s distribution", op.dist, 0, len(dists) - 1,
+                  f"0 to {len(dists) - 1} (the mix has {len(dists)} distributions)")
+        _in_range(f"op {i}'s count", op.count, 0, _C_INT_MAX, f"0 to {_C_INT_MAX}")
+        _in_range(f"op {i}'s min_length", op.min_length, 0, _C_INT_MAX - 1, f"0 to {_C_INT_MAX - 1}")
+        _in_range(f"op {i}'s length", op.length, op.min_length, _C_INT_MAX - 1,
+                  f"{op.min_length} (its min_length) to {_C_INT_MAX - 1}")
+        if op.length_dist not in LENGTH_CODES.values():
+            raise _errors.SpecError(f"op {i}'s length distribution {op.length_dist!r} is unknown; allowed: "
+                                    f"{sorted(LENGTH_CODES.values())} ({', '.join(LENGTH_CODES)})")
+    for i, d in enumerate(dists):
+        if d.kind not in DISTRIBUTION_CODES.values():
+            raise _errors.SpecError(f"distribution {i}'s kind {d.kind!r} is unknown; allowed: "
+                                    f"{sorted(DISTRIBUTION_CODES.values())} ({', '.join(DISTRIBUTION_CODES)})")
+    # each value is a slice of the run's value buffer: KV_VALUE_BUFFER bytes, or 4 values of value_size
+    values = max(KV_VALUE_BUFFER, 4 * value_size)
+    vmin = _in_range("the mix's value_min", m["value_min"], 0, values, f"0 to {values} bytes (the run's value buffer)")
+    _in_range("the mix's value_max", m["value_max"], vmin, values,
+              f"{vmin} (value_min) to {values} bytes (the run's value buffer: {KV_VALUE_BUFFER} bytes, or 4 values "
+              f"of the run's value_size)")
+    _in_range("the mix's max_retries", m["max_retries"], 0, _C_INT_MAX, f"0 to {_C_INT_MAX}")
+    return 0
+
+
 cdef class Run:
     """One native multi-threaded workload run over an open Engine."""
     cdef kv_run run
@@ -640,6 +741,9 @@ cdef class Run:
         engine._live()
         if workload not in WORKLOAD_CODES:
             raise _errors.SpecError(f"workload {workload!r} is unknown; allowed: {', '.join(WORKLOAD_CODES)}")
+        _check_run_params(workload, params)
+        if workload == "mix":
+            _check_mix(mix, params["value_size"])
         self.engine = engine
         kv_run_init(&self.run)
         self.run.ops = engine.ops
@@ -680,15 +784,9 @@ cdef class Run:
             self._set_mix(mix)
 
     cdef _set_mix(self, dict m):
-        """Copy a mix compiled by kvlab.execution.mixplan into C, with per-thread, per-template
-        histograms.  The plan is validated there; this checks only what would overrun."""
-        if m is None:
-            raise _errors.SpecError("workload 'mix' needs a compiled mix (kvlab.execution.mixplan)")
+        """Copy a mix compiled by kvlab.execution.mixplan (and checked by _check_mix) into C, with
+        per-thread, per-template histograms."""
         txns, ops, dists = m["txns"], m["ops"], m["dists"]
-        if not (0 < len(txns) <= KV_MIX_MAX_TXNS and 0 < len(ops) <= KV_MIX_MAX_OPS
-                and 0 < len(dists) <= KV_MIX_MAX_DISTS):
-            raise _errors.SpecError(f"a mix holds at most {KV_MIX_MAX_TXNS} templates, {KV_MIX_MAX_OPS} ops and "
-                                    f"{KV_MIX_MAX_DISTS} distributions")
         self.mix = <kv_mix *> calloc(1, sizeof(kv_mix))
         if self.mix == NULL:
             raise MemoryError()
@@ -736,13 +834,20 @@ cdef class Run:
         free(self.txn_counts)
 
     def execute(self):
-        """Run to the end with the GIL released; returns per-thread raw results."""
+        """Run to the end with the GIL released; returns per-thread raw results.  Its engine counts it as
+        executing meanwhile, and refuses to close (EngineInUse)."""
         if self.started:
             raise _errors.KvlabError("a Run executes once")
+        self.engine._live()   # not closed since this Run was made
         self.started = True
+        self.run.db = self.engine.db
         cdef int rc
-        with nogil:
-            rc = kv_run_execute(&self.run)
+        self.engine._runs += 1
+        try:
+            with nogil:
+                rc = kv_run_execute(&self.run)
+        finally:
+            self.engine._runs -= 1
         self.finished = True
         if rc:
             raise _errors.from_code(rc, "could not start the run's threads")
@@ -839,7 +944,7 @@ cdef class Run:
         cdef kv_thread_result *r
         cdef kv_hist *h
         cdef uint64_t[::1] view
-        error = None
+        cdef int failed = -1   # the first thread that ended on an error
         for i in range(self.nthreads):
             r = &self.run.results[i]
             hists = {}
@@ -875,8 +980,8 @@ cdef class Run:
                                     "ns_per_tick": self.run.ns_per_tick}
                     templates[self.template_names[j]] = rec
                 threads[i].update(retries=r.retries, aborts=r.aborts, templates=templates)  # no wraparound here
-            if r.rc and error is None:
-                error = (r.rc, r.errmsg)
-        if error is not None:
-            check(error[0], error[1])
+            if r.rc and failed < 0:
+                failed = i
+        if failed >= 0:
+            check(self.run.results[failed].rc, &self.run.results[failed].err)
         return threads

@@ -48,20 +48,37 @@ class EngineClosed(KvlabError):
     """An operation on a database that was already closed."""
 
 
+class EngineInUse(KvlabError):
+    """A database a native Run still executes on was asked to close: the run ends first (py-lmdb refuses to
+    close what its transactions and cursors still use, rather than leave them pointing at freed memory)."""
+
+
 class EngineError(KvlabError):
     """The engine reported an error; the message is the engine's own.
 
-    Each subclass names its adapter return code in `c_name` (KV_ERRORS in cython_ext/include/kv_engine.h);
-    the numbers live only there: kvlab._native hands them to bind_codes() as it loads, which sets `code`
-    on each class (py-lmdb builds its exceptions from the MDB_* names the same way)."""
+    A raised one carries what the engine said, whole: `code`, the engine's own numeric code (MDB_MAP_FULL's
+    -30792, WT_ROLLBACK's, a RocksDB Status::Code, an errno an engine returns as its code), `code_name`, that
+    code as the engine's headers spell it ("MDB_MAP_FULL", "DB_LOCK_DEADLOCK", "IOError", "ENOSPC"), and
+    `errno`, where the OS failed; each is None where the engine gave none (a refusal of kvlab's own, such as an
+    unknown option).  `kv_code` is kvlab's code for the failure, which picks the class.
+
+    Each class below names its kvlab code in `c_name` (KV_ERRORS in cython_ext/include/kv_engine.h); the
+    numbers live only there: kvlab._native hands them to bind_codes() as it loads, which sets each class's
+    `kv_code` (and, on the class, `code`: the class-level code is kvlab's) as py-lmdb builds its exceptions
+    from the MDB_* names.  The classes after ENGINE_ERRORS are narrower: each is raised for the engine code
+    names in its `engine_names`, under the class of kvlab's code (MapFullError is an EngineFull)."""
 
     c_name = "KV_E_OTHER"
-    code: int | None = None   # from the C table (bind_codes)
+    kv_code: int | None = None   # from the C table (bind_codes)
+    code: int | None = None      # on the class: kvlab's code (bind_codes); on a raised one: the engine's
+    code_name: str | None = None
+    errno: int | None = None
 
-    def __init__(self, message, code=None):
+    def __init__(self, message, code=None, code_name=None, errno=None, kv_code=None):
         super().__init__(message)
-        if code is not None:
-            self.code = code
+        self.code, self.code_name, self.errno = code, code_name, errno
+        if kv_code is not None:
+            self.kv_code = kv_code
 
 
 class EngineIOError(EngineError):
@@ -98,6 +115,57 @@ class EngineNotSupported(EngineError):
 
 ENGINE_ERRORS = (EngineError, EngineIOError, EngineFull, EngineConfigError, EngineCorruption, EngineConflict,
                  EngineBusy, EngineNotSupported)
+
+
+class _ByEngineName:
+    """A narrower engine error, raised by the engine's code name: no kvlab code of its own (c_name None; its
+    kvlab code is its parent's)."""
+    c_name = None
+    engine_names: tuple[str, ...] = ()
+
+
+class MapFullError(_ByEngineName, EngineFull):
+    """LMDB's map is full (MDB_MAP_FULL): a larger map_size holds more."""
+    engine_names = ("MDB_MAP_FULL",)
+
+
+class ReadersFullError(_ByEngineName, EngineFull):
+    """LMDB's reader table is full (MDB_READERS_FULL): more threads than max_threads."""
+    engine_names = ("MDB_READERS_FULL",)
+
+
+class TxnFullError(_ByEngineName, EngineFull):
+    """An LMDB transaction holds too many dirty pages (MDB_TXN_FULL): a smaller batch fits."""
+    engine_names = ("MDB_TXN_FULL",)
+
+
+class DbsFullError(_ByEngineName, EngineFull):
+    engine_names = ("MDB_DBS_FULL",)
+
+
+class CacheFullError(_ByEngineName, EngineFull):
+    """WiredTiger's cache is full of what it cannot evict (WT_CACHE_FULL)."""
+    engine_names = ("WT_CACHE_FULL",)
+
+
+class DeadlockError(_ByEngineName, EngineConflict):
+    """Berkeley DB chose this transaction as a deadlock's victim (DB_LOCK_DEADLOCK)."""
+    engine_names = ("DB_LOCK_DEADLOCK",)
+
+
+class LockNotGrantedError(_ByEngineName, EngineConflict):
+    engine_names = ("DB_LOCK_NOTGRANTED",)
+
+
+class RollbackError(_ByEngineName, EngineConflict):
+    """WiredTiger rolled the transaction back: a conflict with another one (WT_ROLLBACK)."""
+    engine_names = ("WT_ROLLBACK",)
+
+
+BY_ENGINE_NAME: dict[str, type[EngineError]] = {
+    name: cls for cls in (MapFullError, ReadersFullError, TxnFullError, DbsFullError, CacheFullError, DeadlockError,
+                          LockNotGrantedError, RollbackError)
+    for name in cls.engine_names}
 _BY_CODE: dict[int, type[EngineError]] = {}
 
 
@@ -109,14 +177,19 @@ def bind_codes(codes: dict[str, int]) -> None:
         raise ImportError(f"kvlab.errors and kv_engine.h's KV_ERRORS disagree: only in C "
                           f"{sorted(set(codes) - set(by_name))}, only in Python {sorted(set(by_name) - set(codes))}")
     for name, code in codes.items():
-        by_name[name].code = code
+        by_name[name].code = by_name[name].kv_code = code
         _BY_CODE[code] = by_name[name]
 
 
-def from_code(code, message):
-    """Map an adapter return code (KV_E_* in kv_engine.h) to an exception instance."""
-    cls = _BY_CODE.get(code, EngineError)
-    return cls(message, code)
+def from_code(kv_code, message, code=None, code_name=None, errno=None):
+    """The exception for an adapter's failure (kvlab._native's check(), the one caller): kvlab's code (KV_E_* in
+    kv_engine.h) picks the class, narrowed to the one named for the engine's code name where that one is of the
+    same kind; the engine's code, its name and errno go on the exception."""
+    cls = _BY_CODE.get(kv_code, EngineError)
+    named = BY_ENGINE_NAME.get(code_name)
+    if named is not None and issubclass(named, cls):
+        cls = named
+    return cls(message, code=code, code_name=code_name, errno=errno, kv_code=kv_code)
 
 
 class NotebookFailed(KvlabError):

@@ -145,7 +145,7 @@ typedef struct kv_thread_result {
     int64_t t_start_ns, t_end_ns;
     int64_t cpu_user_ns, cpu_sys_ns;    /* this thread's CPU over the run (RUSAGE_THREAD) */
     int64_t nvcsw, nivcsw;              /* its voluntary / involuntary context switches */
-    char errmsg[KV_ERRMSG_MAX];
+    kv_failure err;                     /* the error that ended this thread's loop (rc) */
     uint64_t retries, aborts;       /* mix: transactions retried after a conflict / given up */
     uint64_t *txn_count;            /* mix: per template, transactions done (ntxns entries) */
     kv_hist *txn_hist;              /* mix: per template, service time, then response time (2 x ntxns) */

@@ -1,7 +1,7 @@
 # Cython's view of kv_driver.h: a run's parameters, the compiled mix, the per-thread results.
 from libc.stdint cimport int64_t, uint64_t
 
-from kv_engine cimport KV_ERRMSG_MAX, kv_db, kv_engine_ops
+from kv_engine cimport kv_db, kv_engine_ops, kv_failure
 from kv_graph cimport kv_graph
 from kv_hist cimport kv_hist
 
@@ -13,6 +13,7 @@ cdef extern from "kv_driver.h":
         KV_MIX_MAX_TXNS
         KV_MIX_MAX_OPS
         KV_MIX_MAX_DISTS
+        KV_CRASH_MAX_BATCH
         KV_ROLE_WRITER
     ctypedef struct kv_workload_info:
         const char *name
@@ -60,7 +61,7 @@ cdef extern from "kv_driver.h":
         uint64_t found, not_found, bytes
         int64_t t_start_ns, t_end_ns
         int64_t cpu_user_ns, cpu_sys_ns, nvcsw, nivcsw
-        char errmsg[KV_ERRMSG_MAX]
+        kv_failure err
         uint64_t retries, aborts
         uint64_t *txn_count
         kv_hist *txn_hist

@@ -1,20 +1,24 @@
 /* kv_engine.h - the one contract every engine adapter fills.
  *
- * An adapter is one C file (cython_ext/src/engine_<name>.c) that exports a single
- * `const kv_engine_ops kv_engine_<name>` table and nothing else.  The driver only
+ * An adapter is one C file (kvlab/engines/<name>/engine_<name>.c, beside its engine's descriptor) that
+ * exports a single `const kv_engine_ops kv_engine_<name>` table and nothing else.  The driver only
  * talks to engines through this table.
  *
  * Handles:
- *   kv_db      one open database (environment / connection / client) per run.
+ *   kv_db      one open database (environment / connection) per run.
  *   kv_thread  per-thread context, created by the thread that uses it.  It owns
  *              whatever the engine needs per thread: an LMDB read txn, a
- *              WiredTiger session + cursor, RocksDB read options, an FDB
- *              transaction.  A thread context is never shared between threads.
+ *              WiredTiger session + cursor, RocksDB read options.  A thread
+ *              context is never shared between threads.
  *
  * Return codes: KV_OK, KV_NOTFOUND (a counted outcome, not an error), or a
- * negative KV_E_* code.  On error the engine's own message is left in the
- * handle's `errmsg` (kv_thread_errmsg / the open() err buffer); the Cython
- * driver's check() turns code + message into one Python exception.
+ * negative KV_E_* code.  On error the adapter fills a kv_failure: the thread's
+ * (kv_thread_error) or, for a call without a thread context (open, close,
+ * thread_open, compact), the one it is given.  A kv_failure keeps the engine's own
+ * message, its own code and the code's name (MDB_MAP_FULL, WT_ROLLBACK,
+ * DB_LOCK_DEADLOCK, a RocksDB Status kind) and errno where the OS failed; the
+ * Cython driver's check() turns the KV_E_* code and the kv_failure into one Python
+ * exception (kvlab.errors.from_code).
  *
  * Batches (db_bench's batched writes): between batch_begin() and batch_commit()
  * a thread's put/del calls are buffered in one atomic unit (WriteBatch, LMDB write
@@ -22,7 +26,7 @@
  * replays the buffered operations itself and only returns KV_E_CONFLICT when its
  * retry budget is exhausted.
  *
- * Transactions (the generic loop's templates) are FoundationDB's model, which the
+ * Transactions (the generic loop's templates) follow FoundationDB's model, which the
  * embedded engines fill as far as each can:
  *   txn_begin(t, KV_TXN_READ)   every get and cursor until txn_commit/txn_abort
  *                               reads one snapshot.
@@ -31,19 +35,14 @@
  *                               or applied under the transaction and become visible
  *                               together at txn_commit, or not at all.
  * Any call inside may return KV_E_CONFLICT (another transaction committed a key this
- * one read or wrote, a deadlock victim, an FDB not_committed/transaction_too_old).
- * The adapter does NOT retry a transaction (its reads would be stale): the driver
- * calls txn_abort and runs the template again from its start, as fdb_transaction_
- * on_error() asks an FDB client to; retries and give-ups are counted by the driver.
- * A FoundationDB adapter maps txn_begin to fdb_database_create_transaction (or a
- * reset), get/iter to fdb_transaction_get/get_range (snapshot=1 under KV_TXN_READ),
- * put/del to set/clear, txn_commit to fdb_transaction_commit, and a retryable
- * fdb_error to KV_E_CONFLICT.  `isolation` states, in one sentence for the result,
- * what this engine's transaction gives.  txn_begin may be NULL (no transactions):
- * the driver then brackets a template's writes with batch_begin/batch_commit.
+ * one read or wrote, a deadlock victim).  The adapter does NOT retry a transaction (its
+ * reads would be stale): the driver calls txn_abort and runs the template again from
+ * its start; retries and give-ups are counted by the driver.  `isolation` states, in
+ * one sentence for the result, what this engine's transaction gives.  txn_begin may be
+ * NULL (no transactions): the driver then brackets a template's writes with
+ * batch_begin/batch_commit.
  *
- * A process-wide resource such as FDB's network thread is started once by open()
- * and stopped by the engine's process_shutdown hook (may be NULL).
+ * A FoundationDB adapter is planned (kvlab/engines/fdb), not written.
  */
 #ifndef KV_ENGINE_H
 #define KV_ENGINE_H
@@ -73,6 +72,17 @@ enum kv_error {
 };
 
 #define KV_ERRMSG_MAX 512
+
+/* An engine failure as it crosses the contract, whole: what kvlab.errors' exception carries. */
+typedef struct kv_failure {
+    char msg[KV_ERRMSG_MAX];    /* the message, with the engine's own text */
+    int code;                   /* the engine's own code: MDB_MAP_FULL's -30792, WT_ROLLBACK's -31800, a RocksDB
+                                   or LevelDB Status::Code, an errno an engine returns as its code; 0: none (a
+                                   refusal of kvlab's own, such as an unknown option) */
+    int sys_errno;              /* errno where the OS failed (ENOSPC, EIO, EACCES, ...); 0: none */
+    const char *code_name;      /* `code` as the engine's headers spell it ("MDB_MAP_FULL", "DB_LOCK_DEADLOCK",
+                                   "IOError", "ENOSPC"): a string with static storage; NULL: none */
+} kv_failure;
 
 /* X(id, name as kvlab settings write it) */
 #define KV_COMPRESSIONS(X) X(NONE, "none") X(SNAPPY, "snappy") X(LZ4, "lz4") X(ZSTD, "zstd")
@@ -118,20 +128,20 @@ enum kv_txn_kind {
 typedef struct kv_db kv_db;
 typedef struct kv_thread kv_thread;
 
-/* Every adapter's thread struct begins with this, so the driver can read the message. */
+/* Every adapter's thread struct begins with this, so the driver can read its last error. */
 typedef struct kv_thread_common {
-    char errmsg[KV_ERRMSG_MAX];
+    kv_failure err;
 } kv_thread_common;
 
 typedef struct kv_engine_ops {
     const char *name;
 
-    /* Open or create the database at `path`.  On failure returns KV_E_* and writes
-       a message into err (size KV_ERRMSG_MAX). */
-    int (*open)(const char *path, const kv_config *cfg, kv_db **out, char *err);
-    int (*close)(kv_db *db, char *err);
+    /* Open or create the database at `path`.  On failure returns KV_E_* and fills err
+       (as close, thread_open and compact do; err may be NULL: nothing is kept). */
+    int (*open)(const char *path, const kv_config *cfg, kv_db **out, kv_failure *err);
+    int (*close)(kv_db *db, kv_failure *err);
 
-    int (*thread_open)(kv_db *db, kv_thread **out, char *err);
+    int (*thread_open)(kv_db *db, kv_thread **out, kv_failure *err);
     void (*thread_close)(kv_thread *t);
 
     int (*put)(kv_thread *t, const char *k, size_t kl, const char *v, size_t vl);
@@ -156,7 +166,7 @@ typedef struct kv_engine_ops {
     void (*iter_close)(kv_thread *t);
 
     /* Full-range compaction (db_bench "compact"); KV_E_NOTSUP where meaningless. */
-    int (*compact)(kv_db *db, char *err);
+    int (*compact)(kv_db *db, kv_failure *err);
 
     /* Engine-internal statistics into buf: "name=number" lines, then optionally a
        line "#text" followed by the engine's own free-text report.  May be NULL. */
@@ -165,7 +175,7 @@ typedef struct kv_engine_ops {
     /* Library version as linked, e.g. "0.9.24". */
     const char *(*version)(void);
 
-    /* Optional: release process-wide resources (FDB network thread). */
+    /* Optional: release process-wide resources (a client library's network thread). */
     void (*process_shutdown)(void);
 
     /* What a transaction gives here, one sentence (NULL: "none"); `variant` picks among
@@ -186,9 +196,10 @@ typedef struct kv_engine_ops {
     const char *bulk_how;
 } kv_engine_ops;
 
-static inline const char *kv_thread_errmsg(kv_thread *t) {
-    return ((kv_thread_common *)t)->errmsg;
-}
+/* The thread context's last error (its message: kv_thread_errmsg). */
+static inline kv_failure *kv_thread_error(kv_thread *t) { return &((kv_thread_common *)t)->err; }
+
+static inline const char *kv_thread_errmsg(kv_thread *t) { return kv_thread_error(t)->msg; }
 
 /* The registry: NULL-terminated list of adapters compiled into this build. */
 extern const kv_engine_ops *const kv_engines[];

@@ -11,6 +11,11 @@ cdef extern from "kv_engine.h":
         KV_ERRMSG_MAX
         KV_TXN_READ
         KV_TXN_WRITE
+    ctypedef struct kv_failure:
+        char msg[KV_ERRMSG_MAX]
+        int code
+        int sys_errno
+        const char *code_name
     ctypedef struct kv_db:
         pass
     ctypedef struct kv_thread:
@@ -33,9 +38,9 @@ cdef extern from "kv_engine.h":
         int transactions
     ctypedef struct kv_engine_ops:
         const char *name
-        int (*open)(const char *path, const kv_config *cfg, kv_db **out, char *err) nogil
-        int (*close)(kv_db *db, char *err) nogil
-        int (*thread_open)(kv_db *db, kv_thread **out, char *err) nogil
+        int (*open)(const char *path, const kv_config *cfg, kv_db **out, kv_failure *err) nogil
+        int (*close)(kv_db *db, kv_failure *err) nogil
+        int (*thread_open)(kv_db *db, kv_thread **out, kv_failure *err) nogil
         void (*thread_close)(kv_thread *t) nogil
         int (*put)(kv_thread *t, const char *k, size_t kl, const char *v, size_t vl) nogil
         int (*get)(kv_thread *t, const char *k, size_t kl, const char **v, size_t *vl) nogil
@@ -50,7 +55,7 @@ cdef extern from "kv_engine.h":
                          const char **vo, size_t *vlo) nogil
         int (*iter_next)(kv_thread *t, const char **ko, size_t *klo, const char **vo, size_t *vlo) nogil
         void (*iter_close)(kv_thread *t) nogil
-        int (*compact)(kv_db *db, char *err) nogil
+        int (*compact)(kv_db *db, kv_failure *err) nogil
         int (*stats)(kv_db *db, char *buf, size_t len) nogil
         const char *(*version)() nogil
         void (*process_shutdown)() nogil
@@ -58,4 +63,4 @@ cdef extern from "kv_engine.h":
         int (*bulk_begin)(kv_thread *t) nogil
         const char *bulk_how
     const kv_engine_ops *kv_engines[]
-    const char *kv_thread_errmsg(kv_thread *t) nogil
+    kv_failure *kv_thread_error(kv_thread *t) nogil

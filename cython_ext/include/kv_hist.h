@@ -2,7 +2,7 @@
  * Values below 2^KV_HIST_SUB_BITS are exact; above, each power of two is split
  * into 2^KV_HIST_SUB_BITS linear buckets, so a bucket's midpoint is within
  * 1/2^(KV_HIST_SUB_BITS+1) = 0.39% of any value in it.  Histograms merge by adding counts.
- * kvlab/histogram.py mirrors the bucket arithmetic.
+ * kvlab/results/histogram.py mirrors the bucket arithmetic.
  */
 #ifndef KV_HIST_H
 #define KV_HIST_H

@@ -1,25 +1,94 @@
-/* Small helpers shared by the adapters (header-only, static inline). */
+/* Small helpers shared by the adapters and the driver (header-only, static inline). */
 #ifndef KV_UTIL_H
 #define KV_UTIL_H
 
+#include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include "kv_engine.h"
 
-static inline int kv_seterr(char *buf, int code, const char *fmt, ...) {
-    if (buf) {
+/* A refusal of kvlab's own (an unknown option, out of memory, a call out of order): the message, and no
+   engine code.  Returns `code`.  e may be NULL. */
+static inline __attribute__((format(printf, 3, 4))) int kv_seterr(kv_failure *e, int code, const char *fmt, ...) {
+    if (e) {
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(buf, KV_ERRMSG_MAX, fmt, ap);
+        vsnprintf(e->msg, KV_ERRMSG_MAX, fmt, ap);
         va_end(ap);
+        e->code = 0;
+        e->sys_errno = 0;
+        e->code_name = NULL;
     }
     return code;
 }
 
-/* LevelDB and RocksDB report errors as Status strings ("IO error: ...", "Corruption: ..."). */
+/* The engine's own failure, kept whole: its code, the code's name and errno (0 where the OS did not fail), and
+   the message "<what>: <name>: <text>" then `tail_fmt`'s text (what the engine's message callback said), the
+   name written once (LMDB's texts begin with it) and left out where there is none; a message longer than the
+   buffer is cut.  Returns `kv_code`, kvlab's KV_E_* for it.  e may be NULL. */
+static inline __attribute__((format(printf, 8, 9))) int kv_engine_error(kv_failure *e, int kv_code, int code,
+                                                                        const char *code_name, int sys_errno,
+                                                                        const char *what, const char *text,
+                                                                        const char *tail_fmt, ...) {
+    if (e) {
+        size_t nl = code_name ? strlen(code_name) : 0;
+        int named = nl && strncmp(text, code_name, nl) != 0;
+        int n = snprintf(e->msg, KV_ERRMSG_MAX, "%s: %s%s%s", what, named ? code_name : "", named ? ": " : "", text);
+        if (n >= 0 && n < KV_ERRMSG_MAX) {
+            va_list ap;
+            va_start(ap, tail_fmt);
+            vsnprintf(e->msg + n, KV_ERRMSG_MAX - (size_t)n, tail_fmt, ap);
+            va_end(ap);
+        }
+        e->code = code;
+        e->sys_errno = sys_errno;
+        e->code_name = code_name;
+    }
+    return kv_code;
+}
+
+/* The errno values engines return as their codes, by name (strerrorname_np is glibc's only). */
+#define KV_ERRNOS(X)                                                                                      \
+    X(EPERM) X(ENOENT) X(EINTR) X(EIO) X(ENXIO) X(E2BIG) X(EBADF) X(EAGAIN) X(ENOMEM) X(EACCES) X(EFAULT)  \
+    X(EBUSY) X(EEXIST) X(EXDEV) X(ENODEV) X(ENOTDIR) X(EISDIR) X(EINVAL) X(ENFILE) X(EMFILE) X(ETXTBSY)   \
+    X(EFBIG) X(ENOSPC) X(ESPIPE) X(EROFS) X(EMLINK) X(EPIPE) X(EDEADLK) X(ENAMETOOLONG) X(ENOLCK)         \
+    X(ENOSYS) X(ENOTEMPTY) X(ELOOP) X(ENOTSUP) X(ETIMEDOUT) X(EDQUOT) X(EOVERFLOW) X(ESTALE) X(ECANCELED)
+
+static inline const char *kv_errno_name(int e) {
+    switch (e) {
+#define KV_ERRNO_CASE(name) case name: return #name;
+    KV_ERRNOS(KV_ERRNO_CASE)
+#undef KV_ERRNO_CASE
+    default: return NULL;
+    }
+}
+
+/* The errno whose text (strerror, in this process's locale, as the engine wrote it) a message holds: what
+   LevelDB's and RocksDB's file layer report of the OS, in words only.  0: none. */
+static inline int kv_errno_in(const char *msg) {
+    static const int candidates[] = {ENOSPC, EDQUOT, EROFS, EACCES, EPERM, ENOENT, EIO, EMFILE, ENFILE, EAGAIN,
+                                     EBUSY, ENOMEM, EFBIG, ENAMETOOLONG};
+    for (size_t i = 0; i < sizeof candidates / sizeof candidates[0]; i++)
+        if (strstr(msg, strerror(candidates[i]))) return candidates[i];
+    return 0;
+}
+
+/* LevelDB's and RocksDB's Status kinds: X(Status::Code, name, the prefix Status::ToString() writes).  Both
+   libraries number and spell the kinds they share alike; their C APIs give only the string. */
+#define KV_STATUS_KINDS(X)                                                                                \
+    X(1, "NotFound", "NotFound") X(2, "Corruption", "Corruption") X(3, "NotSupported", "Not implemented")   \
+    X(4, "InvalidArgument", "Invalid argument") X(5, "IOError", "IO error")                               \
+    X(6, "MergeInProgress", "Merge in progress") X(7, "Incomplete", "Result incomplete")                  \
+    X(8, "ShutdownInProgress", "Shutdown in progress") X(9, "TimedOut", "Operation timed out")           \
+    X(10, "Aborted", "Operation aborted") X(11, "Busy", "Resource busy") X(12, "Expired", "Operation expired") \
+    X(13, "TryAgain", "Operation failed. Try again") X(14, "CompactionTooLarge", "Compaction too large")  \
+    X(15, "ColumnFamilyDropped", "Column family dropped")
+
+/* kvlab's code for a LevelDB or RocksDB Status string ("IO error: ...", "Corruption: ..."). */
 static inline int kv_code_from_status(const char *msg) {
     if (!msg) return KV_OK;
     if (strncmp(msg, "NotFound", 8) == 0) return KV_NOTFOUND;
@@ -35,6 +104,25 @@ static inline int kv_code_from_status(const char *msg) {
         strncmp(msg, "Operation failed. Try again", 27) == 0)   /* RocksDB Busy / Aborted / TryAgain */
         return KV_E_CONFLICT;
     return KV_E_OTHER;
+}
+
+/* A LevelDB or RocksDB Status string as a kv_failure: kvlab's code, the Status kind (its Status::Code and
+   name), the errno its text names, and the message "<what>: <status string>" (the string begins with the
+   kind).  `kv_code`: kvlab's code, or 0 for kv_code_from_status's.  Returns kvlab's code. */
+static inline int kv_status_error(kv_failure *e, int kv_code, const char *what, const char *msg) {
+    int code = 0;
+    const char *name = NULL;
+#define KV_STATUS_MATCH(value, kind, prefix) \
+    if (!name && strncmp(msg, prefix, sizeof prefix - 1) == 0) { code = value; name = kind; }
+    KV_STATUS_KINDS(KV_STATUS_MATCH)
+#undef KV_STATUS_MATCH
+    if (!kv_code) kv_code = kv_code_from_status(msg);
+    if (!e) return kv_code;
+    snprintf(e->msg, KV_ERRMSG_MAX, "%s: %s", what, msg);
+    e->code = code;
+    e->sys_errno = kv_errno_in(msg);
+    e->code_name = name;
+    return kv_code;
 }
 
 /* Iterate "a,b;c" style lists: copies the next token (trimmed) into tok. Returns the
@@ -63,10 +151,18 @@ static inline void kv_backoff(uint64_t *state, int attempt) {
     nanosleep(&ts, NULL);
 }
 
+/* One pause in a spin-wait: tells the core this thread is spinning (x86's pause, aarch64's yield), so the
+   other hardware thread gets the core and the loop's exit costs no memory-order flush; nothing elsewhere. */
+static inline void kv_cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield" ::: "memory");
 #endif
+}
 
 /* A replay log of a batch's operations, for adapters whose commit can fail with
-   a conflict and must be retried from the start (WiredTiger, FoundationDB). */
+   a conflict and must be retried from the start (WiredTiger, BerkeleyDB). */
 typedef struct kv_oplog {
     char *buf;
     size_t len, cap;
@@ -110,3 +206,5 @@ static inline int kv_oplog_next(const kv_oplog *log, size_t *pos, const char **k
 }
 
 static inline void kv_oplog_free(kv_oplog *log) { free(log->buf); log->buf = NULL; log->len = log->cap = 0; }
+
+#endif

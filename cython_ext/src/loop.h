@@ -50,14 +50,40 @@ static inline uint64_t latency_clock(const kv_run *run) { return clock_read(run-
 /* The thread's ops so far: its progress counter, which only this thread writes. */
 static inline uint64_t done_ops(const ctx *c) { return __atomic_load_n(&c->res->progress, __ATOMIC_RELAXED); }
 
-/* Record one finished op; returns nonzero when the run should end for this thread.  The hot
-   loops pass `tsc` as a constant (see loop_read), so the clock choice costs nothing per op. */
-KV_ALWAYS_INLINE int finish_op_on(ctx *c, int optype, uint64_t nops, int tsc) {
+/* The one timing path: every loop times its ops here (YCSB's DBWrapper times every call in one place).  An op
+   ends at one reading of the latency clock, which is also the next op's start: the ticks since `*last` go into
+   `hist` and `*last` moves on.  Returns the reading.  The hot loops pass `tsc` as a constant (KV_DISPATCH), and
+   pointers to their own locals where they keep the last reading or the histogram in registers (loop_read_on),
+   so after inlining this is the code they would write out in place. */
+KV_ALWAYS_INLINE uint64_t time_op(kv_hist *hist, uint64_t *last, int tsc) {
     uint64_t now = clock_read(tsc);
-    kv_hist_record(&c->res->hist[optype], now - c->last);
-    c->last = now;
-    __atomic_store_n(&c->res->progress, done_ops(c) + nops, __ATOMIC_RELAXED);
-    return now >= __atomic_load_n(&c->run->until, __ATOMIC_RELAXED);  /* deadline or stop */
+    kv_hist_record(hist, now - *last);
+    *last = now;
+    return now;
+}
+
+/* Whether the run ends for this thread at latency-clock reading `now`: the deadline passed, or a stop was asked
+   (`until` is 0 then: kv_driver.h). */
+KV_ALWAYS_INLINE int past_until(const uint64_t *until, uint64_t now) {
+    return now >= __atomic_load_n(until, __ATOMIC_RELAXED);
+}
+
+/* The thread's ops so far published as `done` (its progress counter, which only this thread writes and
+   monitors read), then past_until. */
+KV_ALWAYS_INLINE int publish_op(volatile uint64_t *progress, uint64_t done, const uint64_t *until, uint64_t now) {
+    __atomic_store_n(progress, done, __ATOMIC_RELAXED);
+    return past_until(until, now);
+}
+
+/* One finished op, counted: time_op, then publish_op.  Nonzero: the run ends for this thread. */
+KV_ALWAYS_INLINE int end_op(kv_hist *hist, uint64_t *last, volatile uint64_t *progress, uint64_t done,
+                            const uint64_t *until, int tsc) {
+    return publish_op(progress, done, until, time_op(hist, last, tsc));
+}
+
+/* end_op on the thread's own state: `nops` more ops of type `optype`. */
+KV_ALWAYS_INLINE int finish_op_on(ctx *c, int optype, uint64_t nops, int tsc) {
+    return end_op(&c->res->hist[optype], &c->last, &c->res->progress, done_ops(c) + nops, &c->run->until, tsc);
 }
 
 static inline int finish_op(ctx *c, int optype, uint64_t nops) {
@@ -81,10 +107,10 @@ KV_ALWAYS_INLINE void make_key_on(char *key, int ks, uint64_t index, int key16) 
     else kv_make_key(key, ks, index);
 }
 
-/* An error ends the run: the code and the engine's message on the thread's result, and a stop for all. */
+/* An error ends the run: the code and the engine's error on the thread's result, and a stop for all. */
 static inline int fail(ctx *c, int rc) {
     c->res->rc = rc;
-    memcpy(c->res->errmsg, kv_thread_errmsg(c->t), KV_ERRMSG_MAX);
+    c->res->err = *kv_thread_error(c->t);
     kv_run_request_stop(c->run);
     return rc;
 }

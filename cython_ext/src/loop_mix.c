@@ -198,14 +198,14 @@ static int wait_until(ctx *c, uint64_t intended, int tsc) {
     for (;;) {
         uint64_t now = clock_read(tsc);
         if (now >= intended) return 0;
-        if (now >= __atomic_load_n(&c->run->until, __ATOMIC_RELAXED)) return 1;
+        if (past_until(&c->run->until, now)) return 1;
         double left_ns = (double)(intended - now) * ns_per_tick;
         if (left_ns > KV_SPIN_NS + 50000) {
             double nap = left_ns - KV_SPIN_NS < 1e8 ? left_ns - KV_SPIN_NS : 1e8;
             struct timespec ts = {(time_t)(nap / 1e9), (long)((int64_t)nap % 1000000000)};
             nanosleep(&ts, NULL);
         } else {
-            __builtin_ia32_pause();
+            kv_cpu_relax();
         }
     }
 }
@@ -257,12 +257,8 @@ KV_ALWAYS_INLINE int one_op_done(ctx *c, int optype, int ti, int rc, int tsc) {
         if (!retryable(rc)) return rc;
         c->res->aborts++;   /* given up after max_retries (or the adapter's own retries) */
     }
-    uint64_t t1 = clock_read(tsc);
-    kv_hist_record(&c->res->hist[optype], t1 - c->last);
     c->res->txn_count[ti]++;
-    c->last = t1;
-    __atomic_store_n(&c->res->progress, done_ops(c) + 1, __ATOMIC_RELAXED);
-    return t1 >= __atomic_load_n(&c->run->until, __ATOMIC_RELAXED) ? KV_MIX_STOP : KV_OK;
+    return finish_op_on(c, optype, 1, tsc) ? KV_MIX_STOP : KV_OK;
 }
 
 /* The closed loop of a mix whose templates are each one op (alone or in the transaction it needs): YCSB
@@ -344,12 +340,8 @@ KV_ALWAYS_INLINE int loop_mix_ahead_on(ctx *c, mix_state *s, int kind, int only_
             res->aborts++;
             rc = KV_OK;
         }
-        uint64_t t1 = clock_read(tsc);
-        kv_hist_record(&res->hist[op], t1 - last);
         txn_count[ti]++;
-        last = t1;
-        __atomic_store_n(&res->progress, progress + n + 1, __ATOMIC_RELAXED);
-        if (t1 >= __atomic_load_n(until, __ATOMIC_RELAXED)) break;   /* deadline or stop */
+        if (end_op(&res->hist[op], &last, &res->progress, progress + n + 1, until, tsc)) break;   /* deadline, stop */
         ti = next_ti;
         idx = next_idx;
     }
@@ -457,10 +449,8 @@ static int mix_template(ctx *c, mix_state *s, const kv_mix_txn *tx, uint64_t n, 
             const kv_mix_op *op = &m->ops[i];
             for (int r = 0; r < op->count && rc == KV_OK; r++) {
                 rc = mix_op(c, s, m, op, i);
-                uint64_t after = clock_read(tsc);
-                kv_hist_record(&c->res->hist[op->optype], after - before);
+                time_op(&c->res->hist[op->optype], &before, tsc);   /* progress counts templates, not ops */
                 s->op_count[op->optype]++;
-                before = after;
             }
         }
         if (tx->txn) {
@@ -496,8 +486,8 @@ static int mix_one_op_template(ctx *c, mix_state *s, const kv_mix_txn *tx, int t
 }
 
 /* A template's transaction done, from t0 to t1: its count and service time, and in an open loop its
-   response time from its intended start. */
-static inline void mix_record(ctx *c, int ti, uint64_t t0, uint64_t t1, int open, uint64_t intended) {
+   response time from its intended start; nonzero: the run ends for this thread (publish_op). */
+static inline int mix_record(ctx *c, int ti, uint64_t t0, uint64_t t1, int open, uint64_t intended) {
     int ntxns = c->run->p.mix->ntxns;
     c->res->txn_count[ti]++;
     kv_hist_record(&c->res->txn_hist[ti], t1 - t0);
@@ -507,7 +497,7 @@ static inline void mix_record(ctx *c, int ti, uint64_t t0, uint64_t t1, int open
         kv_hist_record(&c->res->hist[KV_OP_RESPONSE], t1 - intended);
     }
     c->last = t1;
-    __atomic_store_n(&c->res->progress, done_ops(c) + 1, __ATOMIC_RELAXED);
+    return publish_op(&c->res->progress, done_ops(c) + 1, &c->run->until, t1);
 }
 
 /* The general loop.  Closed: each thread (client) runs transactions back to back, picking a template by
@@ -544,8 +534,7 @@ static int loop_mix_general(ctx *c, mix_state *s, int open, int tsc) {
             if (!retryable(rc)) return rc;
             c->res->aborts++;   /* given up after max_retries: counted */
         }
-        mix_record(c, ti, t0, t1, open, intended);
-        if (t1 >= __atomic_load_n(&c->run->until, __ATOMIC_RELAXED)) break;   /* deadline or stop */
+        if (mix_record(c, ti, t0, t1, open, intended)) break;   /* deadline or stop */
     }
     return KV_OK;
 }

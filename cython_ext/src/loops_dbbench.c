@@ -83,11 +83,8 @@ KV_ALWAYS_INLINE int loop_read_on(ctx *c, uint64_t count, uint64_t offset, uint6
         if (rc == KV_OK) value_bytes += vl;
         else if (rc == KV_NOTFOUND) missing++;
         else { err = rc; break; }
-        uint64_t now = clock_read(tsc);   /* finish_op_on's recording, on the locals */
-        kv_hist_record(hist, now - c->last);   /* c->last in memory: one register more for the generator */
-        c->last = now;
-        __atomic_store_n(&res->progress, ++done, __ATOMIC_RELAXED);
-        if (now >= __atomic_load_n(until, __ATOMIC_RELAXED)) break;   /* deadline or stop */
+        /* c->last in memory: one register more for the generator */
+        if (end_op(hist, &c->last, &res->progress, ++done, until, tsc)) break;   /* deadline or stop */
     }
     uint64_t found = done - start - missing;
     c->rng = rng;
@@ -175,12 +172,10 @@ int kv_loop_writer(ctx *c) {
 }
 
 int kv_loop_compact(ctx *c) {
-    char err[KV_ERRMSG_MAX] = "";
-    int rc = c->run->ops->compact(c->run->db, err);
+    int rc = c->run->ops->compact(c->run->db, &c->res->err);
     if (rc == KV_E_NOTSUP) rc = KV_OK;  /* nothing to compact: a zero-cost op, as db_bench on LMDB */
     if (rc) {
         c->res->rc = rc;
-        memcpy(c->res->errmsg, err, KV_ERRMSG_MAX);
         return rc;
     }
     finish_op(c, KV_OP_COMPACT, 1);
@@ -199,7 +194,7 @@ int kv_loop_graphload(ctx *c, uint64_t first, uint64_t count) {
     kv_graph_state *s = malloc(sizeof *s);
     if (!g || !s) {
         free(s);
-        snprintf(c->res->errmsg, KV_ERRMSG_MAX, "graphload needs a graph (kvlab.model.workloads.linkbench)");
+        kv_seterr(&c->res->err, KV_E_CONFIG, "graphload needs a graph (kvlab.model.workloads.linkbench)");
         c->res->rc = KV_E_CONFIG;
         kv_run_request_stop(c->run);
         return KV_E_CONFIG;
@@ -227,7 +222,7 @@ int kv_loop_bulkload(ctx *c, uint64_t first, uint64_t count) {
     int ks = p->key_size, vs = p->value_size;
     uint64_t chunk = p->batch > 1 ? (uint64_t)p->batch : 1, i = 0;
     if (!e->bulk_begin) {
-        snprintf(c->res->errmsg, KV_ERRMSG_MAX, "%s has no bulk load path; load it in batches", e->name);
+        kv_seterr(&c->res->err, KV_E_NOTSUP, "%s has no bulk load path; load it in batches", e->name);
         c->res->rc = KV_E_NOTSUP;
         kv_run_request_stop(c->run);
         return KV_E_NOTSUP;
@@ -242,8 +237,7 @@ int kv_loop_bulkload(ctx *c, uint64_t first, uint64_t count) {
             kv_make_key(c->key, ks, p->key_hash ? kv_key_hash(idx) : idx);
             if ((rc = e->bulk_put(c->t, c->key, ks, next_value(c), vs)) < 0) break;
             if ((j & (KV_BULK_CHECK - 1)) == KV_BULK_CHECK - 1) {
-                __atomic_store_n(&c->res->progress, base + i + j + 1, __ATOMIC_RELAXED);
-                if (latency_clock(c->run) >= __atomic_load_n(&c->run->until, __ATOMIC_RELAXED)) {
+                if (publish_op(&c->res->progress, base + i + j + 1, &c->run->until, latency_clock(c->run))) {
                     end = 1;   /* stopped, or past the deadline: this chunk so far is the last */
                     j++;
                     break;

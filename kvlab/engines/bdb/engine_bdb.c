@@ -114,14 +114,30 @@ static int bdb_code(int rc) {
     }
 }
 
-static int fail(char *buf, int rc, const char *what) {
-    int code = kv_seterr(buf, bdb_code(rc), "BerkeleyDB %s: %s%s%s", what, db_strerror(rc),
-                         bdb_lastmsg[0] ? " | " : "", bdb_lastmsg);
+/* Berkeley DB's own codes by name (db.h); any other code it returns is an errno. */
+static const char *bdb_name(int rc) {
+    switch (rc) {
+#define BDB_CASE(name) case name: return #name;
+    BDB_CASE(DB_BUFFER_SMALL) BDB_CASE(DB_FOREIGN_CONFLICT) BDB_CASE(DB_HEAP_FULL) BDB_CASE(DB_KEYEMPTY)
+    BDB_CASE(DB_KEYEXIST) BDB_CASE(DB_LOCK_DEADLOCK) BDB_CASE(DB_LOCK_NOTGRANTED) BDB_CASE(DB_LOG_BUFFER_FULL)
+    BDB_CASE(DB_LOG_VERIFY_BAD) BDB_CASE(DB_NOSERVER) BDB_CASE(DB_NOTFOUND) BDB_CASE(DB_OLD_VERSION)
+    BDB_CASE(DB_PAGE_NOTFOUND) BDB_CASE(DB_REP_HANDLE_DEAD) BDB_CASE(DB_RUNRECOVERY) BDB_CASE(DB_SECONDARY_BAD)
+    BDB_CASE(DB_TIMEOUT) BDB_CASE(DB_VERIFY_BAD) BDB_CASE(DB_VERSION_MISMATCH)
+#undef BDB_CASE
+    default: return rc > 0 ? kv_errno_name(rc) : NULL;
+    }
+}
+
+static int fail(kv_failure *e, int rc, const char *what) {
+    char where[64];
+    snprintf(where, sizeof where, "BerkeleyDB %s", what);
+    int code = kv_engine_error(e, bdb_code(rc), rc, bdb_name(rc), rc > 0 ? rc : 0, where, db_strerror(rc),
+                               "%s%s", bdb_lastmsg[0] ? " | " : "", bdb_lastmsg);
     bdb_lastmsg[0] = '\0';
     return code;
 }
 
-static int bdb_open(const char *path, const kv_config *cfg, kv_db **out, char *err) {
+static int bdb_open(const char *path, const kv_config *cfg, kv_db **out, kv_failure *err) {
     int txn = !cfg->variant || strcmp(cfg->variant, "txn") == 0;
     if (!txn && strcmp(cfg->variant, "notxn") != 0)
         return kv_seterr(err, KV_E_CONFIG, "BerkeleyDB variant '%s' is unknown; allowed: txn, notxn", cfg->variant);
@@ -182,7 +198,7 @@ bad:
     return bdb_code(rc);
 }
 
-static int bdb_close(kv_db *d, char *err) {
+static int bdb_close(kv_db *d, kv_failure *err) {
     stop_checkpointer(d);
     int rc = d->db->close(d->db, 0);
     int rc2 = d->env->close(d->env, 0);
@@ -191,7 +207,7 @@ static int bdb_close(kv_db *d, char *err) {
     return KV_OK;
 }
 
-static int bdb_thread_open(kv_db *d, kv_thread **out, char *err) {
+static int bdb_thread_open(kv_db *d, kv_thread **out, kv_failure *err) {
     kv_thread *t = calloc(1, sizeof *t);
     if (!t) return kv_seterr(err, KV_E_OTHER, "BerkeleyDB: out of memory");
     t->db = d;
@@ -233,21 +249,21 @@ static int write_op(kv_thread *t, const char *k, size_t kl, const char *v, size_
     if (t->txn) {   /* a deadlock surfaces to the driver, which re-runs the whole transaction */
         int rc = apply(t, t->txn, k, kl, v, vl, is_del);
         if (rc == DB_NOTFOUND) return KV_NOTFOUND;
-        return rc ? fail(t->c.errmsg, rc, is_del ? "del" : "put") : KV_OK;
+        return rc ? fail(&t->c.err, rc, is_del ? "del" : "put") : KV_OK;
     }
     if (t->in_batch) {
-        if (kv_oplog_add(&t->log, k, kl, v, vl, is_del)) return kv_seterr(t->c.errmsg, KV_E_OTHER, "BerkeleyDB: out of memory");
+        if (kv_oplog_add(&t->log, k, kl, v, vl, is_del)) return kv_seterr(&t->c.err, KV_E_OTHER, "BerkeleyDB: out of memory");
         if (!t->db->txn || t->doomed) return KV_OK;   /* applied (or replayed) at commit */
         int rc = apply(t, t->batch, k, kl, v, vl, is_del);
         if (rc == DB_LOCK_DEADLOCK) { t->doomed = 1; return KV_OK; }
         if (rc == DB_NOTFOUND) return KV_NOTFOUND;
-        return rc ? fail(t->c.errmsg, rc, is_del ? "del" : "put") : KV_OK;
+        return rc ? fail(&t->c.err, rc, is_del ? "del" : "put") : KV_OK;
     }
     int rc;
     for (int i = 0; (rc = apply(t, NULL, k, kl, v, vl, is_del)) == DB_LOCK_DEADLOCK && i < KV_BDB_RETRIES; i++)
         kv_backoff(&t->jitter, i);
     if (rc == DB_NOTFOUND) return KV_NOTFOUND;
-    return rc ? fail(t->c.errmsg, rc, is_del ? "del" : "put") : KV_OK;
+    return rc ? fail(&t->c.err, rc, is_del ? "del" : "put") : KV_OK;
 }
 
 static int bdb_put(kv_thread *t, const char *k, size_t kl, const char *v, size_t vl) {
@@ -267,7 +283,7 @@ static int bdb_get(kv_thread *t, const char *k, size_t kl, const char **v, size_
                     i < KV_BDB_RETRIES; i++)
         ;
     if (rc == DB_NOTFOUND || rc == DB_KEYEMPTY) return KV_NOTFOUND;
-    if (rc) return fail(t->c.errmsg, rc, "get");
+    if (rc) return fail(&t->c.err, rc, "get");
     *v = t->val.data;
     *vl = t->val.size;
     return KV_OK;
@@ -286,11 +302,11 @@ static void bulk_reset(kv_thread *t) {
 
 static int bdb_bulk_begin(kv_thread *t) {
     if (!t->bulk.data && !(t->bulk.data = malloc(KV_BDB_BULK_BUFFER)))
-        return kv_seterr(t->c.errmsg, KV_E_OTHER, "BerkeleyDB: out of memory");
+        return kv_seterr(&t->c.err, KV_E_OTHER, "BerkeleyDB: out of memory");
     bulk_reset(t);
     bdb_iter_close(t);
     int rc = t->db->txn ? t->db->env->txn_begin(t->db->env, NULL, &t->batch, 0) : 0;
-    return rc ? fail(t->c.errmsg, rc, "txn_begin") : KV_OK;
+    return rc ? fail(&t->c.err, rc, "txn_begin") : KV_OK;
 }
 
 static int bulk_flush(kv_thread *t) {
@@ -299,13 +315,13 @@ static int bulk_flush(kv_thread *t) {
     memset(&none, 0, sizeof none);
     int rc = t->db->db->put(t->db->db, t->batch, &t->bulk, &none, DB_MULTIPLE_KEY);
     bulk_reset(t);
-    return rc ? fail(t->c.errmsg, rc, "bulk put") : KV_OK;
+    return rc ? fail(&t->c.err, rc, "bulk put") : KV_OK;
 }
 
 static int bdb_bulk_put(kv_thread *t, const char *k, size_t kl, const char *v, size_t vl) {
     if (kl + vl + 64 > KV_BDB_BULK_BUFFER) {   /* a pair larger than the buffer: alone, in the chunk's txn */
         int rc = bulk_flush(t);
-        if (!rc && (rc = apply(t, t->batch, k, kl, v, vl, 0))) rc = fail(t->c.errmsg, rc, "put");
+        if (!rc && (rc = apply(t, t->batch, k, kl, v, vl, 0))) rc = fail(&t->c.err, rc, "put");
         return rc;
     }
     DB_MULTIPLE_KEY_WRITE_NEXT(t->bulk_at, &t->bulk, k, kl, v, vl);
@@ -331,7 +347,7 @@ static int bdb_bulk_commit(kv_thread *t, int last) {
     if (t->batch) {
         rc = t->batch->commit(t->batch, 0);
         t->batch = NULL;
-        if (rc) return fail(t->c.errmsg, rc, "commit");
+        if (rc) return fail(&t->c.err, rc, "commit");
     }
     return KV_OK;
 }
@@ -342,7 +358,7 @@ static int bdb_batch_begin(kv_thread *t) {
     t->doomed = 0;
     if (t->db->txn) {
         int rc = t->db->env->txn_begin(t->db->env, NULL, &t->batch, 0);
-        if (rc) return fail(t->c.errmsg, rc, "txn_begin");
+        if (rc) return fail(&t->c.err, rc, "txn_begin");
     }
     t->in_batch = 1;
     return KV_OK;
@@ -381,7 +397,7 @@ static int bdb_batch_commit(kv_thread *t) {
     t->in_batch = 0;
     t->doomed = 0;
     t->log.len = 0;
-    return rc ? fail(t->c.errmsg, rc, "commit") : KV_OK;
+    return rc ? fail(&t->c.err, rc, "commit") : KV_OK;
 }
 
 static int bdb_batch_abort(kv_thread *t) {
@@ -394,12 +410,12 @@ static int bdb_batch_abort(kv_thread *t) {
 }
 
 static int bdb_txn_begin(kv_thread *t, int kind) {
-    if (t->txn_kind) return kv_seterr(t->c.errmsg, KV_E_OTHER, "BerkeleyDB: transaction already open");
+    if (t->txn_kind) return kv_seterr(&t->c.err, KV_E_OTHER, "BerkeleyDB: transaction already open");
     bdb_iter_close(t);
     t->txn_kind = kind;
     if (!t->db->txn) return kind == KV_TXN_WRITE ? bdb_batch_begin(t) : KV_OK;
     int rc = t->db->env->txn_begin(t->db->env, NULL, &t->txn, 0);
-    if (rc) { t->txn = NULL; t->txn_kind = 0; return fail(t->c.errmsg, rc, "txn_begin"); }
+    if (rc) { t->txn = NULL; t->txn_kind = 0; return fail(&t->c.err, rc, "txn_begin"); }
     return KV_OK;
 }
 
@@ -411,7 +427,7 @@ static int bdb_txn_commit(kv_thread *t) {
     DB_TXN *txn = t->txn;
     t->txn = NULL;
     int rc = txn->commit(txn, 0);   /* a failed commit has ended the transaction too */
-    return rc ? fail(t->c.errmsg, rc, "commit") : KV_OK;
+    return rc ? fail(&t->c.err, rc, "commit") : KV_OK;
 }
 
 static void bdb_txn_abort(kv_thread *t) {
@@ -433,7 +449,7 @@ static const char *bdb_isolation(const char *variant, int transactions) {
 
 static int cursor_out(kv_thread *t, int rc, const char **ko, size_t *klo, const char **vo, size_t *vlo) {
     if (rc == DB_NOTFOUND) return KV_NOTFOUND;
-    if (rc) return fail(t->c.errmsg, rc, "cursor get");
+    if (rc) return fail(&t->c.err, rc, "cursor get");
     *ko = t->ckey.data; *klo = t->ckey.size;
     *vo = t->cval.data; *vlo = t->cval.size;
     return KV_OK;
@@ -443,11 +459,11 @@ static int bdb_iter_seek(kv_thread *t, const char *k, size_t kl,
                          const char **ko, size_t *klo, const char **vo, size_t *vlo) {
     bdb_iter_close(t);
     int rc = t->db->db->cursor(t->db->db, t->txn, &t->cur, 0);
-    if (rc) return fail(t->c.errmsg, rc, "cursor");
+    if (rc) return fail(&t->c.err, rc, "cursor");
     if (!kl) return cursor_out(t, t->cur->get(t->cur, &t->ckey, &t->cval, DB_FIRST), ko, klo, vo, vlo);
     /* DB_SET_RANGE reads the search key from ckey and returns the found key in it */
     void *buf = realloc(t->ckey.data, kl > t->ckey.ulen ? kl : t->ckey.ulen);
-    if (!buf) return kv_seterr(t->c.errmsg, KV_E_OTHER, "BerkeleyDB: out of memory");
+    if (!buf) return kv_seterr(&t->c.err, KV_E_OTHER, "BerkeleyDB: out of memory");
     t->ckey.data = buf;
     if (kl > t->ckey.ulen) t->ckey.ulen = (u_int32_t)kl;
     memcpy(buf, k, kl);
@@ -459,7 +475,7 @@ static int bdb_iter_next(kv_thread *t, const char **ko, size_t *klo, const char 
     return cursor_out(t, t->cur->get(t->cur, &t->ckey, &t->cval, DB_NEXT), ko, klo, vo, vlo);
 }
 
-static int bdb_compact(kv_db *d, char *err) {
+static int bdb_compact(kv_db *d, kv_failure *err) {
     int rc = d->db->compact(d->db, NULL, NULL, NULL, NULL, DB_FREE_SPACE, NULL);
     return rc ? fail(err, rc, "compact") : KV_OK;
 }

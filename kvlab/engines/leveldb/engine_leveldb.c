@@ -35,14 +35,14 @@ struct kv_thread {
     const leveldb_snapshot_t *snap;   /* the open transaction's snapshot */
 };
 
-static int take_error(char *buf, char *msg) {
-    int code = kv_code_from_status(msg);
-    kv_seterr(buf, code, "LevelDB: %s", msg);
+/* A Status string the C API handed over (malloc'd): the error, with its kind (kv_status_error); frees it. */
+static int take_error(kv_failure *e, char *msg) {
+    int code = kv_status_error(e, 0, "LevelDB", msg);
     leveldb_free(msg);
     return code;
 }
 
-static int apply_options(kv_db *d, const char *opts, char *err) {
+static int apply_options(kv_db *d, const char *opts, kv_failure *err) {
     char tok[128];
     const char *s = opts;
     while ((s = kv_next_token(s, tok, sizeof tok)) != NULL) {
@@ -87,7 +87,7 @@ static void destroy(kv_db *d) {
     free(d);
 }
 
-static int ldb_open(const char *path, const kv_config *cfg, kv_db **out, char *err) {
+static int ldb_open(const char *path, const kv_config *cfg, kv_db **out, kv_failure *err) {
     kv_db *d = calloc(1, sizeof *d);
     if (!d) return kv_seterr(err, KV_E_OTHER, "LevelDB: out of memory");
     d->opts = leveldb_options_create();
@@ -120,9 +120,9 @@ static int ldb_open(const char *path, const kv_config *cfg, kv_db **out, char *e
     return KV_OK;
 }
 
-static int ldb_close(kv_db *d, char *err) { (void)err; destroy(d); return KV_OK; }
+static int ldb_close(kv_db *d, kv_failure *err) { (void)err; destroy(d); return KV_OK; }
 
-static int ldb_thread_open(kv_db *d, kv_thread **out, char *err) {
+static int ldb_thread_open(kv_db *d, kv_thread **out, kv_failure *err) {
     kv_thread *t = calloc(1, sizeof *t);
     if (!t) return kv_seterr(err, KV_E_OTHER, "LevelDB: out of memory");
     t->db = d;
@@ -147,14 +147,14 @@ static int ldb_put(kv_thread *t, const char *k, size_t kl, const char *v, size_t
     if (t->batch) { leveldb_writebatch_put(t->batch, k, kl, v, vl); return KV_OK; }
     char *msg = NULL;
     leveldb_put(t->db->db, t->db->wopts, k, kl, v, vl, &msg);
-    return msg ? take_error(t->c.errmsg, msg) : KV_OK;
+    return msg ? take_error(&t->c.err, msg) : KV_OK;
 }
 
 static int ldb_del(kv_thread *t, const char *k, size_t kl) {
     if (t->batch) { leveldb_writebatch_delete(t->batch, k, kl); return KV_OK; }
     char *msg = NULL;
     leveldb_delete(t->db->db, t->db->wopts, k, kl, &msg);
-    return msg ? take_error(t->c.errmsg, msg) : KV_OK;
+    return msg ? take_error(&t->c.err, msg) : KV_OK;
 }
 
 static int ldb_get(kv_thread *t, const char *k, size_t kl, const char **v, size_t *vl) {
@@ -162,7 +162,7 @@ static int ldb_get(kv_thread *t, const char *k, size_t kl, const char **v, size_
     char *msg = NULL;
     size_t n = 0;
     char *val = leveldb_get(t->db->db, t->ropts, k, kl, &n, &msg);
-    if (msg) return take_error(t->c.errmsg, msg);
+    if (msg) return take_error(&t->c.err, msg);
     if (!val) return KV_NOTFOUND;
     t->value = val;
     *v = val;
@@ -181,7 +181,7 @@ static int ldb_batch_commit(kv_thread *t) {
     leveldb_write(t->db->db, t->db->wopts, t->batch, &msg);
     leveldb_writebatch_destroy(t->batch);
     t->batch = NULL;
-    return msg ? take_error(t->c.errmsg, msg) : KV_OK;
+    return msg ? take_error(&t->c.err, msg) : KV_OK;
 }
 
 static int ldb_batch_abort(kv_thread *t) {
@@ -198,7 +198,7 @@ static void end_snapshot(kv_thread *t) {
 }
 
 static int ldb_txn_begin(kv_thread *t, int kind) {
-    if (t->snap) return kv_seterr(t->c.errmsg, KV_E_OTHER, "LevelDB: transaction already open");
+    if (t->snap) return kv_seterr(&t->c.err, KV_E_OTHER, "LevelDB: transaction already open");
     t->snap = leveldb_create_snapshot(t->db->db);
     leveldb_readoptions_set_snapshot(t->ropts, t->snap);
     return kind == KV_TXN_WRITE ? ldb_batch_begin(t) : KV_OK;
@@ -227,7 +227,7 @@ static int iter_out(kv_thread *t, const char **ko, size_t *klo, const char **vo,
     if (!leveldb_iter_valid(t->it)) {
         char *msg = NULL;
         leveldb_iter_get_error(t->it, &msg);
-        return msg ? take_error(t->c.errmsg, msg) : KV_NOTFOUND;
+        return msg ? take_error(&t->c.err, msg) : KV_NOTFOUND;
     }
     *ko = leveldb_iter_key(t->it, klo);
     *vo = leveldb_iter_value(t->it, vlo);
@@ -253,7 +253,7 @@ static void ldb_iter_close(kv_thread *t) {
     t->it = NULL;
 }
 
-static int ldb_compact(kv_db *d, char *err) {
+static int ldb_compact(kv_db *d, kv_failure *err) {
     (void)err;
     leveldb_compact_range(d->db, NULL, 0, NULL, 0);
     return KV_OK;

@@ -51,11 +51,29 @@ static int lmdb_code(int rc) {
     }
 }
 
-static int fail(char *buf, int rc, const char *what) {
-    return kv_seterr(buf, lmdb_code(rc), "LMDB %s: %s", what, mdb_strerror(rc));
+/* LMDB's own codes by name (py-lmdb's table); any other code LMDB returns is an errno. */
+#define LMDB_CODES(X)                                                                                      \
+    X(MDB_KEYEXIST) X(MDB_NOTFOUND) X(MDB_PAGE_NOTFOUND) X(MDB_CORRUPTED) X(MDB_PANIC) X(MDB_VERSION_MISMATCH) \
+    X(MDB_INVALID) X(MDB_MAP_FULL) X(MDB_DBS_FULL) X(MDB_READERS_FULL) X(MDB_TLS_FULL) X(MDB_TXN_FULL)        \
+    X(MDB_CURSOR_FULL) X(MDB_PAGE_FULL) X(MDB_MAP_RESIZED) X(MDB_INCOMPATIBLE) X(MDB_BAD_RSLOT) X(MDB_BAD_TXN) \
+    X(MDB_BAD_VALSIZE) X(MDB_BAD_DBI)
+
+static const char *lmdb_name(int rc) {
+    switch (rc) {
+#define LMDB_CASE(name) case name: return #name;
+    LMDB_CODES(LMDB_CASE)
+#undef LMDB_CASE
+    default: return rc > 0 ? kv_errno_name(rc) : NULL;
+    }
 }
 
-static int parse_flags(const char *opts, unsigned *flags, char *err) {
+static int fail(kv_failure *e, int rc, const char *what) {
+    char where[64];
+    snprintf(where, sizeof where, "LMDB %s", what);
+    return kv_engine_error(e, lmdb_code(rc), rc, lmdb_name(rc), rc > 0 ? rc : 0, where, mdb_strerror(rc), "%s", "");
+}
+
+static int parse_flags(const char *opts, unsigned *flags, kv_failure *err) {
     static const struct { const char *name; unsigned flag; } table[] = {
         {"nosync", MDB_NOSYNC}, {"nometasync", MDB_NOMETASYNC}, {"writemap", MDB_WRITEMAP},
         {"mapasync", MDB_MAPASYNC}, {"nordahead", MDB_NORDAHEAD}, {"nomeminit", MDB_NOMEMINIT},
@@ -74,7 +92,7 @@ static int parse_flags(const char *opts, unsigned *flags, char *err) {
     return KV_OK;
 }
 
-static int lm_open(const char *path, const kv_config *cfg, kv_db **out, char *err) {
+static int lm_open(const char *path, const kv_config *cfg, kv_db **out, kv_failure *err) {
     unsigned flags = MDB_NOTLS;
     int rc = parse_flags(cfg->options, &flags, err);
     if (rc) return rc;
@@ -101,14 +119,14 @@ bad:
     return lmdb_code(rc);
 }
 
-static int lm_close(kv_db *db, char *err) {
+static int lm_close(kv_db *db, kv_failure *err) {
     (void)err;
     mdb_env_close(db->env);
     free(db);
     return KV_OK;
 }
 
-static int lm_thread_open(kv_db *db, kv_thread **out, char *err) {
+static int lm_thread_open(kv_db *db, kv_thread **out, kv_failure *err) {
     kv_thread *t = calloc(1, sizeof *t);
     if (!t) return kv_seterr(err, KV_E_OTHER, "LMDB: out of memory");
     t->db = db;
@@ -131,7 +149,7 @@ static int write_one(kv_thread *t, int is_put, const char *k, size_t kl, const c
     MDB_val key = {kl, (void *)k}, val = {vl, (void *)v};
     MDB_txn *txn = t->wtxn;
     int rc;
-    if (!txn && (rc = mdb_txn_begin(t->db->env, NULL, 0, &txn))) return fail(t->c.errmsg, rc, "txn_begin");
+    if (!txn && (rc = mdb_txn_begin(t->db->env, NULL, 0, &txn))) return fail(&t->c.err, rc, "txn_begin");
     rc = is_put ? mdb_put(txn, t->db->dbi, &key, &val, 0) : mdb_del(txn, t->db->dbi, &key, NULL);
     if (t->wtxn) {
         if (rc && rc != MDB_NOTFOUND) {   /* LMDB marks the txn failed; drop the batch */
@@ -142,10 +160,10 @@ static int write_one(kv_thread *t, int is_put, const char *k, size_t kl, const c
     } else if (rc) {
         mdb_txn_abort(txn);
     } else if ((rc = mdb_txn_commit(txn))) {
-        return fail(t->c.errmsg, rc, "commit");
+        return fail(&t->c.err, rc, "commit");
     }
     if (rc == MDB_NOTFOUND) return KV_NOTFOUND;
-    return rc ? fail(t->c.errmsg, rc, is_put ? "put" : "del") : KV_OK;
+    return rc ? fail(&t->c.err, rc, is_put ? "put" : "del") : KV_OK;
 }
 
 static int lm_put(kv_thread *t, const char *k, size_t kl, const char *v, size_t vl) {
@@ -163,30 +181,30 @@ static int lm_get(kv_thread *t, const char *k, size_t kl, const char **v, size_t
         rc = mdb_get(t->rtxn, t->db->dbi, &key, &val);
     } else {
         if (t->rtxn_live) { mdb_txn_reset(t->rtxn); t->rtxn_live = 0; }
-        if ((rc = mdb_txn_renew(t->rtxn))) return fail(t->c.errmsg, rc, "txn_renew");
+        if ((rc = mdb_txn_renew(t->rtxn))) return fail(&t->c.err, rc, "txn_renew");
         rc = mdb_get(t->rtxn, t->db->dbi, &key, &val);
         t->rtxn_live = 1;  /* the value points into the map; reset on the next call */
     }
     if (rc == MDB_NOTFOUND) return KV_NOTFOUND;
-    if (rc) return fail(t->c.errmsg, rc, "get");
+    if (rc) return fail(&t->c.err, rc, "get");
     *v = val.mv_data;
     *vl = val.mv_size;
     return KV_OK;
 }
 
 static int lm_batch_begin(kv_thread *t) {
-    if (t->wtxn) return kv_seterr(t->c.errmsg, KV_E_OTHER, "LMDB: batch already open");
+    if (t->wtxn) return kv_seterr(&t->c.err, KV_E_OTHER, "LMDB: batch already open");
     if (t->rtxn_live) { mdb_txn_reset(t->rtxn); t->rtxn_live = 0; }
     int rc = mdb_txn_begin(t->db->env, NULL, 0, &t->wtxn);
-    return rc ? fail(t->c.errmsg, rc, "txn_begin") : KV_OK;
+    return rc ? fail(&t->c.err, rc, "txn_begin") : KV_OK;
 }
 
 static int lm_batch_commit(kv_thread *t) {
-    if (!t->wtxn) return kv_seterr(t->c.errmsg, KV_E_OTHER, "LMDB: batch was aborted by an earlier error");
+    if (!t->wtxn) return kv_seterr(&t->c.err, KV_E_OTHER, "LMDB: batch was aborted by an earlier error");
     if (t->wcur) { mdb_cursor_close(t->wcur); t->wcur = NULL; }
     int rc = mdb_txn_commit(t->wtxn);
     t->wtxn = NULL;
-    return rc ? fail(t->c.errmsg, rc, "commit") : KV_OK;
+    return rc ? fail(&t->c.err, rc, "commit") : KV_OK;
 }
 
 static int lm_batch_abort(kv_thread *t) {
@@ -198,10 +216,10 @@ static int lm_batch_abort(kv_thread *t) {
 
 static int lm_txn_begin(kv_thread *t, int kind) {
     if (kind == KV_TXN_WRITE) return lm_batch_begin(t);
-    if (t->snap || t->wtxn) return kv_seterr(t->c.errmsg, KV_E_OTHER, "LMDB: transaction already open");
+    if (t->snap || t->wtxn) return kv_seterr(&t->c.err, KV_E_OTHER, "LMDB: transaction already open");
     if (t->rtxn_live) { mdb_txn_reset(t->rtxn); t->rtxn_live = 0; }
     int rc = mdb_txn_renew(t->rtxn);
-    if (rc) return fail(t->c.errmsg, rc, "txn_renew");
+    if (rc) return fail(&t->c.err, rc, "txn_renew");
     t->rtxn_live = t->snap = 1;
     return KV_OK;
 }
@@ -227,13 +245,13 @@ static void lm_txn_abort(kv_thread *t) {
 static int lm_bulk_put(kv_thread *t, const char *k, size_t kl, const char *v, size_t vl) {
     MDB_val key = {kl, (void *)k}, val = {vl, (void *)v};
     int rc;
-    if (!t->wcur && (rc = mdb_cursor_open(t->wtxn, t->db->dbi, &t->wcur))) return fail(t->c.errmsg, rc, "cursor_open");
+    if (!t->wcur && (rc = mdb_cursor_open(t->wtxn, t->db->dbi, &t->wcur))) return fail(&t->c.err, rc, "cursor_open");
     rc = mdb_cursor_put(t->wcur, &key, &val, MDB_APPEND);
     if (rc == MDB_KEYEXIST)
-        return kv_seterr(t->c.errmsg, KV_E_CONFIG, "LMDB append: key %.*s is not above the database's last key "
+        return kv_seterr(&t->c.err, KV_E_CONFIG, "LMDB append: key %.*s is not above the database's last key "
                          "(a bulk load takes keys in ascending order into a database that holds only smaller ones)",
                          (int)kl, k);
-    return rc ? fail(t->c.errmsg, rc, "append put") : KV_OK;
+    return rc ? fail(&t->c.err, rc, "append put") : KV_OK;
 }
 
 static int lm_bulk_commit(kv_thread *t, int last) {
@@ -252,7 +270,7 @@ static const char *lm_isolation(const char *variant, int transactions) {
 static int cursor_out(kv_thread *t, int rc, MDB_val *key, MDB_val *val,
                       const char **ko, size_t *klo, const char **vo, size_t *vlo) {
     if (rc == MDB_NOTFOUND) return KV_NOTFOUND;
-    if (rc) return fail(t->c.errmsg, rc, "cursor_get");
+    if (rc) return fail(&t->c.err, rc, "cursor_get");
     *ko = key->mv_data; *klo = key->mv_size;
     *vo = val->mv_data; *vlo = val->mv_size;
     return KV_OK;
@@ -263,17 +281,17 @@ static int lm_iter_seek(kv_thread *t, const char *k, size_t kl,
     int rc;
     MDB_cursor *cur;
     if (t->wtxn) {   /* a range read inside a write transaction sees its writes */
-        if (!t->wcur && (rc = mdb_cursor_open(t->wtxn, t->db->dbi, &t->wcur))) return fail(t->c.errmsg, rc, "cursor_open");
+        if (!t->wcur && (rc = mdb_cursor_open(t->wtxn, t->db->dbi, &t->wcur))) return fail(&t->c.err, rc, "cursor_open");
         cur = t->wcur;
     } else {
         if (!t->snap) {
             if (t->rtxn_live) mdb_txn_reset(t->rtxn);
-            if ((rc = mdb_txn_renew(t->rtxn))) return fail(t->c.errmsg, rc, "txn_renew");
+            if ((rc = mdb_txn_renew(t->rtxn))) return fail(&t->c.err, rc, "txn_renew");
             t->rtxn_live = 1;
         }
         if (t->cur) rc = mdb_cursor_renew(t->rtxn, t->cur);
         else rc = mdb_cursor_open(t->rtxn, t->db->dbi, &t->cur);
-        if (rc) return fail(t->c.errmsg, rc, "cursor_open");
+        if (rc) return fail(&t->c.err, rc, "cursor_open");
         cur = t->cur;
     }
     MDB_val key = {kl, (void *)k}, val;
@@ -292,7 +310,7 @@ static void lm_iter_close(kv_thread *t) {
     if (t->rtxn_live) { mdb_txn_reset(t->rtxn); t->rtxn_live = 0; }
 }
 
-static int lm_compact(kv_db *db, char *err) {
+static int lm_compact(kv_db *db, kv_failure *err) {
     (void)db;
     return kv_seterr(err, KV_E_NOTSUP, "LMDB is a B+tree with no compaction step");
 }

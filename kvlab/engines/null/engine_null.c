@@ -18,7 +18,7 @@ struct kv_thread {
 
 static const char null_value[NULL_VALUE_MAX] = {0};
 
-static int nl_open(const char *path, const kv_config *cfg, kv_db **out, char *err) {
+static int nl_open(const char *path, const kv_config *cfg, kv_db **out, kv_failure *err) {
     (void)path; (void)cfg;
     kv_db *db = calloc(1, sizeof *db);
     if (!db) return kv_seterr(err, KV_E_OTHER, "null engine: out of memory");
@@ -26,9 +26,9 @@ static int nl_open(const char *path, const kv_config *cfg, kv_db **out, char *er
     return KV_OK;
 }
 
-static int nl_close(kv_db *db, char *err) { (void)err; free(db); return KV_OK; }
+static int nl_close(kv_db *db, kv_failure *err) { (void)err; free(db); return KV_OK; }
 
-static int nl_thread_open(kv_db *db, kv_thread **out, char *err) {
+static int nl_thread_open(kv_db *db, kv_thread **out, kv_failure *err) {
     (void)db;
     kv_thread *t = calloc(1, sizeof *t);
     if (!t) return kv_seterr(err, KV_E_OTHER, "null engine: out of memory");
@@ -76,7 +76,7 @@ static int nl_iter_next(kv_thread *t, const char **ko, size_t *klo, const char *
 
 static void nl_iter_close(kv_thread *t) { (void)t; }
 
-static int nl_compact(kv_db *db, char *err) { (void)db; (void)err; return KV_E_NOTSUP; }
+static int nl_compact(kv_db *db, kv_failure *err) { (void)db; (void)err; return KV_E_NOTSUP; }
 
 static const char *nl_version(void) { return "1.0";  /* the null adapter's own version: there is no library */ }
 

@@ -72,9 +72,9 @@ struct kv_thread {
     size_t sst_entries;
 };
 
-static int take_error(char *buf, char *msg) {
-    int code = kv_code_from_status(msg);
-    kv_seterr(buf, code, "RocksDB: %s", msg);
+/* A Status string the C API handed over (malloc'd): the error, with its kind (kv_status_error); frees it. */
+static int take_error(kv_failure *e, char *msg) {
+    int code = kv_status_error(e, 0, "RocksDB", msg);
     rocksdb_free(msg);
     return code;
 }
@@ -97,7 +97,7 @@ static void destroy(kv_db *d) {
 
 /* The kv_config's generic fields as RocksDB options in *base; the block table (and its cache) go on d,
    whose destroy() frees them.  *base is the caller's on KV_OK and already freed otherwise. */
-static int options_from_config(kv_db *d, const kv_config *cfg, rocksdb_options_t **base_out, char *err) {
+static int options_from_config(kv_db *d, const kv_config *cfg, rocksdb_options_t **base_out, kv_failure *err) {
     static const int comp[] = {
         [KV_COMP_NONE] = rocksdb_no_compression, [KV_COMP_SNAPPY] = rocksdb_snappy_compression,
         [KV_COMP_LZ4] = rocksdb_lz4_compression, [KV_COMP_ZSTD] = rocksdb_zstd_compression,
@@ -126,7 +126,7 @@ static int options_from_config(kv_db *d, const kv_config *cfg, rocksdb_options_t
 
 /* d->opts: base with the `options` string applied over it, or base itself when there is none.
    Takes base either way. */
-static int apply_options_string(kv_db *d, const char *options, rocksdb_options_t *base, char *err) {
+static int apply_options_string(kv_db *d, const char *options, rocksdb_options_t *base, kv_failure *err) {
     if (!options || !*options) {
         d->opts = base;
         return KV_OK;
@@ -137,7 +137,7 @@ static int apply_options_string(kv_db *d, const char *options, rocksdb_options_t
     rocksdb_options_destroy(base);
     if (msg) {
         int code = kv_code_from_status(msg) == KV_E_OTHER ? KV_E_CONFIG : kv_code_from_status(msg);
-        kv_seterr(err, code, "RocksDB options string rejected by RocksDB's parser: %s", msg);
+        kv_status_error(err, code, "RocksDB options string rejected by RocksDB's parser", msg);
         rocksdb_free(msg);
         return code;
     }
@@ -146,7 +146,7 @@ static int apply_options_string(kv_db *d, const char *options, rocksdb_options_t
 
 /* RocksDB trusts these values: past these bounds it aborts the process (an assertion, std::length_error,
    std::bad_alloc) or starts that many threads.  Found by tests/test_fuzz.py. */
-static int check_option_limits(rocksdb_options_t *o, char *err) {
+static int check_option_limits(rocksdb_options_t *o, kv_failure *err) {
     const struct { const char *name; long long v, lo, hi; } lim[] = {
         {"num_levels", rocksdb_options_get_num_levels(o), 1, 100},
         {"write_buffer_size", (long long)rocksdb_options_get_write_buffer_size(o), 0, 1LL << 40},
@@ -171,7 +171,7 @@ static int check_option_limits(rocksdb_options_t *o, char *err) {
 }
 
 /* The write options, then the database itself: an OptimisticTransactionDB when the run uses transactions. */
-static int open_database(kv_db *d, const char *path, const kv_config *cfg, char *err) {
+static int open_database(kv_db *d, const char *path, const kv_config *cfg, kv_failure *err) {
     char *msg = NULL;
     d->wopts = rocksdb_writeoptions_create();
     rocksdb_writeoptions_set_sync(d->wopts, cfg->sync ? 1 : 0);
@@ -189,7 +189,7 @@ static int open_database(kv_db *d, const char *path, const kv_config *cfg, char 
     return KV_OK;
 }
 
-static int rdb_open(const char *path, const kv_config *cfg, kv_db **out, char *err) {
+static int rdb_open(const char *path, const kv_config *cfg, kv_db **out, kv_failure *err) {
     kv_db *d = calloc(1, sizeof *d);
     if (!d) return kv_seterr(err, KV_E_OTHER, "RocksDB: out of memory");
     rocksdb_options_t *base = NULL;
@@ -214,9 +214,9 @@ static int rdb_open(const char *path, const kv_config *cfg, kv_db **out, char *e
     return KV_OK;
 }
 
-static int rdb_close(kv_db *d, char *err) { (void)err; destroy(d); return KV_OK; }
+static int rdb_close(kv_db *d, kv_failure *err) { (void)err; destroy(d); return KV_OK; }
 
-static int rdb_thread_open(kv_db *d, kv_thread **out, char *err) {
+static int rdb_thread_open(kv_db *d, kv_thread **out, kv_failure *err) {
     kv_thread *t = calloc(1, sizeof *t);
     if (!t) return kv_seterr(err, KV_E_OTHER, "RocksDB: out of memory");
     t->db = d;
@@ -245,14 +245,14 @@ static void rdb_thread_close(kv_thread *t) {
 static int write_out(kv_thread *t) {
     char *msg = NULL;
     rocksdb_write(t->db->db, t->db->wopts, t->wb, &msg);
-    return msg ? take_error(t->c.errmsg, msg) : KV_OK;
+    return msg ? take_error(&t->c.err, msg) : KV_OK;
 }
 
 static int rdb_put(kv_thread *t, const char *k, size_t kl, const char *v, size_t vl) {
     if (t->in_otxn) {
         char *msg = NULL;
         rocksdb_transaction_put(t->txn, k, kl, v, vl, &msg);
-        return msg ? take_error(t->c.errmsg, msg) : KV_OK;
+        return msg ? take_error(&t->c.err, msg) : KV_OK;
     }
     if (!t->in_batch) rocksdb_writebatch_clear(t->wb);
     rocksdb_writebatch_put(t->wb, k, kl, v, vl);
@@ -263,7 +263,7 @@ static int rdb_del(kv_thread *t, const char *k, size_t kl) {
     if (t->in_otxn) {
         char *msg = NULL;
         rocksdb_transaction_delete(t->txn, k, kl, &msg);
-        return msg ? take_error(t->c.errmsg, msg) : KV_OK;
+        return msg ? take_error(&t->c.err, msg) : KV_OK;
     }
     if (!t->in_batch) rocksdb_writebatch_clear(t->wb);
     rocksdb_writebatch_delete(t->wb, k, kl);
@@ -276,7 +276,7 @@ static int rdb_get(kv_thread *t, const char *k, size_t kl, const char **v, size_
     rocksdb_pinnableslice_t *p = t->in_otxn
         ? rocksdb_transaction_get_pinned_for_update(t->txn, t->ropts, k, kl, 1, &msg)
         : rocksdb_get_pinned(t->db->db, t->ropts, k, kl, &msg);
-    if (msg) return take_error(t->c.errmsg, msg);
+    if (msg) return take_error(&t->c.err, msg);
     if (!p) return KV_NOTFOUND;
     t->pinned = p;
     *v = rocksdb_pinnableslice_value(p, vl);
@@ -302,7 +302,7 @@ static int rdb_batch_abort(kv_thread *t) {
 
 /* Transactions: see the header comment. */
 static int rdb_txn_begin(kv_thread *t, int kind) {
-    if (t->txn_kind) return kv_seterr(t->c.errmsg, KV_E_OTHER, "RocksDB: transaction already open");
+    if (t->txn_kind) return kv_seterr(&t->c.err, KV_E_OTHER, "RocksDB: transaction already open");
     t->txn_kind = kind;
     if (kind == KV_TXN_WRITE && t->db->otdb) {
         t->txn = rocksdb_optimistictransaction_begin(t->db->otdb, t->db->wopts, t->db->otopts, t->txn);
@@ -334,7 +334,7 @@ static int rdb_txn_commit(kv_thread *t) {
     if (otxn) {
         char *msg = NULL;
         rocksdb_transaction_commit(t->txn, &msg);
-        if (msg) rc = take_error(t->c.errmsg, msg);
+        if (msg) rc = take_error(&t->c.err, msg);
     } else if (kind == KV_TXN_WRITE) {
         rc = rdb_batch_commit(t);
     }
@@ -366,7 +366,7 @@ static int rdb_bulk_begin(kv_thread *t) {
     rocksdb_sstfilewriter_open(t->sst, t->db->bulk_file, &msg);
     if (msg) {
         rdb_bulk_abort(t);
-        return take_error(t->c.errmsg, msg);
+        return take_error(&t->c.err, msg);
     }
     return KV_OK;
 }
@@ -374,7 +374,7 @@ static int rdb_bulk_begin(kv_thread *t) {
 static int rdb_bulk_put(kv_thread *t, const char *k, size_t kl, const char *v, size_t vl) {
     char *msg = NULL;
     rocksdb_sstfilewriter_put(t->sst, k, kl, v, vl, &msg);
-    if (msg) return take_error(t->c.errmsg, msg);
+    if (msg) return take_error(&t->c.err, msg);
     t->sst_entries++;
     return KV_OK;
 }
@@ -391,7 +391,7 @@ static int rdb_bulk_commit(kv_thread *t, int last) {
         rocksdb_ingestexternalfileoptions_destroy(io);
     }
     rdb_bulk_abort(t);   /* the writer, and the file where ingestion did not take it */
-    return msg ? take_error(t->c.errmsg, msg) : KV_OK;
+    return msg ? take_error(&t->c.err, msg) : KV_OK;
 }
 
 static void rdb_bulk_abort(kv_thread *t) {
@@ -415,7 +415,7 @@ static int iter_out(kv_thread *t, const char **ko, size_t *klo, const char **vo,
     if (!rocksdb_iter_valid(t->it)) {
         char *msg = NULL;
         rocksdb_iter_get_error(t->it, &msg);
-        return msg ? take_error(t->c.errmsg, msg) : KV_NOTFOUND;
+        return msg ? take_error(&t->c.err, msg) : KV_NOTFOUND;
     }
     *ko = rocksdb_iter_key(t->it, klo);
     *vo = rocksdb_iter_value(t->it, vlo);
@@ -442,7 +442,7 @@ static void rdb_iter_close(kv_thread *t) {
     t->it = NULL;
 }
 
-static int rdb_compact(kv_db *d, char *err) {
+static int rdb_compact(kv_db *d, kv_failure *err) {
     (void)err;
     rocksdb_compact_range(d->db, NULL, 0, NULL, 0);
     return KV_OK;

@@ -80,15 +80,35 @@ static WT_EVENT_HANDLER event_handler = {.handle_error = on_error};
 static volatile int wt_panicked;
 #define KV_WT_PANIC_NOTE "; WiredTiger has panicked: it needs a new process, where the database reopens with recovery"
 
-static int fail(char *buf, int rc, const char *what) {
+/* WiredTiger's own codes by name; any other code it returns is an errno. */
+static const char *wt_name(int rc) {
+    switch (rc) {
+#define WT_CASE(name) case name: return #name;
+    WT_CASE(WT_ROLLBACK) WT_CASE(WT_DUPLICATE_KEY) WT_CASE(WT_ERROR) WT_CASE(WT_NOTFOUND) WT_CASE(WT_PANIC)
+    WT_CASE(WT_RUN_RECOVERY) WT_CASE(WT_CACHE_FULL)
+#ifdef WT_PREPARE_CONFLICT
+    WT_CASE(WT_PREPARE_CONFLICT)
+#endif
+#ifdef WT_TRY_SALVAGE
+    WT_CASE(WT_TRY_SALVAGE)
+#endif
+#undef WT_CASE
+    default: return rc > 0 ? kv_errno_name(rc) : NULL;
+    }
+}
+
+static int fail(kv_failure *e, int rc, const char *what) {
     if (rc == WT_PANIC) wt_panicked = 1;
-    int code = kv_seterr(buf, wt_code(rc), "WiredTiger %s: %s%s%s%s", what, wiredtiger_strerror(rc),
-                         wt_lastmsg[0] ? " | " : "", wt_lastmsg, rc == WT_PANIC ? KV_WT_PANIC_NOTE : "");
+    char where[64];
+    snprintf(where, sizeof where, "WiredTiger %s", what);
+    int code = kv_engine_error(e, wt_code(rc), rc, wt_name(rc), rc > 0 ? rc : 0, where, wiredtiger_strerror(rc),
+                               "%s%s%s", wt_lastmsg[0] ? " | " : "", wt_lastmsg,
+                               rc == WT_PANIC ? KV_WT_PANIC_NOTE : "");
     wt_lastmsg[0] = '\0';
     return code;
 }
 
-static int wt_open(const char *path, const kv_config *cfg, kv_db **out, char *err) {
+static int wt_open(const char *path, const kv_config *cfg, kv_db **out, kv_failure *err) {
     if (wt_panicked) return kv_seterr(err, KV_E_CORRUPT, "WiredTiger open refused" KV_WT_PANIC_NOTE);
     int lsm = cfg->variant && strcmp(cfg->variant, "lsm") == 0;
     if (cfg->variant && !lsm && strcmp(cfg->variant, "btree") != 0)
@@ -141,7 +161,7 @@ static int wt_open(const char *path, const kv_config *cfg, kv_db **out, char *er
     return KV_OK;
 }
 
-static int wt_close(kv_db *d, char *err) {
+static int wt_close(kv_db *d, kv_failure *err) {
     if (wt_panicked) {   /* left open: the process is expected to exit */
         free(d);
         return kv_seterr(err, KV_E_CORRUPT, "WiredTiger close skipped" KV_WT_PANIC_NOTE);
@@ -151,7 +171,7 @@ static int wt_close(kv_db *d, char *err) {
     return rc ? fail(err, rc, "close") : KV_OK;
 }
 
-static int wt_thread_open(kv_db *d, kv_thread **out, char *err) {
+static int wt_thread_open(kv_db *d, kv_thread **out, kv_failure *err) {
     kv_thread *t = calloc(1, sizeof *t);
     if (!t) return kv_seterr(err, KV_E_OTHER, "WiredTiger: out of memory");
     t->db = d;
@@ -197,7 +217,7 @@ static int apply(kv_thread *t, const char *k, size_t kl, const char *v, size_t v
 /* WiredTiger 11 panics the whole library (WT_PANIC, "the process must exit") when a cursor is
    given an empty key, so empty keys are refused here, before they reach set_key. */
 static int empty_key(kv_thread *t) {
-    return kv_seterr(t->c.errmsg, KV_E_CONFIG, "WiredTiger: empty keys are not allowed (key length 0)");
+    return kv_seterr(&t->c.err, KV_E_CONFIG, "WiredTiger: empty keys are not allowed (key length 0)");
 }
 
 static int write_op(kv_thread *t, const char *k, size_t kl, const char *v, size_t vl, int is_del) {
@@ -206,21 +226,21 @@ static int write_op(kv_thread *t, const char *k, size_t kl, const char *v, size_
     if (t->in_txn) {   /* a conflict surfaces to the driver, which re-runs the whole transaction */
         int rc = apply(t, k, kl, v, vl, is_del);
         if (rc == WT_NOTFOUND) return KV_NOTFOUND;
-        return rc ? fail(t->c.errmsg, rc, is_del ? "remove" : "insert") : KV_OK;
+        return rc ? fail(&t->c.err, rc, is_del ? "remove" : "insert") : KV_OK;
     }
     if (t->in_batch) {
-        if (kv_oplog_add(&t->log, k, kl, v, vl, is_del)) return kv_seterr(t->c.errmsg, KV_E_OTHER, "WiredTiger: out of memory");
+        if (kv_oplog_add(&t->log, k, kl, v, vl, is_del)) return kv_seterr(&t->c.err, KV_E_OTHER, "WiredTiger: out of memory");
         if (t->doomed) return KV_OK;  /* batch_commit replays the whole log */
         int rc = apply(t, k, kl, v, vl, is_del);
         if (rc == WT_ROLLBACK) { t->doomed = 1; return KV_OK; }
         if (rc == WT_NOTFOUND) return KV_NOTFOUND;
-        return rc ? fail(t->c.errmsg, rc, is_del ? "remove" : "insert") : KV_OK;
+        return rc ? fail(&t->c.err, rc, is_del ? "remove" : "insert") : KV_OK;
     }
     int rc;
     for (int i = 0; (rc = apply(t, k, kl, v, vl, is_del)) == WT_ROLLBACK && i < KV_WT_RETRIES; i++)
         ;
     if (rc == WT_NOTFOUND) return KV_NOTFOUND;
-    return rc ? fail(t->c.errmsg, rc, is_del ? "remove" : "insert") : KV_OK;
+    return rc ? fail(&t->c.err, rc, is_del ? "remove" : "insert") : KV_OK;
 }
 
 static int wt_put(kv_thread *t, const char *k, size_t kl, const char *v, size_t vl) {
@@ -234,13 +254,13 @@ static int wt_get(kv_thread *t, const char *k, size_t kl, const char **v, size_t
     unposition(t);
     WT_CURSOR *c;
     int rc = point_cursor(t, &c);
-    if (rc) return fail(t->c.errmsg, rc, "open_cursor");
+    if (rc) return fail(&t->c.err, rc, "open_cursor");
     WT_ITEM key = {.data = k, .size = kl}, val;
     c->set_key(c, &key);
     rc = c->search(c);
     if (rc == WT_NOTFOUND) return KV_NOTFOUND;
-    if (rc) return fail(t->c.errmsg, rc, "search");
-    if ((rc = c->get_value(c, &val))) return fail(t->c.errmsg, rc, "get_value");
+    if (rc) return fail(&t->c.err, rc, "search");
+    if ((rc = c->get_value(c, &val))) return fail(&t->c.err, rc, "get_value");
     t->positioned = 1;  /* the value lives in the cursor until reset */
     *v = val.data;
     *vl = val.size;
@@ -251,7 +271,7 @@ static int wt_batch_begin(kv_thread *t) {
     unposition(t);
     t->log.len = 0;
     int rc = t->s->begin_transaction(t->s, NULL);
-    if (rc) return fail(t->c.errmsg, rc, "begin_transaction");
+    if (rc) return fail(&t->c.err, rc, "begin_transaction");
     t->in_batch = 1;
     return KV_OK;
 }
@@ -285,7 +305,7 @@ static int wt_batch_commit(kv_thread *t) {
     t->in_batch = 0;
     t->doomed = 0;
     t->log.len = 0;
-    return rc ? fail(t->c.errmsg, rc, "commit_transaction") : KV_OK;
+    return rc ? fail(&t->c.err, rc, "commit_transaction") : KV_OK;
 }
 
 static int wt_batch_abort(kv_thread *t) {
@@ -298,10 +318,10 @@ static int wt_batch_abort(kv_thread *t) {
 
 static int wt_txn_begin(kv_thread *t, int kind) {
     (void)kind;
-    if (t->in_txn || t->in_batch) return kv_seterr(t->c.errmsg, KV_E_OTHER, "WiredTiger: transaction already open");
+    if (t->in_txn || t->in_batch) return kv_seterr(&t->c.err, KV_E_OTHER, "WiredTiger: transaction already open");
     unposition(t);
     int rc = t->s->begin_transaction(t->s, "isolation=snapshot");
-    if (rc) return fail(t->c.errmsg, rc, "begin_transaction");
+    if (rc) return fail(&t->c.err, rc, "begin_transaction");
     t->in_txn = 1;
     return KV_OK;
 }
@@ -310,7 +330,7 @@ static int wt_txn_commit(kv_thread *t) {
     t->positioned = 0;   /* the commit resets the session's cursors */
     t->in_txn = 0;
     int rc = t->s->commit_transaction(t->s, NULL);   /* a failed commit rolls itself back */
-    return rc ? fail(t->c.errmsg, rc, "commit_transaction") : KV_OK;
+    return rc ? fail(&t->c.err, rc, "commit_transaction") : KV_OK;
 }
 
 static void wt_txn_abort(kv_thread *t) {
@@ -333,11 +353,11 @@ static int wt_bulk_begin(kv_thread *t) {
         if (t->cur) {
             int rc = t->cur->close(t->cur);
             t->cur = NULL;
-            if (rc) return fail(t->c.errmsg, rc, "cursor close");
+            if (rc) return fail(&t->c.err, rc, "cursor close");
         }
         int rc = t->s->open_cursor(t->s, t->db->uri, NULL, "bulk", &t->bulk);
         if (rc) t->bulk = NULL;
-        if (rc && rc != EINVAL) return fail(t->c.errmsg, rc, "open bulk cursor");
+        if (rc && rc != EINVAL) return fail(&t->c.err, rc, "open bulk cursor");
         if (rc) wt_lastmsg[0] = 0;   /* EINVAL: the object holds records (a resumed load); the fallback serves */
     }
     t->bulk_puts = 0;
@@ -356,14 +376,14 @@ static int wt_bulk_put(kv_thread *t, const char *k, size_t kl, const char *v, si
     t->bulk->set_key(t->bulk, &key);
     t->bulk->set_value(t->bulk, &val);
     int rc = t->bulk->insert(t->bulk);
-    return rc ? fail(t->c.errmsg, rc, "bulk insert") : KV_OK;
+    return rc ? fail(&t->c.err, rc, "bulk insert") : KV_OK;
 }
 
 /* The bulk cursor's close writes what it holds. */
 static int end_bulk(kv_thread *t) {
     int rc = t->bulk->close(t->bulk);
     t->bulk = NULL;
-    return rc ? fail(t->c.errmsg, rc, "bulk cursor close") : KV_OK;
+    return rc ? fail(&t->c.err, rc, "bulk cursor close") : KV_OK;
 }
 
 static int wt_bulk_commit(kv_thread *t, int last) {
@@ -385,10 +405,10 @@ static const char *wt_isolation(const char *variant, int transactions) {
 
 static int scan_out(kv_thread *t, int rc, const char **ko, size_t *klo, const char **vo, size_t *vlo) {
     if (rc == WT_NOTFOUND) return KV_NOTFOUND;
-    if (rc) return fail(t->c.errmsg, rc, "cursor");
+    if (rc) return fail(&t->c.err, rc, "cursor");
     WT_ITEM key, val;
     WT_CURSOR *c = t->scan;
-    if ((rc = c->get_key(c, &key)) || (rc = c->get_value(c, &val))) return fail(t->c.errmsg, rc, "cursor get");
+    if ((rc = c->get_key(c, &key)) || (rc = c->get_value(c, &val))) return fail(&t->c.err, rc, "cursor get");
     *ko = key.data; *klo = key.size;
     *vo = val.data; *vlo = val.size;
     return KV_OK;
@@ -399,7 +419,7 @@ static int wt_iter_seek(kv_thread *t, const char *k, size_t kl,
     unposition(t);
     int rc;
     if (!t->scan && (rc = t->s->open_cursor(t->s, t->db->uri, NULL, NULL, &t->scan)))
-        return fail(t->c.errmsg, rc, "open_cursor");
+        return fail(&t->c.err, rc, "open_cursor");
     WT_CURSOR *c = t->scan;
     c->reset(c);
     if (!kl) return scan_out(t, c->next(c), ko, klo, vo, vlo);
@@ -419,7 +439,7 @@ static void wt_iter_close(kv_thread *t) {
     if (t->scan) t->scan->reset(t->scan);
 }
 
-static int wt_compact(kv_db *d, char *err) {
+static int wt_compact(kv_db *d, kv_failure *err) {
     WT_SESSION *s;
     int rc = d->conn->open_session(d->conn, NULL, NULL, &s);
     if (rc) return fail(err, rc, "open_session");
