@@ -15,6 +15,8 @@ STYLE.md's point 17, each one a function of what is on the canvas, in display co
   line's, the same or no marker, no wider, not dashed over solid): engines paced to one rate draw one line,
   and only the last shows;
 - repeated-legend: one label in two legends of one figure: panels that share hues get one legend;
+- duplicate-legend-entry: two entries of one legend with the same text (a reader cannot tell the lines
+  apart: the setting that differs between them, a value size, a thread count, is not in their labels);
 - reference-beyond-machine: a reference line (labelled "ideal...", or with gid "reference") on a CPU %
   axis above 100% x the cores, or on a speedup axis ("relative to 1 thread", "speedup") above the cores;
 - percentile-of-too-few-ops: a category on a percentile axis (p50, p99, p99.9 ...) that has too few
@@ -70,6 +72,7 @@ def check_figure(fig, results=None, palette=None, cores: int | None = None, op_c
     problems += _title_over_neighbour(axes, renderer)
     problems += _hidden_lines(axes, renderer)
     problems += _repeated_legend(legends)
+    problems += _duplicate_legend_entries(legends)
     problems += _reference_beyond_machine(axes, cores)
     problems += _percentile_of_too_few_ops(axes, counts)
     problems += _axis_without_unit(axes)
@@ -413,6 +416,20 @@ def _repeated_legend(legends):
                                                            "panels that share hues get one legend"))
                 break
             seen.setdefault(label, k)
+    return problems
+
+
+def _duplicate_legend_entries(legends):
+    problems = []
+    for lg in legends:
+        counts: dict[str, int] = {}
+        for t in lg.get_texts():
+            if t.get_visible() and t.get_text().strip():
+                counts[t.get_text().strip()] = counts.get(t.get_text().strip(), 0) + 1
+        for label, n in counts.items():
+            if n > 1:
+                problems.append(Problem("duplicate-legend-entry", f"the legend ({_legend_name(lg)}) has {n} entries "
+                                f"'{_short(label)}': name the setting that differs between their lines"))
     return problems
 
 

@@ -144,16 +144,22 @@ def parse_selection(text: str, what: str = "selection") -> Selection:
 
 _SAMPLE_COLUMNS = ("id", "run_id", "engine", "workload", "phase", "threads", "num", "value_size", "key_size",
                    "engine_settings", "trial", "ops", "ops_per_sec", "p50_us", "p99_us", "p999_us", "cpu_us_per_op",
-                   "io_bytes_per_op", "host", "write_amp", "read_amp")
+                   "io_bytes_per_op", "host", "write_amp", "read_amp", "started_at", "ended_at", "load_others",
+                   "others_cpu_pct", "cores", "cpufreq", "turbo")
 
 _STORE_QUERY = (
     "SELECT id, run_id, engine, workload, phase, threads, num, value_size, key_size, engine_settings, trial, ops, "
     "ops_per_sec, p50_us, p99_us, p999_us, "
     "(TRY_CAST(acct->>'cpu_user_s' AS DOUBLE) + TRY_CAST(acct->>'cpu_sys_s' AS DOUBLE)) * 1e6 / nullif(ops, 0) "
     "AS cpu_us_per_op, TRY_CAST(acct->>'io_write_bytes' AS DOUBLE) / nullif(ops, 0) AS io_bytes_per_op, "
-    "facts[2]->>'$' AS host, write_amp, read_amp, partial, {sides} FROM (SELECT *, facts[1] AS acct FROM (SELECT *, "
-    "json_extract(record, ['$.accounting', '$.provenance.machine.hostname']) AS facts FROM benchmarks "
-    "WHERE {where})) ORDER BY id")
+    "facts[2]->>'$' AS host, write_amp, read_amp, facts[3]->>'$' AS started_at, facts[4]->>'$' AS ended_at, "
+    "TRY_CAST(facts[5]->>'$' AS DOUBLE) AS load_others, TRY_CAST(facts[6]->>'$' AS DOUBLE) AS others_cpu_pct, "
+    "TRY_CAST(facts[7]->>'$' AS INTEGER) AS cores, CAST(facts[8] AS VARCHAR) AS cpufreq, "
+    "CAST(facts[9] AS VARCHAR) AS turbo, partial, {sides} FROM (SELECT *, facts[1] AS acct FROM (SELECT *, "
+    "json_extract(record, ['$.accounting', '$.provenance.machine.hostname', '$.started_at', '$.ended_at', "
+    "'$.provenance.machine.system.load.others_1min', '$.provenance.machine.system.others_cpu_pct', "
+    "'$.provenance.machine.system.cores', '$.provenance.machine.system.cpufreq.governors', "
+    "'$.provenance.machine.system.turbo.enabled']) AS facts FROM benchmarks WHERE {where})) ORDER BY id")
 
 
 def store_samples(store: Store, selections, where: Selection | None = None) -> list:
@@ -197,7 +203,7 @@ def result_samples(results, where: Selection | None = None):
                      "p99_us": b.latency_us.get("p99"), "p999_us": b.latency_us.get("p999"), "cpu_us_per_op": cpu,
                      "io_bytes_per_op": io, "host": ((b.provenance or {}).get("machine") or {}).get("hostname"),
                      "write_amp": (b.amplification or {}).get("write_amp"),
-                     "read_amp": (b.amplification or {}).get("read_amp"),
+                     "read_amp": (b.amplification or {}).get("read_amp"), **_system_columns(b),
                      "partial": b.partial, "tags": list(b.tags), "sweep_id": None,
                      "engine_library": (b.versions or {}).get("engine_library"),
                      "git_commit": (b.versions or {}).get("git_commit")})
@@ -206,6 +212,19 @@ def result_samples(results, where: Selection | None = None):
     if where is not None and where.terms:
         frame = frame[where.mask(frame)]
     return frame
+
+
+def _system_columns(b: BenchmarkResult) -> dict:
+    """When a benchmark ran and the machine as its trial started (provenance.machine.system), as the store's
+    query reads them."""
+    system = ((b.provenance or {}).get("machine") or {}).get("system") or {}
+    governors = (system.get("cpufreq") or {}).get("governors")
+    turbo = (system.get("turbo") or {}).get("enabled")
+    return {"started_at": b.started_at or None, "ended_at": b.ended_at or None,
+            "load_others": (system.get("load") or {}).get("others_1min"),
+            "others_cpu_pct": system.get("others_cpu_pct"), "cores": system.get("cores"),
+            "cpufreq": None if governors is None else json.dumps(governors, separators=(",", ":")),
+            "turbo": None if turbo is None else json.dumps(turbo)}
 
 
 # --- the comparison ----------------------------------------------------------------------------
@@ -236,11 +255,30 @@ def verdict(metric: Metric, change_pct, p, alpha: float, floor_pct: float) -> st
 
 
 def _change_pct(a, b):
-    if a is None or b is None:
+    """B's change against A in %, or None where a ratio means nothing: a null, or a zero on either side."""
+    if a is None or b is None or a == 0 or b == 0 or (isinstance(a, float) and math.isnan(a)) or \
+            (isinstance(b, float) and math.isnan(b)):
         return None
-    if a == 0:
-        return 0.0 if b == 0 else math.copysign(math.inf, b)
     return (b / a - 1.0) * 100.0
+
+
+def _no_change_why(sa: dict, sb: dict) -> str | None:
+    """Why a matched benchmark gets no % change (None when it gets one): a side without a median, a median
+    of 0, or an interval of a median that reaches 0 or spans both signs (a ratio to a value that may be 0 or
+    of either sign is any number: a write amplification of 0.000030 against 25.9 is not +86,385,625%)."""
+    for side, s in (("A", sa), ("B", sb)):
+        if s["median"] is None:
+            return f"{side} has no value"
+        if s["median"] == 0:
+            return f"{side}'s median is 0"
+    for side, s in (("A", sa), ("B", sb)):
+        if s["median_ci"] is None:
+            continue
+        lo, hi = s["median_ci"]
+        if lo <= 0 <= hi:
+            return f"{side}'s interval of the median, {lo:g} .. {hi:g}, " + \
+                ("spans both signs" if lo < 0 < hi else "reaches 0")
+    return None
 
 
 def _sides(values, where, store) -> list:
@@ -286,18 +324,22 @@ def _suggest(store, selection) -> str:
 
 
 def compare(a, b, *, where=None, store=None, threshold: float = THRESHOLD_PCT, alpha: float = ALPHA,
-            noise_floor=None, match=MATCH, metrics=None, level: float = stats.LEVEL):
+            noise_floor=None, match=MATCH, metrics=None, level: float = stats.LEVEL, loads: bool = False):
     """B against A: one row per matched benchmark and metric, then a geometric-mean row per metric.
 
     `a`, `b`: selection strings (`tag:base`, `sweep:NAME`, a run id, `engine=lmdb,workload=readrandom`), dicts of
     filters, or results in hand.  `where`: a selection both sides must also satisfy.  `store`: a Store or
-    path (default the results store).  Returns a pandas frame (its `attrs` carry the sides, the settings and
-    notes: unmatched benchmarks, pooled configurations, partial benchmarks left out)."""
+    path (default the results store).  `loads`: compare load phases too (left out unless asked, here or by a
+    `phase=load` term).  Returns a pandas frame (its `attrs` carry the sides, the settings, `warnings` to say
+    before the table (verdicts the sample sizes cannot give, sides not interleaved in time on a machine that
+    changed) and notes: unmatched benchmarks, pooled configurations, partial benchmarks and loads left out)."""
     import pandas as pd
     store = store if isinstance(store, Store) else Store(store)
     where_sel, chosen, match = _checked_arguments(where, metrics, match)
     (label_a, frame_a), (label_b, frame_b) = _sides((a, b), where_sel, store)
     frame_a, frame_b, notes = _complete_benchmarks(frame_a, frame_b)
+    if not (loads or any(_asks_for_loads(v) for v in (a, b, where_sel))):
+        frame_a, frame_b = _without_loads(frame_a, frame_b, notes)
     groups_a, groups_b = _groups(frame_a, match), _groups(frame_b, match)
     keys = _matched_keys(groups_a, groups_b, match, notes)
     if not keys:
@@ -311,8 +353,11 @@ def compare(a, b, *, where=None, store=None, threshold: float = THRESHOLD_PCT, a
     out = pd.DataFrame(rows, columns=_table_columns(match))
     for col in ("a_n", "b_n", "geomean_of", *(k for k in match if k in _COUNTS)):
         out[col] = out[col].astype("Int64")     # counts stay whole numbers beside the geomean rows' nulls
+    notes += [f"no % change for {r['metric']} in {key_text({k: r.get(k) for k in match})}: {r['change_why']}"
+              for r in rows if r.get("change_why")]
+    warnings = _reach_warnings(rows, alpha) + _timing_warnings(frame_a, frame_b)
     out.attrs.update({"a": label_a, "b": label_b, "alpha": alpha, "threshold_pct": threshold, "level": level,
-                      "match": list(match), "notes": notes})
+                      "match": list(match), "notes": notes, "warnings": warnings})
     for side, frame in (("a", frame_a), ("b", frame_b)):
         runs = frame.run_id.dropna()
         out.attrs.update({f"{side}_benchmarks": len(frame), f"{side}_runs": int(runs.nunique()) if len(runs) else None,
@@ -351,6 +396,84 @@ def _complete_benchmarks(frame_a, frame_b) -> tuple:
     return frame_a, frame_b, notes
 
 
+LOAD_DIFFERS = 0.5       # the others' 1-minute load average: side medians this far apart, the load differed
+CPU_DIFFERS_PCT = 25.0   # other processes' CPU at a trial's start (% of one CPU): side medians this far apart
+
+
+def _asks_for_loads(side) -> bool:
+    """A side or --where that names the load phase (phase=load) asks for it."""
+    if isinstance(side, Mapping):
+        return "load" in str(side.get("phase", "")).split("|")
+    if isinstance(side, str):
+        try:
+            side = parse_selection(side)
+        except errors.SpecError:
+            return False
+    if isinstance(side, Selection):
+        return any(column == "phase" and "load" in values for column, values in side.terms)
+    return False
+
+
+def _without_loads(frame_a, frame_b, notes: list) -> tuple:
+    """Both sides without their load phases (how fast a database was filled is not what a comparison of
+    engines or settings asks), and a note naming what was left out."""
+    left = [f for f in (frame_a, frame_b) if (f.phase == "load").any()]
+    if left:
+        names = dict.fromkeys(f"{w} load" for f in left for w in f.workload[f.phase == "load"])
+        notes.append(f"load phases left out ({', '.join(names)}): loads=True (--loads) compares them, each "
+                     "kind in a geomean of its own")
+    return frame_a[frame_a.phase != "load"], frame_b[frame_b.phase != "load"]
+
+
+def _reach_warnings(rows, alpha: float) -> list:
+    """One line per pair of sample sizes that cannot give p < alpha, whatever the difference."""
+    sizes = dict.fromkeys((int(r["a_n"]), int(r["b_n"])) for r in rows
+                          if r.get("a_n") is not None and r.get("geomean_of") is None and r["a_n"] and r["b_n"])
+    out = []
+    for na, nb in sizes:
+        text = stats.reach_text(na, nb, alpha)
+        if text:
+            out.append(f"n={na}/{nb}: {text}; run more (kvlab results compare --run ... --repeat "
+                       f"{stats.fewest_per_side(alpha) + 1})")
+    return out
+
+
+def _timing_warnings(frame_a, frame_b) -> list:
+    """'not interleaved' when one side's benchmarks all started before the other's and the machine's load or CPU
+    frequency setting (the system checks stored with each trial) differed between them: the difference may be
+    the machine's, not A's or B's."""
+    import pandas as pd
+    starts = [pd.to_datetime(f.started_at, errors="coerce", utc=True, format="ISO8601").dropna()
+              for f in (frame_a, frame_b)]
+    if any(s.empty for s in starts):
+        return []
+    (a0, a1), (b0, b1) = ((s.min(), s.max()) for s in starts)
+    if not (a1 < b0 or b1 < a0):
+        return []
+    first, then = ("A", "B") if a1 < b0 else ("B", "A")
+    differed = []
+    medians = [pd.to_numeric(f.load_others, errors="coerce").median() for f in (frame_a, frame_b)]
+    if not any(pd.isna(medians)) and abs(medians[0] - medians[1]) >= LOAD_DIFFERS:
+        differed.append(f"the load average of other work was {medians[0]:.2f} during A and {medians[1]:.2f} "
+                        "during B")
+    busy = [pd.to_numeric(f.others_cpu_pct, errors="coerce").median() for f in (frame_a, frame_b)]
+    if not any(pd.isna(busy)) and abs(busy[0] - busy[1]) >= CPU_DIFFERS_PCT:
+        differed.append(f"other processes used {busy[0]:.0f}% of a CPU at A's starts and {busy[1]:.0f}% at B's")
+    for column, what in (("cpufreq", "CPU frequency governors"), ("turbo", "turbo")):
+        values = [set(f[column].dropna()) for f in (frame_a, frame_b)]
+        if all(values) and not values[0] & values[1]:
+            differed.append(f"{what} {', '.join(sorted(values[0]))} during A, {', '.join(sorted(values[1]))} "
+                            "during B")
+    if not differed:
+        return []
+    last, next_first = (a1, b0) if first == "A" else (b1, a0)
+    return [f"not interleaved: every benchmark of {first} started before {then}'s first ({first}'s last "
+            f"{last:%Y-%m-%d %H:%M:%S}, {then}'s first {next_first:%H:%M:%S} UTC), and the machine changed between "
+            "them: "
+            + "; ".join(differed) + ". The difference may be the machine's; kvlab results compare --run SPEC_A SPEC_B "
+            "runs the sides interleaved (A B, B A, ...)"]
+
+
 def _matched_keys(groups_a, groups_b, match, notes: list) -> list:
     """The match keys both sides have; notes gain the keys one side alone has and the matched keys it pools."""
     keys = [k for k in groups_a if k in groups_b]
@@ -368,7 +491,7 @@ def _matched_keys(groups_a, groups_b, match, notes: list) -> list:
 def _metric_rows(m, keys, groups_a, groups_b, match, *, level, threshold, alpha, noise_floor) -> list:
     """One metric's rows: one per matched key with samples on either side, then its geometric-mean row."""
     rows = []
-    pairs = []
+    pairs: dict[str, list] = {}     # phase kind -> (A, B) medians: a geomean pools one kind only
     for k in keys:
         key = dict(zip(match, k))
         sa = stats.summarize(groups_a[k][m.name], level)
@@ -378,20 +501,23 @@ def _metric_rows(m, keys, groups_a, groups_b, match, *, level, threshold, alpha,
         p = None
         if sa["n"] >= stats.MIN_SAMPLES and sb["n"] >= stats.MIN_SAMPLES:
             p = stats.mann_whitney_u(sa["values"], sb["values"])[1]
-        change = _change_pct(sa["median"], sb["median"])
+        why = _no_change_why(sa, sb)
+        change = None if why else _change_pct(sa["median"], sb["median"])
         floor, source = noise_floor_pct(m.name, {**key, **_where_measured(groups_a[k], groups_b[k])},
                                         threshold, noise_floor)
         rows.append({**key, "metric": m.name, **_side_columns("a", sa), **_side_columns("b", sb),
                      "change_pct": change, "p_value": p, "floor_pct": floor, "floor_source": source,
                      "verdict": verdict(m, change, p, alpha, floor),
-                     "min_p": stats.smallest_p(sa["n"], sb["n"]) if p is not None else None})
-        if sa["median"] and sb["median"] and sa["median"] > 0 and sb["median"] > 0:
-            pairs.append((sa["median"], sb["median"]))
-    if pairs:
-        ga = float(np.exp(np.mean(np.log([x for x, _ in pairs]))))
-        gb = float(np.exp(np.mean(np.log([y for _, y in pairs]))))
-        rows.append({**{k: None for k in match}, "workload": "geomean", "metric": m.name, "a_median": ga,
-                     "b_median": gb, "change_pct": _change_pct(ga, gb), "geomean_of": len(pairs)})
+                     "min_p": stats.smallest_p(sa["n"], sb["n"]) if p is not None else None, "change_why": why})
+        if not why and sa["median"] > 0 and sb["median"] > 0:
+            kind = key["phase"] if "phase" in key else \
+                "+".join(sorted({str(v) for g in (groups_a[k], groups_b[k]) for v in g.phase.dropna()}))
+            pairs.setdefault(kind, []).append((sa["median"], sb["median"]))
+    for kind, kind_pairs in pairs.items():
+        ga = float(np.exp(np.mean(np.log([x for x, _ in kind_pairs]))))
+        gb = float(np.exp(np.mean(np.log([y for _, y in kind_pairs]))))
+        rows.append({**{k: None for k in match}, "workload": "geomean", "phase": kind, "metric": m.name,
+                     "a_median": ga, "b_median": gb, "change_pct": _change_pct(ga, gb), "geomean_of": len(kind_pairs)})
     return rows
 
 
@@ -399,7 +525,9 @@ def _table_columns(match) -> list:
     """The compare table's columns: the match key (workload first if the key lacks it), then the figures."""
     columns = list(match) + ["metric", "a_n", "a_median", "a_ci_lo", "a_ci_hi", "a_ci_level", "b_n", "b_median",
                              "b_ci_lo", "b_ci_hi", "b_ci_level", "change_pct", "p_value", "min_p", "floor_pct",
-                             "floor_source", "verdict", "geomean_of"]
+                             "floor_source", "verdict", "geomean_of", "change_why"]
+    if "phase" not in columns:      # a geomean row names the phase kind it pools
+        columns.insert(0, "phase")
     if "workload" not in columns:
         columns.insert(0, "workload")
     return columns

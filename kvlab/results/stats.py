@@ -165,6 +165,28 @@ def smallest_p(n1: int, n2: int) -> float:
     return min(1.0, 2.0 * math.exp(-log_ways))
 
 
+def fewest_per_side(alpha: float, most: int = 1000) -> int:
+    """The fewest samples a side (as many on each) whose smallest two-sided p is below `alpha`: 4 at 0.05
+    (3 vs 3 can give no less than 0.1)."""
+    n = 1
+    while smallest_p(n, n) >= alpha and n < most:
+        n += 1
+    return n
+
+
+def reach_text(n1: int, n2: int, alpha: float) -> str | None:
+    """None when samples of these sizes can reach p < alpha, else the sentence that says they cannot, before
+    any is spent: '3 vs 3 samples cannot reach p < 0.05: the smallest two-sided Mann-Whitney p they can give
+    is 0.100 (4 a side can: 0.029; 5 a side: 0.008)'."""
+    smallest = smallest_p(n1, n2)
+    if smallest < alpha:
+        return None
+    need = fewest_per_side(alpha)
+    return (f"{n1} vs {n2} samples cannot reach p < {alpha:g}: the smallest two-sided Mann-Whitney p they can give "
+            f"is {smallest:.3f}, so every verdict would be '~' ({need} a side can: {smallest_p(need, need):.3f}; "
+            f"{need + 1} a side: {smallest_p(need + 1, need + 1):.3f})")
+
+
 def _exact_sf(n1: int, n2: int, u: int) -> float:
     """P(U >= u) under the null hypothesis, from the exact distribution of U."""
     counts = _u_counts(min(n1, n2), max(n1, n2))

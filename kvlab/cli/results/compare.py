@@ -22,6 +22,8 @@ def add_parser(actions, make):
              "trials and runs of one side with the same key are its samples. '~' means no significant change: "
              "p >= 0.05, fewer than 3 samples a side, or a change below the noise floor (--threshold, or the "
              "floor `kvlab noise` measured for the benchmark's host, engine, workload and threads, if larger). "
+             "Sample sizes that cannot reach p < 0.05 (3 against 3: the smallest p is 0.1) are said on top, and so "
+             "are sides that ran one after the other while the machine's load or frequency changed. "
              "With --run, A and B are run here first, interleaved A B, B A, A B ... (who starts alternates), "
              "and the comparison is over them.")
     c.add_argument("a", metavar="A", nargs="?", default=None, help="the baseline: " + SIDE_HELP)
@@ -38,6 +40,9 @@ def add_parser(actions, make):
                         "threads out to compare 1 thread against 2)")
     c.add_argument("--json", default=None, metavar="FILE", help="also write the comparison's rows to FILE (JSON "
                    "records, one per benchmark and metric, and the geometric means)")
+    c.add_argument("--loads", action="store_true",
+                   help="compare load phases too (left out otherwise, unless a side or --where names phase=load); "
+                        "each phase kind gets a geomean of its own")
     c.add_argument("--no-noise-floor", action="store_true",
                    help="ignore the floors `kvlab noise` stored: only --threshold is the noise floor")
     add_store_option(c)
@@ -90,7 +95,7 @@ def handle(store, args) -> int:
         sides, code = run_sides(store, args)
     floors = None if args.no_noise_floor else StoredFloors(store)
     frame = compare.compare(*sides, where=args.where, store=store, threshold=args.threshold, metrics=metrics,
-                            match=match, noise_floor=floors)
+                            match=match, noise_floor=floors, loads=args.loads)
     if floors is not None:
         frame.attrs["notes"] = [*frame.attrs.get("notes", []), *floors.notes(frame)]
     if args.run is not None:

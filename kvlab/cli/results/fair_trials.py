@@ -29,6 +29,11 @@ def run_sides(store, args) -> tuple:
     elif seed_a is None:
         spec_a, shared = spec_a.replace(seed=spec_b.seed), spec_b.seed
     repeat = args.repeat or RUN_REPEAT
+    from ...results import compare, stats
+    cannot = stats.reach_text(repeat, repeat, compare.ALPHA)
+    if cannot:   # said before any trial is spent
+        print(f"warning: --repeat {repeat}: {cannot}; give --repeat {stats.fewest_per_side(compare.ALPHA) + 1} or "
+              "more for a verdict", file=sys.stderr)
     label = f"compare:{uuid.uuid4().hex[:8]}"
     tags = {"A": [f"{label}:A", *args.tag, *tags_a], "B": [f"{label}:B", *args.tag, *tags_b]}
     args.tag = list(dict.fromkeys([*args.tag, *tags_a, *tags_b, *tags["A"][:1], *tags["B"][:1]]))

@@ -2,8 +2,18 @@
 from __future__ import annotations
 
 from ..._optional import require
+from ...results import stats
 from .. import figcheck
-from .style import ENGINE_HUES, axis_label, engine_palette, house_style, one_legend, palette_for, rate_axis
+from .style import (
+    ENGINE_HUES,
+    OTHER_COLOURS,
+    axis_label,
+    engine_palette,
+    house_style,
+    one_legend,
+    palette_for,
+    rate_axis,
+)
 
 
 def _log_from_a_decade(ax):
@@ -22,10 +32,13 @@ def _bar_handles(colours: dict):
 
 def bars(frame, x, y, hue="engine", title="", log=False, ylabel=None, results=None):
     """Bars of `y` per `x`, one colour per `hue` level from engine_palette (a hue of None with x="engine":
-    each bar in its engine's colour).  A percentile (y = p99_us ...) is not drawn for an x that has too few
-    operations to have it (db_bench's compact is one operation; `results` give the counts): the title says so."""
+    each bar in its engine's colour).  Each bar is the median of its rows; where a bar has 3 or more, a
+    whisker is the median's interval (results.stats: exact order statistics), and the legend says its level
+    (75% for the min-max of 3; 95% from 6).  A percentile (y = p99_us ...) is not drawn for an x that has too
+    few operations to have it (db_bench's compact is one operation; `results` give the counts): the title
+    says so."""
     plt = require("matplotlib.pyplot", "kvlab's plots")
-    sns = require("seaborn", "kvlab's plots")
+    import numpy as np
     house_style()
     dropped = []
     if figcheck.ops_needed(y) is not None:
@@ -35,9 +48,33 @@ def bars(frame, x, y, hue="engine", title="", log=False, ylabel=None, results=No
     legend = hue is not None
     if hue is None and x in ENGINE_HUES:
         hue = x
+    colours = palette_for(frame, hue) or {}
+    import pandas as pd
+    xs = sorted(frame[x].dropna().unique()) if pd.api.types.is_numeric_dtype(frame[x]) else \
+        list(dict.fromkeys(frame[x].dropna()))
+    hues = [None] if hue is None or hue == x else list(dict.fromkeys(frame[hue].dropna()))
+    width = 0.8 / len(hues)
     fig, ax = plt.subplots()
-    sns.barplot(data=frame, x=x, y=y, hue=hue, ax=ax, palette=palette_for(frame, hue), saturation=1,
-                legend=legend)
+    levels = []
+    for j, hv in enumerate(hues):
+        part = frame if hv is None else frame[frame[hue] == hv]
+        for i, xv in enumerate(xs):
+            values = stats.clean(part[part[x] == xv][y])
+            if not len(values):
+                continue
+            at = i + (j - (len(hues) - 1) / 2) * width
+            median = float(np.median(values))
+            colour = colours.get(xv if hue == x else hv, OTHER_COLOURS[0])
+            ax.bar([at], [median], width=width, color=colour, edgecolor="none")
+            ci = stats.median_interval(values)
+            if ci is not None:
+                ax.errorbar([at], [median], yerr=[[median - ci[0]], [ci[1] - median]], fmt="none",
+                            ecolor=_WHISKER, elinewidth=1.2, capsize=3, gid="median-interval")
+                levels.append(ci[2])
+    ax.set_xticks(range(len(xs)))
+    ax.set_xticklabels([str(v) for v in xs])
+    ax.set_xlim(-0.6, len(xs) - 0.4)
+    ax.set_xlabel(x)
     if log:
         ax.set_yscale("log")
         _log_from_a_decade(ax)
@@ -51,11 +88,25 @@ def bars(frame, x, y, hue="engine", title="", log=False, ylabel=None, results=No
         rate_axis(ax)
     _slant_if_crowded(ax)
     fig.tight_layout()
-    if legend and ax.get_legend() is not None:   # beside the axes, never over the bars
-        handles = _bar_handles(palette_for(frame, hue))
-        ax.get_legend().remove()
-        one_legend(fig, handles, title=hue)
+    handles = _bar_handles(colours) if legend and hue != x else []
+    if levels:
+        handles.append(_whisker_handle(levels))
+    if handles:   # beside the axes, never over the bars
+        one_legend(fig, handles, title=hue if legend and hue != x else None)
     return fig
+
+
+_WHISKER = "#333333"
+
+
+def _whisker_handle(levels):
+    """The legend's entry for the whiskers, with the confidence they have: 'median's 75% interval (min-max of
+    3)', or its range where bars differ in how many values they have."""
+    from matplotlib.lines import Line2D
+    lo, hi = min(levels), max(levels)
+    said = stats._percent(lo) if round(lo, 6) == round(hi, 6) else f"{stats._percent(lo)} to {stats._percent(hi)}"
+    return Line2D([], [], color=_WHISKER, marker="|", markersize=10, linewidth=1.2,
+                  label=f"bar: median; whisker: median's {said} interval")
 
 
 def _slant_if_crowded(ax):

@@ -27,7 +27,9 @@ def compare(frame, title: str | None = None):
     metrics = [m for m in dict.fromkeys(frame.metric) if m in BY_NAME]
     match = frame.attrs.get("match") or [c for c in ("workload", "phase", "threads") if c in frame.columns]
     rows = frame[frame.metric == metrics[0]] if metrics else frame
-    labels = list(dict.fromkeys(_compare_label(r, match) for r in rows.to_dict("records")))
+    # a geomean pools one phase kind: with several kinds compared (loads=True), each geomean names its own
+    kinds = len(set(frame.phase[frame.geomean_of.notna()].dropna())) if {"phase", "geomean_of"} <= set(frame) else 1
+    labels = list(dict.fromkeys(_compare_label(r, match, kinds) for r in rows.to_dict("records")))
     ncols = min(3, len(metrics)) or 1
     nrows = -(-len(metrics) // ncols) or 1
     fig, grid = plt.subplots(nrows, ncols, figsize=(4.4 * ncols + 1.8, 0.42 * len(labels) * nrows + 1.6 * nrows),
@@ -45,7 +47,7 @@ def compare(frame, title: str | None = None):
         ax.axvspan(-floor, floor, color="#dddddd", alpha=0.6, linewidth=0)
         ax.axvline(0, color="#444444", linewidth=0.8)
         for r in part.to_dict("records"):
-            y = position.get(_compare_label(r, match))
+            y = position.get(_compare_label(r, match, kinds))
             base = r["a_median"]
             if y is None or base is None or base != base or base == 0:
                 continue
@@ -113,10 +115,10 @@ def _wrap_title_to_panel(ax, renderer) -> None:
             return
 
 
-def _compare_label(r: dict, match) -> str:
+def _compare_label(r: dict, match, kinds: int = 1) -> str:
     geomean = r.get("geomean_of") is not None and r.get("geomean_of") == r.get("geomean_of")
     if geomean:
-        return "geomean"
+        return f"geomean ({r.get('phase')})" if kinds > 1 and r.get("phase") else "geomean"
     parts = []
     for k in match:
         v = r.get(k)

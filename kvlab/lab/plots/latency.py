@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ... import errors
 from ..._optional import require
-from .style import REFERENCE_COLOUR, engine_handles, engine_palette, house_style, one_legend, si
+from .style import REFERENCE_COLOUR, engine_handles, engine_palette, house_style, one_legend, setting_words, si
 
 _SPECTRUM_DECADES = 5          # 0% ... 99.999%
 _VARIANT_MARKERS = ("o", "s", "^", "D", "v", "P")
@@ -23,13 +23,11 @@ def latency_spectrum(results, op="all", title=None):
     results = list(results)
     ops = [op] if isinstance(op, str) else list(op)
     colours = engine_palette([b.engine for b in results])
-    # what tells two lines of one engine apart, named only where the results differ in it
-    differs = {k: len({getattr(b, k) for b in results}) > 1 for k in ("workload", "phase", "threads")}
+    # what tells two lines of one engine apart, named only where the results differ in it: every setting
     lines, variants = [], {}
-    for b in results:
+    for b, words in zip(results, setting_words(results)):
         for o in ops:
-            extra = ([o] if len(ops) > 1 else []) + ([b.workload] if differs["workload"] else []) \
-                + ([b.phase] if differs["phase"] else []) + ([f"{b.threads} thr"] if differs["threads"] else [])
+            extra = ([o] if len(ops) > 1 else []) + words
             label = b.engine + (f" {', '.join(extra)}" if extra else "")
             seen = variants.setdefault(b.engine, {})
             lines.append((b, o, label, seen.setdefault(label, len(seen))))

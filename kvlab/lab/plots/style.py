@@ -3,6 +3,7 @@ the axes and legends the figure kinds draw alike, and the provenance footer (`ca
 exported figure.  The figure kinds import from here; this module imports none of them."""
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from ... import engines
@@ -155,3 +156,49 @@ def axis_label(column: str) -> str:
     'transactions/s', p99_us -> 'p99 (µs)'."""
     text = column.replace("_per_sec", "/s").replace("_per_", " per ")
     return " ".join(_UNIT_WORDS.get(w, w) for w in text.split("_"))
+
+
+def _setting(b, key):
+    v = (b.params or {}).get(key)
+    return json.dumps(v, sort_keys=True) if isinstance(v, (list, dict)) else v
+
+
+# what can tell two results of one engine apart, and how a legend names it
+_SETTINGS = (
+    ("workload", lambda b: b.workload, str),
+    ("phase", lambda b: b.phase, str),
+    ("threads", lambda b: b.threads, lambda v: f"{v} thr"),
+    ("num", lambda b: _setting(b, "num"), lambda v: f"num {si(v) if isinstance(v, (int, float)) else v}"),
+    ("value_size", lambda b: _setting(b, "value_size"), lambda v: f"{v} B values"),
+    ("key_size", lambda b: _setting(b, "key_size"), lambda v: f"{v} B keys"),
+    ("batch", lambda b: _setting(b, "batch"), lambda v: f"batch {v}"),
+    ("settings", lambda b: _engine_settings(b), lambda v: v or "defaults"),
+)
+
+
+def _engine_settings(b) -> str:
+    from ...results.store import settings_text
+    return settings_text(b)
+
+
+def setting_words(results) -> list:
+    """For each result, the words that name each setting differing across `results` (workload, phase, threads,
+    num, value and key size, batch, engine settings; the engine is its colour), so that every legend names
+    what varies between its lines; results alike in all of them are told apart by their trial, then by their
+    order."""
+    results = list(results)
+    def varies(key, get) -> bool:
+        if key == "settings":   # each engine has settings of its own: named where one engine's differ
+            return any(len({get(b) for b in results if b.engine == e}) > 1 for e in {b.engine for b in results})
+        return len({get(b) for b in results}) > 1
+    varying = [(get, say) for key, get, say in _SETTINGS if varies(key, get)]
+    words = [[say(get(b)) for get, say in varying] for b in results]
+    labels = [(b.engine, *w) for b, w in zip(results, words)]
+    for i, b in enumerate(results):
+        if labels.count(labels[i]) > 1:
+            same = [j for j, lab in enumerate(labels) if lab == labels[i]]
+            if len({results[j].trial for j in same}) == len(same):
+                words[i] = words[i] + [f"trial {b.trial}"]
+            else:
+                words[i] = words[i] + [f"#{same.index(i) + 1}"]
+    return words

@@ -25,6 +25,10 @@ table.data th { background: var(--band); border-bottom: 2px solid var(--line); p
 table.data td { border-bottom: 1px solid var(--line); padding: 0.22rem 0.5rem; }
 table.data tbody tr:nth-child(even) { background: #fbfcfd; }
 .r { text-align: right; white-space: nowrap; }
+table.summary { font-size: 0.8rem; }
+table.summary td.def { min-width: 10rem; max-width: 15rem; color: var(--muted); }
+table.summary td.tags { min-width: 6rem; max-width: 11rem; }
+table.summary th, table.summary td { padding-left: 0.3rem; padding-right: 0.3rem; }
 .l { text-align: left; }
 tr.geomean td { font-style: italic; border-top: 2px solid var(--line); }
 .tag { display: inline-block; background: #eef3f8; border: 1px solid #c8d6e5; border-radius: 3px;
