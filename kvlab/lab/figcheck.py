@@ -358,6 +358,8 @@ def _hidden_lines(axes, renderer):
         for line in ax.get_lines():
             if not line.get_visible() or _is_reference(line) or (line.get_alpha() or 1) <= 0:
                 continue
+            if str(line.get_gid() or "") == "median-interval":   # an interval's caps: one over the other when narrow
+                continue
             if _no_marker(line) and not _draws_segments(line):
                 continue
             xy = np.asarray(line.get_xydata(), dtype=float)
