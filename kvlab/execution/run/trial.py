@@ -15,7 +15,7 @@ from ..dbfiles import dbdir
 from ..host import accounting, buildfacts, system
 from ..native import build_config, facts_for_result, started_with_static_tls_room
 from ..progress import ProgressTracker
-from . import loads, mixplan, phases, record
+from . import loads, mixplan, phases, record, workingset
 from .events import reader_for
 from .phaseamp import Carried, PhaseAmp
 from .phases import Phase
@@ -40,6 +40,7 @@ class Trial:
         self.results = []
         self.engine = None
         self.engine_settings = None
+        self._working_set_said = False   # the working-set warning: once a trial
         self.device, self.device_note = accounting.block_device(where.path)
         self.storage = accounting.storage(where.path)
         # what the workload believes the database holds (space amplification), where the engine's own account
@@ -142,7 +143,18 @@ class Trial:
         if phase.kind == phases.RUN:
             steady_state(result, measured.samples, cut)
         self._load_record(phase, params, result)
+        self._working_set(phase, result)
         return result
+
+    def _working_set(self, phase: Phase, b: BenchmarkResult):
+        """The data a reading phase reads larger than the engine's cache: one warning a trial, with both sizes."""
+        if not phase.counts_found or self._working_set_said:
+            return
+        text = workingset.warning(self.cfg.name, dict(self.engine_settings or {}),
+                                  (b.accounting or {}).get("db_size_bytes"), accounting.machine().get("memory_bytes"))
+        if text:
+            _warn(b, text)
+            self._working_set_said = True
 
     def _load_record(self, phase: Phase, params: dict, b: BenchmarkResult):
         """After a phase that fills the key space, the marker says how far it got; a phase that needs the data,
