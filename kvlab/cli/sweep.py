@@ -7,12 +7,12 @@ from pathlib import Path
 
 from .. import errors
 from ..execution.orchestration import sweep as execution
-from ..lab import estimate
-from ..lab.sweeps import Sweep
 from ..model.sweep import SweepSpec, load_toml
 from ..results import sweeps as stored
 from ..results.store import Store
+from ..services import estimate
 from ..services.progress import SweepTextBar
+from ..services.sweeps import Sweep
 from .parsing import add_store_option
 
 EXAMPLE = '''name = "engines-threads-values"    # the sweep's id in the results store
