@@ -102,7 +102,9 @@ def test_a_fake_engine_without_its_parts_fails_with_each_part_named(tmp_path):
     (folder / "__init__.py").write_text('BUILD = {"header": "fakekv.h", "library": "fakekv"}\n')
     fake = Descriptor("fakekv", rank=1, build={"header": "fakekv.h", "library": "fakekv", "package": ""},
                       configs=(EngineConfig("fake", "fakekv", "a test's fake engine"),),
-                      format=Absent("no reopen rules"), events=None, counters=Absent(""), cache=Absent("none"))
+                      format=Absent("no reopen rules"), events=None, counters=Absent(""), cache=Absent("none"),
+                      own_config=Absent("none"),
+                      memory=Absent("none"))
     parts = missing(fake, folder)
     for part in ("descriptor: `events` is None", "descriptor: `counters` is Absent without a reason",
                  "build row: BUILD is not the descriptor's build", "build row: no Debian package",

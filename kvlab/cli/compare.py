@@ -6,7 +6,7 @@ import time
 
 from ..execution import native
 from ..execution.run.runner import run_spec
-from ..model.spec import RunSpec
+from ..model.spec import RunSpec, memory_bytes
 from ..results import sanity
 from ..results.result import RunResult
 from ..results.store import kvlab_home
@@ -23,6 +23,10 @@ def add_parser(sub, make):
     c.add_argument("--threads", type=count(1, 1024), default=2, metavar="N",
                    help="the second thread count (default 2; the first is 1)")
     c.add_argument("--engines", default=None, metavar="LIST", help="comma list (default: every built engine)")
+    c.add_argument("--memory", default=None, metavar="SIZE",
+                   help="one memory budget for every engine, e.g. 1GiB: split across each engine's own cache and "
+                        "write buffers as its documentation advises, each run held to it in a memory cgroup (page "
+                        "cache included) where one can be made (default: each engine's own defaults, printed)")
     add_running_options(c, db=False)
     for a in c._actions:
         if a.dest == "json":
@@ -36,15 +40,17 @@ def handle(args) -> int:
     names = [n.strip() for n in args.engines.split(",") if n.strip()] if args.engines else built
     for n in names:
         native.require_built(n)
+    memory = None if args.memory is None else memory_bytes(args.memory)   # refused before anything is written
     args.json = args.json or str(kvlab_home() / f"compare-{time.strftime('%Y%m%d-%H%M%S')}.json")
     seed = args.seed if args.seed is not None else time.time_ns() & 0xFFFFFFFF
     common.preflight(args)
-    common.say(args, f"kvlab compare: {', '.join(names)}; num={args.num:,}, threads 1 and {args.threads}, seed={seed}")
+    common.say(args, f"kvlab compare: {', '.join(names)}; num={args.num:,}, threads 1 and {args.threads}, seed={seed}",
+               output.memory_line(memory, names))
     rows, benchmarks = [], []
     for name in names:
         for threads in sorted({1, args.threads}):
             spec = RunSpec(engine=name, workloads=("fillseq", "readrandom"), num=args.num, threads=threads,
-                           seed=seed)
+                           seed=seed, memory=memory)
             result = run_spec(spec, control=common.progress_control(args))
             benchmarks += list(result)
             for b in result:

@@ -2,6 +2,7 @@
 place where errors become exit codes."""
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 
@@ -10,6 +11,7 @@ from .. import errors
 from .._version import __version__
 from ..execution import native
 from ..execution.dbfiles import leftovers
+from ..execution.run import runner
 from . import (
     clean,
     compare,
@@ -90,7 +92,10 @@ def main(argv=None, reexec: bool = False) -> int:
             note = leftovers.notice()
             if note:
                 print(note, file=sys.stderr, flush=True)
-        with signals.stopping():
+        # the `kvlab` command's own process (reexec: not a main() called in a Python session) may hold itself in a
+        # memory cgroup for a --memory budget: an overrun ends the command, never an interpreter someone works in
+        bounded = runner.whole_process_bounded() if reexec else contextlib.nullcontext()
+        with signals.stopping(), bounded:
             return command()
     except errors.KvlabError as exc:
         print(f"kvlab: error: {exc}", file=sys.stderr)

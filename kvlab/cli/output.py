@@ -4,11 +4,29 @@ from __future__ import annotations
 
 import sys
 
+from .. import engines
+from ..engines.descriptor import defaults_line, memory_split
 from ..results.formatting import num
 
 
 def mib(v) -> str:
     return "-" if v is None else num(v / 1048576)
+
+
+def memory_line(memory: int | None, names, given=None) -> str:
+    """The header's line on memory: the budget and each engine configuration's split of it (settings `given`
+    win), or, without a budget, every engine's own defaults with the figures."""
+    if memory is None:
+        return defaults_line(engines.DESCRIPTORS.values())
+    given = given or {}
+    parts = []
+    for name in names:
+        cfg = engines.get(name)
+        split = {k: v for k, v in memory_split(engines.descriptor(cfg), cfg, memory).items() if k not in given}
+        parts.append(f"{name} " + (", ".join(f"{k} {v / 1048576:.0f} MiB" for k, v in split.items())
+                                   or "none (the OS page cache)"))
+    return (f"memory budget: {memory / 1048576:.0f} MiB each, page cache included where a memory cgroup can be made; "
+            + "; ".join(parts))
 
 
 def percentiles(lat: dict | None, unit: str = "us") -> str:

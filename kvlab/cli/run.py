@@ -5,7 +5,7 @@ import argparse
 
 from .. import engines, errors
 from ..model.spec import RUN_FLAGS, RunFlag, RunSpec, make_spec
-from . import common
+from . import common, output
 from .parsing import add_running_options, amount, byte_size, count
 
 NAME = "run"
@@ -106,5 +106,6 @@ def spec_from_args(args) -> RunSpec:
 def handle(args) -> int:
     spec = spec_from_args(args)
     common.say(args, f"kvlab run: {spec.engine}, {','.join(spec.workloads)}, num={spec.num:,}, "
-                     f"threads={spec.threads}, seed={spec.seed}")
+                     f"threads={spec.threads}, seed={spec.seed}",
+               output.memory_line(spec.memory, [spec.engine], spec.engine_settings))
     return common.execute(spec, args)

@@ -114,6 +114,28 @@ def stat_delta(before, after, key):
     return a - (stat(before, key) or 0)
 
 
+def config_pairs(text: str) -> dict:
+    """An engine's config string ("a=1,b=(c=2,d=3),e=[x,y]", WiredTiger's form) as {key: value}, split at the
+    top level only (a nested value stays one string)."""
+    out, depth, start, quoted = {}, 0, 0, False
+    for i, ch in enumerate(text + ","):
+        if ch == '"':
+            quoted = not quoted
+        elif quoted:
+            continue
+        elif ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            item = text[start:i].strip()
+            if item:
+                key, _, value = item.partition("=")
+                out[key.strip()] = value.strip()
+            start = i + 1
+    return out
+
+
 def no_log(engine: str) -> dict:
     """The counters of an engine whose info LOG is not in the database directory."""
     return {"bytes_written": None, "blocks_read": None, "source": f"{engine}'s LOG in the database directory",
@@ -129,6 +151,38 @@ class Cache:
     setting: str
     default_bytes: int
     source: str
+
+
+# the benchmark process before any engine (Python, numpy, kvlab): a budget's split leaves it out, as the memory
+# cgroup of a bounded run counts it (kvlab.execution.host.cgroup.BASELINE is the same figure)
+PROCESS_BYTES = 64 << 20
+MiB = 1 << 20
+
+
+def engine_share(budget: int) -> int:
+    """What a memory budget leaves for the engine and the page cache once the process itself is counted."""
+    return max(budget - PROCESS_BYTES, 16 * MiB)
+
+
+def memory_split(d: "Descriptor", cfg: EngineConfig, budget: int) -> dict:
+    """{setting: bytes}: `d`'s split of `budget` bytes, only the settings configuration `cfg` honours."""
+    if d.memory is None or isinstance(d.memory, Absent):
+        return {}
+    return {k: int(v) for k, v in d.memory(budget).items() if k in cfg.honours}
+
+
+def defaults_line(descriptors) -> str:
+    """'engine defaults: WiredTiger cache 100 MiB, ..., LMDB unbounded': each storing engine's own cache when no
+    memory budget is given (its descriptor's `cache`), in rank order."""
+    parts = []
+    for d in sorted(descriptors, key=lambda d: d.rank):
+        if d.planned or not any(c.stores_data for c in d.configs):
+            continue
+        if d.cache:
+            parts.append(f"{d.title} cache {d.cache.default_bytes / MiB:g} MiB")
+        else:
+            parts.append(f"{d.title} unbounded (the OS page cache)")
+    return "engine defaults: " + ", ".join(parts)
 
 
 # --- build facts (kvlab.execution.host.buildfacts and native read them) ---------------------------------------------
@@ -223,8 +277,16 @@ class Descriptor:
     cache: Cache | Absent
     facts: BuildFacts = BuildFacts()
     dbbench: DbBench = DbBench()
+    # the configuration the engine reports about itself once open: (the database directory, a stats reading
+    # {numbers, text} or None) -> {setting: value as the engine writes it}; what kvlab passed is kept apart.
+    # Absent(reason) where it reports none; None is a missing part (the checklist names it)
+    own_config: Callable[[Path, dict | None], dict] | Absent | None = None
     planned: str | None = None
     title: str = ""           # its name in prose ("RocksDB"); "": the adapter's name
+    # a memory budget in bytes (the process included) -> the engine settings that spend it, as the engine's own
+    # documentation advises (the runner applies those the user did not set; `memory_split` keeps the ones a
+    # configuration honours); Absent: the engine has no cache of its own to size.  None is a missing part.
+    memory: Callable[[int], dict] | Absent | None = None
 
     def __post_init__(self):
         fixed = []

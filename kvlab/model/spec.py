@@ -7,6 +7,7 @@ used is recorded in every result, so any run can be repeated exactly.
 from __future__ import annotations
 
 import dataclasses
+import re
 import time
 from dataclasses import dataclass, field
 from typing import Mapping
@@ -33,7 +34,7 @@ RANGES = {
     "seed": (0, 2**64 - 1), "repeat": (1, 1000), "duration": (0, WEEK_S), "warmup": (0, WEEK_S),
     # db_bench accepts ratios above 1 (seed 002 passes 50): they mean incompressible, as 1 does
     "compression_ratio": (0.01, 1000.0), "writes_per_second": (0, 1e12), "target_rate": (0, 1e9),
-    "interval": (0, 3600),
+    "interval": (0, 3600), "memory": (128 << 20, 1 << 50),
 }
 LOADS = ("batched", "bulk")   # RunSpec.load: how a load writes
 # run fields `kvlab run` has no flag for (the CLI decides them itself: --db keeps the database)
@@ -71,6 +72,9 @@ class RunSpec:
     distribution: str | None = None   # mixes: the key distribution instead of each mix's own
     target_rate: float = 0.0          # mixes: transactions/s in total, open loop; 0 = closed loop
     cpus: str | None = None           # pin the run, engine threads included, to these CPUs: "0", "0-1", "0,2"
+    memory: int | None = None         # one memory budget, bytes (or a size: "1GiB", "512M"): split across the
+                                      # engine's caches as its descriptor says, the run held to it in a memory
+                                      # cgroup where one can be made; None: each engine's own defaults
     mixes: Mapping[str, Mix] = field(default_factory=dict)      # mixes named in `workloads` (TOML, YCSB, Python)
     engine_settings: Mapping[str, object] = field(default_factory=dict)
 
@@ -87,6 +91,8 @@ class RunSpec:
                                        f"{getattr(self, name)!r}")
         object.__setattr__(self, "engine_settings", dict(self.engine_settings))
         object.__setattr__(self, "mixes", dict(self.mixes))
+        if self.memory is not None:
+            object.__setattr__(self, "memory", memory_bytes(self.memory))
         self.validate()
 
     @property
@@ -362,6 +368,10 @@ RUN_FLAGS = (
     RunFlag("target_rate", "number", "run the mix in open loop at this many transactions/s in total (0: closed "
             "loop)", "OPS_PER_SEC", _MIXES),
     RunFlag("cpus", "text", "pin the run, engine threads included: 0, 0-1, 0,2", "LIST", _MEASURE),
+    RunFlag("memory", "text", "one memory budget for every engine, e.g. 1GiB or 512MiB: split across the "
+            "engine's own cache and write buffers as its documentation advises (settings given win), the run held to "
+            "it in a memory cgroup, page cache included, where one can be made (root, cgroup v1); default: each "
+            "engine's own defaults", "SIZE", _MEASURE),
     RunFlag("interval", "number", "time-series interval in s (default 1; 0: off)", "S", _MEASURE),
     RunFlag("warmup", "warmup", "seconds left out of each run phase's summary (default 0), or auto: the start-up "
             "transient MSER-5 finds in the time series", "S|auto", _MEASURE),
@@ -440,6 +450,31 @@ def _known(d, keys, where):
     unknown = sorted(set(d) - set(keys))
     if unknown:
         raise errors.SpecError(f"{where}: key(s) {', '.join(map(str, unknown))} unknown; allowed: {', '.join(keys)}")
+
+
+_SIZE_UNITS = {"": 1, "b": 1, "k": 1 << 10, "kb": 1 << 10, "kib": 1 << 10, "m": 1 << 20, "mb": 1 << 20,
+               "mib": 1 << 20, "g": 1 << 30, "gb": 1 << 30, "gib": 1 << 30, "t": 1 << 40, "tb": 1 << 40,
+               "tib": 1 << 40}
+
+
+def memory_bytes(value) -> int:
+    """A memory budget in bytes, from 1073741824, '1GiB', '512M', '1.5G' (binary units); a SpecError says what is
+    allowed."""
+    lo, hi = (int(b) for b in RANGES["memory"])
+    allowed = f"allowed: bytes, or a size such as 512MiB or 2GiB, from {lo >> 20} MiB to {hi >> 40} TiB"
+    if isinstance(value, bool):
+        raise errors.SpecError(f"memory={value!r}: {allowed}")
+    if isinstance(value, int):
+        n = value
+    else:
+        m = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([a-zA-Z]*)\s*", str(value))
+        if not m or m.group(2).lower() not in _SIZE_UNITS:
+            raise errors.SpecError(f"memory={value!r} is not a size; {allowed}")
+        n = int(float(m.group(1)) * _SIZE_UNITS[m.group(2).lower()])
+    if not lo <= n <= hi:
+        raise errors.SpecError(f"memory={value!r} is out of range ({lo >> 20} MiB is the least: the benchmark "
+                               f"process alone needs about 64 MiB); {allowed}")
+    return n
 
 
 def cpu_set(text) -> frozenset:

@@ -1,12 +1,21 @@
 """Berkeley DB 5.3: a B-tree, in a transactional environment or a Concurrent Data Store (engine_bdb.c)."""
-from ..descriptor import AdapterFormat, Cache, Descriptor, Durability, EngineConfig
-from . import counters, events
+from ..descriptor import AdapterFormat, Cache, Descriptor, Durability, EngineConfig, engine_share
+from . import counters, events, own_config
 
 # setup.py reads this with `ast` before kvlab can be imported: keep it a literal (kvlab.engines' docstring)
 BUILD = {"header": "db.h", "library": "db", "package": "libdb5.3-dev"}
 
 # the cache engine_bdb.c opens with when cache_size is not given (Berkeley DB's own is 256 KiB)
 DEFAULT_CACHE_BYTES = 64 << 20
+
+def memory(budget: int) -> dict:
+    """A memory budget as Berkeley DB's settings: its memory pool is the one knob (DB_ENV->set_cachesize; the
+    Reference Guide's "Selecting a cache size": large enough for the working set, at least the tree's internal
+    pages, since what misses it is read through the OS).  As WiredTiger's, the cache is what the process
+    leaves less a quarter for the page cache of the database and log files and the environment's other
+    regions (locks, log buffer)."""
+    return {"cache_size": engine_share(budget) * 3 // 4}
+
 
 DESCRIPTOR = Descriptor(
     "bdb", title="Berkeley DB", rank=50, build=BUILD,
@@ -36,7 +45,8 @@ DESCRIPTOR = Descriptor(
             format=AdapterFormat(recovers=False)),
     ),
     format=AdapterFormat(),
-    events=events.EVENTS, counters=counters.COUNTERS,
+    events=events.EVENTS, counters=counters.COUNTERS, own_config=own_config.own_config,
     cache=Cache("cache_size", DEFAULT_CACHE_BYTES,
                 "engine_bdb.c's default (set_cachesize); Berkeley DB's own default is 256 KiB"),
+    memory=memory,
 )

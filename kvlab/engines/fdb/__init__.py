@@ -14,4 +14,6 @@ DESCRIPTOR = Descriptor(
         honours=frozenset({"options"}), notes="adapter not written yet; loads libfdb_c at run time",
         colour="#332288", aliases=("foundationdb", "foundationdb (published)")),),
     format=Absent(_PLANNED), events=Absent(_PLANNED), counters=Absent(_PLANNED), cache=Absent(_PLANNED),
+    memory=Absent(_PLANNED),
+    own_config=Absent(_PLANNED),
 )

@@ -1,12 +1,22 @@
 """LevelDB: Google's LSM tree (engine_leveldb.c)."""
-from ..descriptor import AdapterFormat, BuildFacts, Cache, Descriptor, Durability, EngineConfig
+from ..descriptor import AdapterFormat, BuildFacts, Cache, Descriptor, Durability, EngineConfig, engine_share
 from ..settings import LSM_SETTINGS, LSM_TABLE_FILES
-from . import counters, events
+from . import counters, events, own_config
 from .crc32 import crc32_of_library
 
 # setup.py reads this with `ast` before kvlab can be imported: keep it a literal (kvlab.engines' docstring)
 BUILD = {"header": "leveldb/c.h", "library": "leveldb", "package": "libleveldb-dev",
          "static_deps": ["stdc++", "snappy"], "also": ["libsnappy-dev"]}   # `also`: installed beside it
+
+def memory(budget: int) -> dict:
+    """A memory budget as LevelDB's settings, after its options.h: `block_cache` holds uncompressed blocks
+    (cache_size), and "up to two write buffers may be held in memory at the same time" (write_buffer_size each);
+    the table cache (max_open_files tables' indexes and filters) and the OS page cache of the table files take
+    the rest.  As RocksDB's wiki advises for the same design: a third of what the process leaves for the block
+    cache, a third for the two write buffers, a third for the table cache and the page cache."""
+    third = engine_share(budget) // 3
+    return {"cache_size": third, "write_buffer_size": max(1 << 20, third // 2)}
+
 
 DESCRIPTOR = Descriptor(
     "leveldb", title="LevelDB", rank=20, build=BUILD,
@@ -23,7 +33,8 @@ DESCRIPTOR = Descriptor(
                        "LevelDB without sync: a machine crash may lose the newest writes"),
         )),),
     format=AdapterFormat(remembered=LSM_TABLE_FILES),
-    events=events.EVENTS, counters=counters.COUNTERS,
+    events=events.EVENTS, counters=counters.COUNTERS, own_config=own_config.own_config,
     cache=Cache("cache_size", 8 << 20, "LevelDB's options.h: without a block cache it makes an 8 MB one"),
+    memory=memory,
     facts=BuildFacts(crc32_of_library=crc32_of_library),
 )

@@ -1,6 +1,6 @@
 """LMDB: a memory-mapped B+tree with a single writer (engine_lmdb.c)."""
 from ..descriptor import Absent, AdapterFormat, Descriptor, Durability, EngineConfig
-from . import counters, events
+from . import counters, events, own_config
 
 # setup.py reads this with `ast` before kvlab can be imported: keep it a literal (kvlab.engines' docstring)
 BUILD = {"header": "lmdb.h", "library": "lmdb", "package": "liblmdb-dev"}
@@ -33,6 +33,7 @@ DESCRIPTOR = Descriptor(
         # mdb_env_get_maxkeysize: MDB_MAXKEYSIZE, 511 in LMDB 0.9's default build; a longer key is MDB_BAD_VALSIZE
         max_key_size=511),),
     format=AdapterFormat(remembered=("map_size",)),
-    events=events.EVENTS, counters=counters.COUNTERS,
+    events=events.EVENTS, counters=counters.COUNTERS, own_config=own_config.own_config,
     cache=Absent("LMDB has no cache of its own: reads go through the OS page cache (its map)"),
+    memory=Absent("no cache of its own: the OS page cache (its map), bounded by the memory cgroup"),
 )

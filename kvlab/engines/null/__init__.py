@@ -17,5 +17,6 @@ DESCRIPTOR = Descriptor(
     format=AdapterFormat(),
     events=Absent(f"{_NO_STORAGE}: no background work"),
     counters=Absent(f"{_NO_STORAGE}: nothing written"),
-    cache=Absent(f"{_NO_STORAGE}: no cache"),
+    cache=Absent(f"{_NO_STORAGE}: no cache"), memory=Absent(f"{_NO_STORAGE}: no memory to budget"),
+    own_config=Absent(f"{_NO_STORAGE}: no configuration of its own to report"),
 )

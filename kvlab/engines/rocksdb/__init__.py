@@ -1,8 +1,8 @@
 """RocksDB: Meta's LSM tree, with its default options and with seed 001's tuning (engine_rocksdb.c)."""
 from ...model.dbbench_flags import rocksdb_options, translate_rocksdb_flags
-from ..descriptor import AdapterFormat, BuildFacts, Cache, DbBench, Descriptor, Durability, EngineConfig
+from ..descriptor import AdapterFormat, BuildFacts, Cache, DbBench, Descriptor, Durability, EngineConfig, engine_share
 from ..settings import LSM_SETTINGS, LSM_TABLE_FILES
-from . import counters, events
+from . import counters, events, own_config
 from .crc32 import crc32_from_log
 
 # setup.py reads this with `ast` before kvlab can be imported: keep it a literal (kvlab.engines' docstring).
@@ -41,6 +41,17 @@ DURABILITY = (
 )
 _COMPRESSIONS = ("none", "snappy", "lz4", "zstd")
 
+
+def memory(budget: int) -> dict:
+    """A memory budget as RocksDB's settings, after its wiki ("Setup Options and Basic Tuning": a block cache of
+    about a third of the memory for RocksDB; "Memory usage in RocksDB": the block cache, the memtables, the
+    indexes and filters and the iterators' pinned blocks are where it goes).  A third of what the process leaves
+    is the block cache (cache_size); a third the memtables: max_write_buffer_number (2 by default) of
+    write_buffer_size each; the last third is for indexes and filters outside the block cache, and the page
+    cache of the SST files."""
+    third = engine_share(budget) // 3
+    return {"cache_size": third, "write_buffer_size": max(1 << 20, third // 2)}
+
 DESCRIPTOR = Descriptor(
     "rocksdb", title="RocksDB", rank=30, build=BUILD,
     configs=(
@@ -59,8 +70,9 @@ DESCRIPTOR = Descriptor(
             colour="#56B4E9"),
     ),
     format=AdapterFormat(remembered=LSM_TABLE_FILES + ("table_options",)),
-    events=events.EVENTS, counters=counters.COUNTERS,
-    cache=Cache("cache_size", 32 << 20, "RocksDB 7.8's table.h: without a block cache it makes a 32 MB one"),
+    events=events.EVENTS, counters=counters.COUNTERS, own_config=own_config.own_config,
+    cache=Cache("cache_size", 8 << 20, "RocksDB 7.8 without a block cache makes an 8 MB LRU one: its LOG reports block_cache capacity 8388608 (tests/test_engine_config.py)"),
+    memory=memory,
     facts=BuildFacts(crc32_in_db=crc32_from_log, thread_locals=True),
     # the table factory carries cache, block size and bloom: those db_bench flags go into the options string
     dbbench=DbBench(flag_kinds=frozenset({"rocksdb-option", "gone"}), in_options=frozenset({"cache_size", "block_size",

@@ -1,8 +1,8 @@
 """WiredTiger: MongoDB's engine, as a row-store B-tree and as an LSM tree (engine_wiredtiger.c)."""
 import re
 
-from ..descriptor import AdapterFormat, Cache, DbBench, Descriptor, Durability, EngineConfig, RecoveryLog
-from . import counters, events
+from ..descriptor import AdapterFormat, Cache, DbBench, Descriptor, Durability, EngineConfig, RecoveryLog, engine_share
+from . import counters, events, own_config
 
 # setup.py reads this with `ast` before kvlab can be imported: keep it a literal (kvlab.engines' docstring).
 # `defines`: the folder of its snappy extension, which wiredtiger_open loads for a snappy table.
@@ -32,6 +32,17 @@ DURABILITY = (
                "WiredTiger without a log: durable as of the last checkpoint"),
 )
 
+def memory(budget: int) -> dict:
+    """A memory budget as WiredTiger's settings: its cache is the one knob (WiredTiger's "Cache and eviction
+    tuning": cache_size bounds the memory it keeps for its B-tree pages; the LSM's chunks live in that cache too),
+    so cache_size is the budget less a margin.  The margin is the process itself (descriptor.PROCESS_BYTES) and a
+    quarter of the rest: WiredTiger reads its files through the OS, so their page cache, and what it allocates
+    beyond the cache (eviction lets the cache run past its target; allocator overhead), need room in the same
+    memory.  MongoDB, which embeds WiredTiger, keeps half of memory less 1 GB for it for the same reason, but
+    shares the machine with a server: a benchmark gives it more."""
+    return {"cache_size": engine_share(budget) * 3 // 4}
+
+
 DESCRIPTOR = Descriptor(
     "wiredtiger", title="WiredTiger", rank=40, build=BUILD,
     configs=(
@@ -53,8 +64,8 @@ DESCRIPTOR = Descriptor(
     format=AdapterFormat(fixed=("compression", "block_size", "bloom_bits", "write_buffer_size", "table_options"),
                          log=RecoveryLog(files="WiredTigerLog.*", on_option="log=(enabled=true)",
                                          on_pattern=_LOG_ON, off_pattern=_LOG_OFF, on_for=log_on_for)),
-    events=events.EVENTS, counters=counters.COUNTERS,
-    cache=Cache("cache_size", 100 << 20, "wiredtiger_open's cache_size default, 100MB"),
+    events=events.EVENTS, counters=counters.COUNTERS, own_config=own_config.own_config,
+    cache=Cache("cache_size", 100 << 20, "wiredtiger_open's cache_size default, 100MB"), memory=memory,
     # db_bench_wiredtiger's --use_lsm (default 1) picks the LSM or the B-tree configuration
     dbbench=DbBench(special=frozenset({"use_lsm"}), alias="wiredtiger",
                     pick=lambda flags: "wiredtiger-lsm" if flags.get("use_lsm", True) else "wiredtiger-btree"),

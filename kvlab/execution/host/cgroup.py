@@ -75,6 +75,7 @@ class MemoryCgroup:
     def __init__(self, limit: int):
         self.limit = limit
         self.version, parent = _version_and_parent()
+        self.parent = parent
         self.path = parent / f"kvlab-{os.getpid()}-{uuid.uuid4().hex[:8]}"
         self.created = False
 
@@ -101,6 +102,19 @@ class MemoryCgroup:
     def join(self, pid: int | None = None):
         """Move a process (default: the caller) into the group; a preexec_fn for subprocess."""
         (self.path / "cgroup.procs").write_text(str(pid or os.getpid()))
+
+    def leave(self, pid: int | None = None):
+        """Move a process (default: the caller) back to the group it came from.  The memory it was charged
+        while inside stays with this group until the group is removed (cgroup v1 and v2 move no charges)."""
+        (self.parent / "cgroup.procs").write_text(str(pid or os.getpid()))
+
+    def limit_set(self) -> int | None:
+        """The limit as the kernel holds it (rounded down to whole pages)."""
+        name = "memory.limit_in_bytes" if self.version == 1 else "memory.max"
+        try:
+            return int((self.path / name).read_text())
+        except (OSError, ValueError):
+            return None
 
     def peak(self) -> int | None:
         name = "memory.max_usage_in_bytes" if self.version == 1 else "memory.peak"

@@ -52,6 +52,8 @@ class TrialFacts:
     machine: Mapping[str, Any] = field(default_factory=dict)   # accounting.machine() and the system snapshot
     storage: Mapping[str, Any] | None = None
     kvlab_build: Mapping[str, Any] = field(default_factory=dict)   # {kvlab, git_commit}
+    # what the engine reports about its own configuration ({setting: value} or None, and why there is none)
+    reported_config: tuple = (None, None)
     library_prefix: str | None = None
     static_tls_room: bool | None = None
 
@@ -141,12 +143,21 @@ def _provenance(facts: TrialFacts, m: Measurement) -> dict:
     return {
         "spec": facts.spec.to_dict(), "trial": facts.trial, "key_encoding": facts.key_encoding,
         "engine_config_given": dict(facts.given_config), "engine_config_effective": dict(facts.effective_config),
+        "engine_config_reported": _reported(facts.reported_config[0]),
+        **({"engine_config_reported_note": facts.reported_config[1]} if facts.reported_config[1] else {}),
         "machine": dict(facts.machine), "storage": facts.storage,
         "build": dict(facts.kvlab_build),
         "library_prefix": facts.library_prefix,
         "process": {"glibc_static_tls_room": facts.static_tls_room},
         "started_at": m.started, "ended_at": m.ended,
     }
+
+
+def _reported(config: Mapping | None) -> dict | None:
+    """The engine's own account, its values as JSON keeps them (numbers and text)."""
+    if config is None:
+        return None
+    return {str(k): v if isinstance(v, (int, float, str, bool)) or v is None else str(v) for k, v in config.items()}
 
 
 def _graph_record(threads, workers, graph, seconds) -> dict:

@@ -7,20 +7,25 @@ threads run, the calling thread samples their counters every `interval` seconds 
 (execution.run.sampler: the time series, the warm-up snapshot, Ctrl-C as a clean stop with a partial result).
 A read workload on a fresh database first gets a load phase (fillseq in batches of 1000, or through the
 engine's bulk path with load="bulk": execution.run.loads; reported with phase="load"; resume=True continues a
-killed one).  A spec's `cpus` pins the process for each trial (execution.run.pinning).
+killed one).  A spec's `cpus` pins the process for each trial (execution.run.pinning).  A spec's `memory` is
+one budget: its engine's descriptor splits it across the engine's settings the spec leaves unset, and the trials
+run in a memory cgroup of that size (page cache included) where one can be made (execution.host.cgroup).
 """
 from __future__ import annotations
 
+import contextlib
+import re
 from typing import Callable
 
 from ... import _signals as signals
-from ... import errors
+from ... import engines, errors
+from ...engines.descriptor import MiB, defaults_line, memory_split
 from ...model.spec import RunSpec, make_spec
 from ...results import sanity, stats
 from ...results.result import BenchmarkResult, RunResult
 from .. import native
 from ..dbfiles import dbdir, sizecheck
-from ..host import accounting
+from ..host import accounting, cgroup
 from ..progress import RunControl
 from . import loads
 from .pinning import pin, unpin
@@ -44,42 +49,136 @@ def run_spec(spec: RunSpec, on_result: Callable[[BenchmarkResult], None] | None 
     dbdir.check(spec.db, spec.use_existing_db or spec.resume)
     trials = []
     holding = [None]   # a --db's lock, held from the first trial's start to the last one's end
+    budget = memory_budget(spec)
     try:
-        with signals.stopping():   # SIGTERM and SIGHUP stop a run as Ctrl-C does (kvlab._signals)
+        with signals.stopping(), _held_to(budget):   # SIGTERM and SIGHUP stop a run as Ctrl-C does (kvlab._signals)
             for trial in range(spec.repeat):
                 trials.append(_run_trial(spec, trial, on_result, control, load_only, holding,
-                                         last=trial == spec.repeat - 1))
+                                         last=trial == spec.repeat - 1, budget=budget))
                 if any(b.partial or b.params.get("stopped_by") for b in trials[-1]):
                     break
     finally:
         if holding[0] is not None:
             holding[0].release()
     results = [b for t in trials for b in t]
+    for b in results:   # with the cgroup's peak, read as it was left
+        b.params["memory_budget"] = _recorded(budget)
     if len(trials) > 1:
         stats.attach_repetitions(trials)
     sanity.annotate_scaling(results)
     return RunResult(results, spec)
 
 
-def _run_trial(spec, trial, on_result, control=None, load_only=False, holding=None, last=True):
+def memory_budget(spec: RunSpec) -> dict:
+    """What the spec's memory budget gives its engine: {"bytes", "split" (the settings applied), "given_wins"
+    (settings the spec gave, which win over the split), "engine" (how the engine spends memory), "cgroup",
+    "covers"}; without a budget, {"bytes": None, "covers": "engine defaults", "engine", "defaults": every
+    engine's own}.  The cgroup's fields are filled in as the run enters one (`_held_to`)."""
+    cfg = engines.get(spec.engine)
+    d = engines.descriptor(cfg)
+    if spec.memory is None:
+        own = (f"{d.title} cache {d.cache.default_bytes / MiB:g} MiB ({d.cache.source})" if d.cache
+               else f"{d.title}: {d.cache.reason}")
+        return {"bytes": None, "covers": "engine defaults", "engine": own,
+                "defaults": defaults_line(engines.DESCRIPTORS.values())}
+    split = memory_split(d, cfg, spec.memory)
+    given = {k: {"given": spec.engine_settings[k], "budget": split[k]} for k in split
+             if spec.engine_settings.get(k) is not None}
+    # an options string (the configuration's own, or the spec's) that sets one is read after the settings
+    options = " ".join(str(o) for o in (cfg.defaults.get("options"), spec.engine_settings.get("options")) if o)
+    for k in split:
+        m = re.search(rf"(?:^|[,;\s(]){k}\s*=\s*([^,;\s)]+)", options)
+        if m and k not in given:
+            given[k] = {"given": f"{k}={m.group(1)} in the options string", "budget": split[k]}
+    how = " ".join((d.memory.__doc__ or "").split()) if d.memory else d.memory.reason
+    return {"bytes": spec.memory, "split": {k: v for k, v in split.items() if k not in given}, "given_wins": given,
+            "engine": f"{d.title}: {how}", "cgroup": None,
+            "covers": "engine caches only (no memory cgroup entered yet)"}
+
+
+def _recorded(budget: dict) -> dict:
+    return {k: (dict(v) if isinstance(v, dict) else v) for k, v in budget.items()}
+
+
+# Whether this process may hold itself in a memory cgroup: only the `kvlab` command (cli.main, for the command's
+# length).  In a Python session (a notebook's kernel, a test runner) going over the limit would kill the interpreter,
+# which kvlab never does: there the budget covers the engines' caches, and the result says so.
+_WHOLE_PROCESS_BOUNDED = False
+
+
+@contextlib.contextmanager
+def whole_process_bounded():
+    """Within it, a run with a memory budget enters a memory cgroup of that size (the `kvlab` command's process:
+    an overrun ends the command, never a Python session)."""
+    global _WHOLE_PROCESS_BOUNDED
+    before, _WHOLE_PROCESS_BOUNDED = _WHOLE_PROCESS_BOUNDED, True
+    try:
+        yield
+    finally:
+        _WHOLE_PROCESS_BOUNDED = before
+
+
+@contextlib.contextmanager
+def _held_to(budget: dict):
+    """The run inside a memory cgroup of the budget's size, left and removed after; where none can be made, or in
+    a Python session (see _WHOLE_PROCESS_BOUNDED), the budget says it covers the engine's caches only, and why."""
+    if budget["bytes"] is None:
+        yield
+        return
+    if not _WHOLE_PROCESS_BOUNDED:
+        budget["covers"] = ("engine caches only (a Python session is not held in a memory cgroup: going over it "
+                            "would kill the interpreter; `kvlab run --memory` bounds the page cache too)")
+        yield
+        return
+    try:
+        cg = cgroup.MemoryCgroup(budget["bytes"]).__enter__()
+    except errors.KvlabError as exc:
+        budget["covers"] = f"engine caches only ({exc})"
+        yield
+        return
+    try:
+        cg.join()
+    except OSError as exc:
+        cg.__exit__(None, None, None)
+        budget["covers"] = f"engine caches only (cannot join the memory cgroup {cg.path}: {exc.strerror})"
+        yield
+        return
+    budget.update(cgroup=str(cg.path), cgroup_version=cg.version, cgroup_limit_bytes=cg.limit_set(),
+                  covers="engine and page cache")
+    try:
+        yield
+    finally:
+        budget["cgroup_peak_bytes"] = cg.peak()
+        try:
+            cg.leave()
+        finally:
+            cg.__exit__(None, None, None)
+
+
+def _run_trial(spec, trial, on_result, control=None, load_only=False, holding=None, last=True, budget=None):
     saved = pin(spec.cpus)
     try:
-        return _run_trial_pinned(spec, trial, on_result, control, load_only, holding, last)
+        return _run_trial_pinned(spec, trial, on_result, control, load_only, holding, last, budget)
     finally:
         if saved is not None:
             unpin(saved)
 
 
-def _run_trial_pinned(spec, trial, on_result, control, load_only, holding, last):
+def _run_trial_pinned(spec, trial, on_result, control, load_only, holding, last, budget=None):
     cfg = native.require_built(spec.engine)
     lib = native.load()
     warnings = [f"{spec.engine} ignores {k} (it has no such setting)" for k in cfg.ignored(spec.engine_settings)]
+    if budget is not None and budget["bytes"] is not None:
+        warnings += [f"memory budget: {k}={v['given']} given wins over the budget's {v['budget']}"
+                     for k, v in budget["given_wins"].items()]
+        if budget["cgroup"] is None:
+            warnings.append(f"memory budget of {budget['bytes'] / MiB:g} MiB covers the {budget['covers']}")
     warnings += sizecheck.check(spec, cfg)   # a run that cannot fit is refused before anything is written
     where = dbdir.prepare(spec.db, spec.engine, lib.KEY_ENCODING, spec.use_existing_db or spec.resume,
                           overwrite=spec.overwrite, holding=holding[0])
     holding[0] = None
     try:
-        session = Trial(spec, cfg, lib, where, warnings, trial, control)
+        session = Trial(spec, cfg, lib, where, warnings, trial, control, budget=budget)
     except BaseException:
         _let_go(where, spec)
         raise

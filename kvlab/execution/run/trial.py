@@ -8,6 +8,8 @@ from __future__ import annotations
 import math
 import time
 
+from ... import engines
+from ...engines.descriptor import Absent
 from ...model import workloads
 from ...results import amplification, sanity
 from ...results.result import BenchmarkResult
@@ -31,15 +33,18 @@ class Trial:
     """One trial: the engine opened once, its phases run one at a time (a _native.Session is something else: one
     client context of an open engine)."""
 
-    def __init__(self, spec, cfg, native, where, warnings, trial, control=None):
+    def __init__(self, spec, cfg, native, where, warnings, trial, control=None, budget=None):
         self.spec, self.cfg, self.native, self.where, self.warnings = spec, cfg, native, where, warnings
         self.trial, self.control = trial, control
+        # the spec's memory budget (runner.memory_budget): the settings its split gives where the spec gives none
+        self.budget = budget
         self.loaded = where.existed and not spec.resume   # a resumed load runs on the database it left
         self.resumed = False
         self.resume_note = None   # a resumed load found nothing left to do
         self.results = []
         self.engine = None
         self.engine_settings = None
+        self.reported_config = None   # (what the engine reports about itself, or None, and why not): per open
         self._working_set_said = False   # the working-set warning: once a trial
         self.device, self.device_note = accounting.block_device(where.path)
         self.storage = accounting.storage(where.path)
@@ -63,6 +68,8 @@ class Trial:
             return self.engine
         self.close()
         asked = settings
+        if self.budget and self.budget.get("split"):
+            settings = {**self.budget["split"], **settings}   # a budget's split, where the spec set none
         # the database's own record decides what a reopen keeps (format, a recovery log that stays on)
         settings, notes = dbdir.reconcile(self.where, self.cfg, settings)
         self.warnings.extend(n for n in notes if n not in self.warnings)
@@ -83,6 +90,7 @@ class Trial:
             if note not in self.warnings:
                 self.warnings.append(note)
         self.engine_settings = asked
+        self.reported_config = None
         self.given_config = dict(settings)
         self.effective_config = {k: v for k, v in config.items() if v not in (None, "")}
         return self.engine
@@ -94,6 +102,9 @@ class Trial:
             self.where.engine_closed()   # closed cleanly: the next open need not wonder
 
     def add(self, result, on_result):
+        if self.budget is not None:
+            result.params["memory_budget"] = {k: (dict(v) if isinstance(v, dict) else v)
+                                              for k, v in self.budget.items()}
         sanity.annotate(result, earlier=self.results)
         self.results.append(result)
         if on_result:
@@ -114,8 +125,26 @@ class Trial:
             isolation=self.engine.isolation if self.engine is not None else None, warnings=tuple(self.warnings),
             build_facts=build_facts, build_warning=buildfacts.warning_for(self.spec.engine, build_facts),
             machine=self.machine, storage=self.storage, kvlab_build=self.kvlab_build,
+            reported_config=self._reported_config(),
             library_prefix=build_config().get("engines", {}).get(adapter, {}).get("prefix"),
             static_tls_room=started_with_static_tls_room())
+
+    def _reported_config(self) -> tuple:
+        """The configuration the engine reports about itself (its descriptor's `own_config`), read once per open,
+        after the first phase (an LSM's table files, which name some settings, exist only once it wrote):
+        ({setting: value} or None, why there is none)."""
+        if self.reported_config is None and self.engine is not None:
+            read = engines.descriptor(self.cfg).own_config
+            if isinstance(read, Absent):
+                self.reported_config = (None, read.reason)
+            else:
+                got = self.engine.stats()
+                stats = {"numbers": got[0], "text": got[1]} if got is not None else None
+                try:
+                    self.reported_config = (read(self.where.path, stats), None)
+                except (OSError, ValueError, UnicodeError) as e:
+                    self.reported_config = (None, f"{self.cfg.name}'s own configuration could not be read: {e}")
+        return self.reported_config or (None, "the engine is not open")
 
     def run_one(self, phase: Phase) -> BenchmarkResult | None:
         """One phase on the open engine, measured and recorded; None where a resumed load finds every record
@@ -150,8 +179,10 @@ class Trial:
         """The data a reading phase reads larger than the engine's cache: one warning a trial, with both sizes."""
         if not phase.counts_found or self._working_set_said:
             return
-        text = workingset.warning(self.cfg.name, dict(self.engine_settings or {}),
-                                  (b.accounting or {}).get("db_size_bytes"), accounting.machine().get("memory_bytes"))
+        # the settings the engine opened with (a memory budget's split included), and the budget where one holds
+        opened = getattr(self, "given_config", None) or self.engine_settings or {}
+        text = workingset.warning(self.cfg.name, dict(opened), (b.accounting or {}).get("db_size_bytes"),
+                                  self.spec.memory or accounting.machine().get("memory_bytes"))
         if text:
             _warn(b, text)
             self._working_set_said = True

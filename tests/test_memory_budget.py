@@ -1,0 +1,160 @@
+"""One memory budget (issue 34, item 1): `memory=` split across each engine's own knobs by its descriptor, the run
+held to it in a memory cgroup where one can be made, and the engines' own defaults stated when none is given."""
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from kvlab import cli, engines, errors
+from kvlab.engines.descriptor import Absent, memory_split
+from kvlab.execution.host import cgroup
+from kvlab.execution.run.runner import run
+from kvlab.model.spec import make_spec
+
+from .conftest import CONFORMANCE, require
+
+GIB = 1 << 30
+
+
+def _run(name, **params):
+    require(name)
+    return run(name, "fillseq,readrandom", num=2000, interval=0, **params)
+
+
+@pytest.mark.parametrize("name", CONFORMANCE)
+def test_a_budget_reaches_every_engines_knobs(name):
+    cfg = engines.get(name)
+    d = engines.descriptor(cfg)
+    result = _run(name, memory="1GiB")
+    split = memory_split(d, cfg, GIB)
+    for b in result:
+        budget = b.params["memory_budget"]
+        assert budget["bytes"] == GIB and budget["split"] == split
+        effective = b.provenance["engine_config_effective"]
+        for setting, value in split.items():   # what the engine was opened with
+            assert effective[setting] == value, (setting, effective)
+        if isinstance(d.memory, Absent):   # LMDB: no knob, the page cache (bounded by the cgroup) is its cache
+            assert split == {} and "page cache" in budget["engine"]
+
+
+def test_wiredtiger_cache_size_comes_from_the_budget():
+    result = _run("wiredtiger-btree", memory=GIB)
+    cache = result.benchmarks[-1].provenance["engine_config_effective"]["cache_size"]
+    assert cache == (GIB - (64 << 20)) * 3 // 4   # the budget less the process and a quarter for the page cache
+    assert result.spec.memory == GIB
+
+
+def test_lmdb_gets_no_cache_and_the_result_names_the_page_cache():
+    b = _run("lmdb", memory="512MiB").benchmarks[-1]
+    assert "cache_size" not in b.provenance["engine_config_effective"]
+    assert b.params["memory_budget"]["split"] == {}
+    assert "page cache" in b.params["memory_budget"]["engine"]
+
+
+def test_a_setting_given_wins_over_the_budget_and_the_result_says_so():
+    b = _run("wiredtiger-btree", memory=GIB, cache_size=200 << 20).benchmarks[-1]
+    assert b.provenance["engine_config_effective"]["cache_size"] == 200 << 20
+    assert b.params["memory_budget"]["given_wins"]["cache_size"]["given"] == 200 << 20
+    assert any("given wins over the budget" in w for w in b.warnings)
+
+
+def test_without_a_budget_the_result_states_the_engine_defaults():
+    b = _run("wiredtiger-btree").benchmarks[-1]
+    budget = b.params["memory_budget"]
+    assert budget["bytes"] is None and budget["covers"] == "engine defaults"
+    assert "WiredTiger cache 100 MiB" in budget["engine"]
+    assert budget["defaults"].startswith("engine defaults: ") and "WiredTiger cache 100 MiB" in budget["defaults"]
+    assert "LMDB unbounded" in budget["defaults"]
+
+
+def test_the_run_header_states_the_defaults_or_the_budget(tmp_path, capsys):
+    require("wiredtiger-btree")
+    assert cli.main(["run", "--engine", "wiredtiger-btree", "--workload", "readrandom", "--num", "2000",
+                     "--no-store"]) == 0
+    assert "engine defaults: " in capsys.readouterr().out
+    assert cli.main(["run", "--engine", "wiredtiger-btree", "--workload", "readrandom", "--num", "2000",
+                     "--memory", "1GiB", "--no-store"]) == 0
+    assert "memory budget: 1024 MiB each" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("bad", ["lots", "1Q", "10MiB", "0"])
+def test_a_bad_memory_value_is_refused_before_anything_is_written(tmp_path, capsys, bad):
+    require("lmdb")
+    db, out = tmp_path / "db", tmp_path / "r.json"
+    code = cli.main(["run", "--engine", "lmdb", "--workload", "readrandom", "--num", "1000", "--memory", bad,
+                     "--db", str(db), "--json", str(out), "--no-store"])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "memory=" in err and "allowed" in err
+    assert not db.exists() and not out.exists()
+    with pytest.raises(errors.SpecError, match="allowed"):
+        make_spec("lmdb", memory=bad)
+
+
+def test_compare_refuses_a_bad_memory_value(capsys):
+    assert cli.main(["compare", "--engines", "lmdb", "--num", "1000", "--memory", "nope", "--no-store"]) == 2
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or cgroup.unavailable() is not None,
+                    reason="no memory cgroup can be made here (root and a memory controller needed)")
+def test_the_run_is_in_a_memory_cgroup_of_the_budget():
+    require("lmdb")
+    seen = []
+
+    def inside(_):
+        seen.append(Path("/proc/self/cgroup").read_text())
+    from kvlab.execution.run.runner import run_spec, whole_process_bounded
+    with whole_process_bounded():   # as the `kvlab` command runs it
+        result = run_spec(make_spec("lmdb", "fillseq,readrandom", num=2000, interval=0, memory="256MiB"),
+                          on_result=inside)
+    budget = result.benchmarks[-1].params["memory_budget"]
+    assert budget["covers"] == "engine and page cache"
+    assert budget["cgroup_limit_bytes"] == 256 << 20 and budget["cgroup_peak_bytes"] > 0
+    name = Path(budget["cgroup"]).name
+    assert seen and all(name in text for text in seen)             # inside while it ran
+    assert name not in Path("/proc/self/cgroup").read_text()        # left after
+    assert not Path(budget["cgroup"]).exists()                      # and removed
+    json.dumps(budget)
+
+
+def test_without_a_cgroup_the_budget_covers_the_engine_caches_only(monkeypatch):
+    require("wiredtiger-btree")
+
+    def refuse(limit):
+        raise errors.KvlabError("memory_limit: no memory cgroup here (a test's)")
+    monkeypatch.setattr(cgroup, "MemoryCgroup", refuse)
+    from kvlab.execution.run.runner import whole_process_bounded
+    with whole_process_bounded():
+        b = _run("wiredtiger-btree", memory=GIB).benchmarks[-1]
+    assert b.params["memory_budget"]["cgroup"] is None
+    assert b.params["memory_budget"]["covers"].startswith("engine caches only (")
+    assert any("covers the engine caches only" in w for w in b.warnings)
+
+
+def test_compare_gives_every_engine_the_budget_and_says_so(tmp_path, capsys):
+    require("lmdb")
+    require("wiredtiger-btree")
+    out = tmp_path / "c.json"
+    assert cli.main(["compare", "--engines", "lmdb,wiredtiger-btree", "--num", "2000", "--threads", "1",
+                     "--memory", "512MiB", "--no-store", "--json", str(out)]) == 0
+    header = capsys.readouterr().out
+    assert "memory budget: 512 MiB each" in header and "lmdb none (the OS page cache)" in header
+    records = json.loads(out.read_text())
+    assert {r["params"]["memory_budget"]["bytes"] for r in records} == {512 << 20}
+    wt = [r for r in records if r["engine"] == "wiredtiger-btree"][-1]
+    assert wt["provenance"]["engine_config_effective"]["cache_size"] == ((512 - 64) << 20) * 3 // 4
+    assert cli.main(["compare", "--engines", "lmdb", "--num", "2000", "--threads", "1", "--no-store",
+                     "--json", str(tmp_path / "d.json")]) == 0
+    assert "engine defaults: " in capsys.readouterr().out
+
+
+def test_a_python_session_is_never_held_in_a_cgroup():
+    """An overrun would kill the interpreter: kvlab.run with a budget sizes the caches, enters no cgroup, and says
+    so."""
+    require("lmdb")
+    before = Path("/proc/self/cgroup").read_text()
+    b = _run("lmdb", memory=GIB).benchmarks[-1]
+    assert b.params["memory_budget"]["cgroup"] is None
+    assert "a Python session is not held in a memory cgroup" in b.params["memory_budget"]["covers"]
+    assert Path("/proc/self/cgroup").read_text() == before
