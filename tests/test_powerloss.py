@@ -282,7 +282,7 @@ def test_toy_writer_wrong_is_caught_right_is_not(backing, loss, right):
 
 PARENT = textwrap.dedent("""
     import sys, time
-    from kvlab.execution import forgetfs
+    from kvlab.execution.crash import forgetfs
     m = forgetfs.Mount(sys.argv[1])
     open(m.path / "unsynced", "w").write("x")
     print(m.path, flush=True)
