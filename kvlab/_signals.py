@@ -13,6 +13,7 @@ from __future__ import annotations
 import signal
 import sys
 import threading
+import warnings
 from contextlib import contextmanager
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
@@ -60,6 +61,9 @@ def _handler(signum, frame):
     _received.append(signum)
     if signum == signal.SIGHUP:
         _tolerate_lost_terminal()
+    # a stop abandons what was in flight: a library's coroutine it cut short (papermill's cell) is not awaited, and
+    # Python's warning about it would be a second line after the one a stop prints
+    warnings.filterwarnings("ignore", message=r"coroutine .* was never awaited", category=RuntimeWarning)
     if _held:
         _pending.append(signum)
         return

@@ -7,6 +7,7 @@ used is recorded in every result, so any run can be repeated exactly.
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
 import time
 from dataclasses import dataclass, field
@@ -100,6 +101,8 @@ class RunSpec:
         return self.num if self.reads is None or self.reads < 0 else self.reads
 
     def validate(self):
+        if self.db is not None and (not isinstance(self.db, (str, os.PathLike)) or not str(self.db)):
+            raise errors.SpecError(f"db={self.db!r}: allowed: a folder's path (argparse reads --db=-- as none)")
         cfg = engines.get(self.engine)
         mix_names = self._validate_workloads(cfg)
         self._validate_mix_settings(mix_names)
