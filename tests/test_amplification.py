@@ -287,7 +287,7 @@ def test_auto_warmup_cuts_the_start_of_a_run_that_starts_cold():
     k = w["cut_intervals"]
     assert w["ops_excluded"] == sum(sum(iv["workers"]["ops"].values()) for iv in b.intervals[:k])
     # each thread's ops are cut too (its progress counter, read just after the counters: a few ops apart)
-    assert abs(sum(b.per_thread_ops) - b.ops) <= 100
+    assert abs(sum(b.per_thread_ops) - b.ops) <= max(100, b.ops * 1e-3)
     # from the workers' start; the intervals count from the first sample, taken as their threads were made
     assert 0 <= b.intervals[k]["t_start_s"] - w["seconds"] < 0.1
     # the histograms are read in the same pass but not at the same instant as the counters: a few ops apart

@@ -131,7 +131,8 @@ def test_a_warm_up_leaves_found_within_ops_and_the_max_after_the_cut():
         assert w["excluded"] and w["ops_excluded"] > 0
         assert 0 <= b.found <= b.ops and b.found + b.not_found == b.ops
         assert b.latency_us["count"] == pytest.approx(b.ops, rel=1e-3)
-        assert abs(sum(b.per_thread_ops) - b.ops) <= 100 and b.accounting["ops"] == b.ops
+        # the progress counters are read just after the others: some ops apart at a million a second
+        assert abs(sum(b.per_thread_ops) - b.ops) <= max(100, b.ops * 1e-3) and b.accounting["ops"] == b.ops
         h = Histogram.from_record(b.histograms["by_op"]["read"])
         nz = np.flatnonzero(h.counts)
         assert low[nz[-1]] <= h.max < high[nz[-1]], "the max is in the highest bucket after the cut"
