@@ -460,20 +460,28 @@ _SIZE_UNITS = {"": 1, "b": 1, "k": 1 << 10, "kb": 1 << 10, "kib": 1 << 10, "m": 
                "tib": 1 << 40}
 
 
+def size_in_bytes(value) -> int | None:
+    """Bytes from 536870912, '512M', '512MiB', '2G', '1.5g' (binary units); None for what is no size (a bool
+    included).  The callers say what is allowed: memory_bytes here, and the LinkBench cgroup's parse_size."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    m = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([a-zA-Z]*)\s*", str(value))
+    if not m or m.group(2).lower() not in _SIZE_UNITS:
+        return None
+    return int(float(m.group(1)) * _SIZE_UNITS[m.group(2).lower()])
+
+
 def memory_bytes(value) -> int:
     """A memory budget in bytes, from 1073741824, '1GiB', '512M', '1.5G' (binary units); a SpecError says what is
     allowed."""
     lo, hi = (int(b) for b in RANGES["memory"])
     allowed = f"allowed: bytes, or a size such as 512MiB or 2GiB, from {lo >> 20} MiB to {hi >> 40} TiB"
-    if isinstance(value, bool):
-        raise errors.SpecError(f"memory={value!r}: {allowed}")
-    if isinstance(value, int):
-        n = value
-    else:
-        m = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([a-zA-Z]*)\s*", str(value))
-        if not m or m.group(2).lower() not in _SIZE_UNITS:
-            raise errors.SpecError(f"memory={value!r} is not a size; {allowed}")
-        n = int(float(m.group(1)) * _SIZE_UNITS[m.group(2).lower()])
+    n = size_in_bytes(value)
+    if n is None:
+        raise errors.SpecError(f"memory={value!r}: {allowed}" if isinstance(value, bool)
+                               else f"memory={value!r} is not a size; {allowed}")
     if not lo <= n <= hi:
         raise errors.SpecError(f"memory={value!r} is out of range ({lo >> 20} MiB is the least: the benchmark "
                                f"process alone needs about 64 MiB); {allowed}")

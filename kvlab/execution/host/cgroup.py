@@ -11,32 +11,26 @@ error: a memory-bounded run never runs unbounded.
 from __future__ import annotations
 
 import os
-import re
 import time
 import uuid
 from pathlib import Path
 
 from ... import errors
+from ...model.spec import size_in_bytes
 
 ROOT = Path("/sys/fs/cgroup")
-_UNITS = {"": 1, "b": 1, "k": 1 << 10, "kb": 1 << 10, "kib": 1 << 10, "m": 1 << 20, "mb": 1 << 20, "mib": 1 << 20,
-          "g": 1 << 30, "gb": 1 << 30, "gib": 1 << 30, "t": 1 << 40, "tb": 1 << 40, "tib": 1 << 40}
 BASELINE = 64 << 20     # the benchmark process before any engine: Python, numpy, kvlab (~46 MiB measured)
 MIN_LIMIT = 96 << 20    # below this the process and an engine do not fit
 
 
 def parse_size(value) -> int:
-    """Bytes from 536870912, '512M', '512MiB', '2G', '1.5g'."""
-    if isinstance(value, bool):
+    """Bytes from 536870912, '512M', '512MiB', '2G', '1.5g' (the model's size_in_bytes), at least MIN_LIMIT."""
+    n = size_in_bytes(value)
+    if n is None and isinstance(value, bool):
         raise errors.SpecError(f"memory_limit={value!r}: allowed: bytes, or a size such as 512M or 2G")
-    if isinstance(value, int):
-        n = value
-    else:
-        m = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([a-zA-Z]*)\s*", str(value))
-        if not m or m.group(2).lower() not in _UNITS:
-            raise errors.SpecError(f"memory_limit={value!r} is not a size; allowed: bytes, or a number with K, M, G "
-                                   "or T (512M, 2G)")
-        n = int(float(m.group(1)) * _UNITS[m.group(2).lower()])
+    if n is None:
+        raise errors.SpecError(f"memory_limit={value!r} is not a size; allowed: bytes, or a number with K, M, G "
+                               "or T (512M, 2G)")
     if n < MIN_LIMIT:
         raise errors.SpecError(f"memory_limit={value!r} is below {MIN_LIMIT >> 20} MiB; allowed: at least "
                                f"{MIN_LIMIT >> 20} MiB (the benchmark process itself needs that)")
