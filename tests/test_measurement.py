@@ -209,7 +209,8 @@ def test_killed_writer_leaves_earlier_rows(tmp_path):
         from kvlab.results import store as st
         s = st.Store({str(path)!r})
         s.append(kvlab.run("lmdb", "fillseq,readrandom", num=2000, seed=1), run_id="first")
-        real = st.json.dumps
+        second = kvlab.run("lmdb", "fillseq,readrandom", num=2000, seed=2)   # run (and its database gone) first:
+        real = st.json.dumps                                                  # the kill lands in the append alone
         calls = []
         def slow(*a, **k):
             calls.append(1)
@@ -218,7 +219,7 @@ def test_killed_writer_leaves_earlier_rows(tmp_path):
                 time.sleep(60)
             return real(*a, **k)
         st.json.dumps = slow
-        s.append(kvlab.run("lmdb", "fillseq,readrandom", num=2000, seed=2), run_id="second")
+        s.append(second, run_id="second")
     """)
     p = subprocess.Popen([sys.executable, "-c", child], stdout=subprocess.PIPE, text=True)
     assert p.stdout.readline().strip() == "inside"
