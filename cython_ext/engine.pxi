@@ -123,6 +123,7 @@ cdef class Engine:
         cfg.table_options = self._table_options
         self.transactions = bool(config.get("transactions"))
         cfg.transactions = 1 if self.transactions else 0
+        cfg.engine_counters = 1 if config.get("engine_counters") else 0
         self._sessions = []
         cdef bytes bpath = path.encode()
         cdef const char *cpath = bpath

@@ -91,10 +91,30 @@ def test_no_events_without_engine_stats(tmp_path):
     assert r.benchmarks[0].intervals and not any("events" in iv for iv in r.benchmarks[0].intervals)
 
 
+def test_wiredtiger_keeps_its_costly_counters_only_when_asked(tmp_path):
+    """WiredTiger's statistics=(fast) costs every op: off by default, the result says so (instruments), no events
+    or engine write counters are read, and its cache is still reported; --engine-counters turns them on."""
+    require("wiredtiger-btree")
+    off = kvlab.run("wiredtiger-btree", "fillrandom", num=5_000, interval=0.05, cache_size=64 << 20,
+                    db=str(tmp_path / "off")).benchmarks[0]
+    assert "off: WiredTiger's statistics=(fast)" in off.params["instruments"]["engine_counters"]
+    assert off.params["instruments"]["engine_events"] == "not read" and off.engine_stats is None
+    assert not any("events" in iv for iv in off.intervals)
+    assert off.amplification["engine"]["bytes_written"] is None
+    assert "--engine-counters" in off.amplification["engine"]["note"]
+    assert off.provenance["engine_config_reported"]["connection.cache_size"] == 64 << 20
+    on = kvlab.run("wiredtiger-btree", "fillrandom", num=5_000, interval=0.05, engine_counters=True,
+                   db=str(tmp_path / "on")).benchmarks[0]
+    assert on.params["instruments"]["engine_counters"].startswith("on: ")
+    assert on.engine_stats and any("events" in iv for iv in on.intervals)
+    assert on.amplification["engine"]["bytes_written"] is not None
+
+
 @pytest.mark.parametrize("name", list(EXPECTED))
 def test_each_engines_parser_gives_its_named_fields_on_a_real_run(name, tmp_path):
     require(name)
-    r = kvlab.run(name, "fillrandom", num=30_000, value_size=400, seed=1, interval=0.05, db=str(tmp_path / "db"))
+    r = kvlab.run(name, "fillrandom", num=30_000, value_size=400, seed=1, interval=0.05, db=str(tmp_path / "db"),
+                  engine_counters=True)   # WiredTiger keeps its statistics only when asked (they cost per op)
     b = r.benchmarks[0]
     adapter = engines.get(name).adapter
     known = events.fields(adapter)

@@ -113,6 +113,8 @@ typedef struct kv_config {
     int transactions;           /* the run will use txn_begin(KV_TXN_WRITE): open in the engine's
                                    transactional mode where that costs something otherwise
                                    (RocksDB: an OptimisticTransactionDB) */
+    int engine_counters;        /* keep the statistics an engine maintains at a cost on every op
+                                   (WiredTiger's statistics=(fast)); 0 = off, the engine's fastest path */
 } kv_config;
 
 /* X(id, name, value).  NONE is no transaction (a mix template whose one op is atomic by itself, kv_mix_txn):

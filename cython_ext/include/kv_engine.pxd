@@ -36,6 +36,7 @@ cdef extern from "kv_engine.h":
         const char *options
         const char *table_options
         int transactions
+        int engine_counters
     ctypedef struct kv_engine_ops:
         const char *name
         int (*open)(const char *path, const kv_config *cfg, kv_db **out, kv_failure *err) nogil

@@ -287,6 +287,14 @@ class Descriptor:
     # documentation advises (the runner applies those the user did not set; `memory_split` keeps the ones a
     # configuration honours); Absent: the engine has no cache of its own to size.  None is a missing part.
     memory: Callable[[int], dict] | Absent | None = None
+    # statistics the engine keeps at a cost on every operation, which kvlab turns on only when a run asks for
+    # the engine's counters (RunSpec.engine_counters, --engine-counters): what they are and what they cost.
+    # Without them the engine's events and its own write counters are not read (its settings still are).
+    counter_cost: str | Absent = Absent("the statistics kvlab reads cost nothing per operation here")
+
+    @property
+    def costly_counters(self) -> bool:
+        return not isinstance(self.counter_cost, Absent)
 
     def __post_init__(self):
         fixed = []

@@ -70,6 +70,9 @@ class RunSpec:
                                       # "auto": the transient MSER-5 finds in the time series (results/steady.py)
     repeat: int = 1                   # trials; > 1 adds median and 95% CI across trials
     engine_stats: bool = True         # attach the engine's internal statistics after each phase
+    engine_counters: bool = False     # turn on statistics an engine keeps at a cost on every op (WiredTiger's
+                                      # statistics=(fast): the descriptor's counter_cost); off, such an engine's
+                                      # events and own write counters are not read
     distribution: str | None = None   # mixes: the key distribution instead of each mix's own
     target_rate: float = 0.0          # mixes: transactions/s in total, open loop; 0 = closed loop
     cpus: str | None = None           # pin the run, engine threads included, to these CPUs: "0", "0-1", "0,2"
@@ -379,6 +382,9 @@ RUN_FLAGS = (
     RunFlag("warmup", "warmup", "seconds left out of each run phase's summary (default 0), or auto: the start-up "
             "transient MSER-5 finds in the time series", "S|auto", _MEASURE),
     RunFlag("repeat", "int", "trials (default 1); more add the median and a 95%% interval", "N", _MEASURE),
+    RunFlag("engine_counters", "switch", "turn on statistics an engine keeps at a cost on every op (WiredTiger's "
+            "statistics=(fast): 17%% of a 2-thread readrandom), for its events and its own write counters; off "
+            "by default, so a throughput run measures the engine's fastest path", group=_MEASURE),
     RunFlag("use_existing_db", "switch", "reopen the database in --db as it is (no load, no clearing); needs --db",
             group=_MEASURE),
     RunFlag("cache_size", "bytes", "block/page cache size", "BYTES", _SETTINGS, setting=True),

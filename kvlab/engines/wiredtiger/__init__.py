@@ -66,6 +66,8 @@ DESCRIPTOR = Descriptor(
                                          on_pattern=_LOG_ON, off_pattern=_LOG_OFF, on_for=log_on_for)),
     events=events.EVENTS, counters=counters.COUNTERS, own_config=own_config.own_config,
     cache=Cache("cache_size", 100 << 20, "wiredtiger_open's cache_size default, 100MB"), memory=memory,
+    counter_cost="WiredTiger's statistics=(fast): counters every operation updates, which cost 17% of a "
+                 "2-thread readrandom here (benchmarks/instrument_cost.py)",
     # db_bench_wiredtiger's --use_lsm (default 1) picks the LSM or the B-tree configuration
     dbbench=DbBench(special=frozenset({"use_lsm"}), alias="wiredtiger",
                     pick=lambda flags: "wiredtiger-lsm" if flags.get("use_lsm", True) else "wiredtiger-btree"),

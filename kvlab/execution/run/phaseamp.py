@@ -24,16 +24,18 @@ class PhaseAmp:
     it starts from, then the figures of the phase (whole, warm-up included) and of each interval.
 
     `phase`: execution.run.phases.Phase; `carried`: what the last phase handed on; `counters`: the engine's
-    EngineCounters (ENGINE_COUNTERS) or None; `engine_stats`: whether the run reads the engine's statistics;
+    EngineCounters (ENGINE_COUNTERS) or None; `engine_stats`: whether the run reads the engine's statistics (and
+    `off_note` why not);
     `storage_why`: amplification.storage_notes()."""
 
     def __init__(self, phase, plan, engine, carried: Carried, counters, engine_stats: bool, db_path,
-                 storage_why: dict):
+                 storage_why: dict, off_note: str = "the engine's statistics were not collected (engine_stats=False)"):
         self.pattern, self.plan = phase.live_pattern, plan
         self.n, self.key_size, self.threads, self.seed = phase.num, phase.key_size, phase.threads, phase.seed
         self.value_size = (plan["value_min"] + plan["value_max"]) / 2 if plan else phase.value_size
         self.carried, self.storage_why, self.has_counters = carried, storage_why, counters is not None
         self.counters = counters if engine_stats else None
+        self.off_note = off_note   # why the engine's own account is not read, when it is not
         self.engine, self.stats_before, self.log_mark = engine, None, None
         self.log = db_path / counters.log_file if self.counters and counters.log_file else None
         if self.counters is not None:
@@ -104,7 +106,7 @@ class PhaseAmp:
             carried = Carried(live=live, engine_counted=(self.engine, engine_stats, mark), log_state=state)
         elif self.has_counters:
             engine = {"bytes_written": None, "blocks_read": None, "source": None,
-                      "note": "the engine's statistics were not collected (engine_stats=False)"}
+                      "note": self.off_note}
         return amplification.figures(
             user_bytes=amplification.user_write_bytes(ops, self.key_size, self.value_size),
             reads=amplification.read_ops(ops), delta=accounting.delta(before, after),

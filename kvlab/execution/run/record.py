@@ -56,6 +56,7 @@ class TrialFacts:
     reported_config: tuple = (None, None)
     library_prefix: str | None = None
     static_tls_room: bool | None = None
+    instruments: Mapping[str, Any] = field(default_factory=dict)   # what measured the run (trial.instruments)
 
 
 def build(phase: Phase, m: Measurement, facts: TrialFacts) -> BenchmarkResult:
@@ -80,6 +81,7 @@ def build(phase: Phase, m: Measurement, facts: TrialFacts) -> BenchmarkResult:
         latency_unit="txn" if plan else "batch" if m.params["batch"] > 1 and wl.writes else "op",
         seed=spec.seed, params={**m.params, "workload": wl.name, "native_loop": phase.loop,
                                 "engine_config": dict(facts.effective_config),
+                                "instruments": dict(facts.instruments),
                                 **({"stopped_by": m.stopped_by} if m.partial and m.stopped_by else {})},
         versions={"engine_library": facts.engine_library, "adapter": facts.adapter,
                   "kvlab": provenance["build"].get("kvlab"), "git_commit": provenance["build"].get("git_commit"),

@@ -29,6 +29,29 @@ def _warn(b: BenchmarkResult, text: str):
         b.warnings.append(text)
 
 
+def instruments(spec, desc) -> tuple[dict, str | None]:
+    """What measured the run besides its clock of the whole (the result's params["instruments"]), and why the
+    engine's own counters are not read where they are not (None: they are, or the run did not ask): the per-op
+    latency clock, the time series' sampler, the engine's statistics read after each phase and its events at each
+    sample, and the statistics an engine keeps at a cost on every op (the descriptor's counter_cost), on only when
+    asked for.  benchmarks/instrument_cost.py measures what each costs."""
+    costly = desc.costly_counters
+    off = None
+    if spec.engine_stats and costly and not spec.engine_counters:
+        off = (f"{desc.title}'s own counters were not kept: {desc.counter_cost}; --engine-counters "
+               "(engine_counters=True) turns them on")
+    reads = spec.engine_stats and off is None
+    return {
+        "latency_clock": "one clock read per op (each op's latency into its histogram)",
+        "time_series_s": spec.interval or None,
+        "engine_stats": "read after each phase" if reads else "not read",
+        "engine_events": (f"read at each {spec.interval:g} s sample" if reads and spec.interval and desc.events
+                          else "not read"),
+        "engine_counters": (("on: " + desc.counter_cost) if spec.engine_counters else "off: " + desc.counter_cost)
+        if costly else "kept by the engine at no per-op cost kvlab can turn off",
+    }, off
+
+
 class Trial:
     """One trial: the engine opened once, its phases run one at a time (a _native.Session is something else: one
     client context of an open engine)."""
@@ -62,6 +85,7 @@ class Trial:
         self.transactions = any(mixplan.needs_transactions(m) for m in mixes)
         # LinkBench: the graph its load writes and its operations query (kv_graph.h)
         self.graph = phases.graph_of(spec)
+        self.instruments, self.counters_off = instruments(spec, engines.descriptor(cfg))
 
     def open(self, settings: dict):
         if self.engine is not None and settings == self.engine_settings:
@@ -77,6 +101,8 @@ class Trial:
         config = self.cfg.config(settings, max_threads=threads + 2)
         if self.transactions:
             config["transactions"] = True
+        if self.spec.engine_counters:
+            config["engine_counters"] = True
         self.where.engine_opening()
         try:
             self.engine = self.native.Engine(self.cfg.adapter, str(self.where.path), config)
@@ -127,7 +153,7 @@ class Trial:
             machine=self.machine, storage=self.storage, kvlab_build=self.kvlab_build,
             reported_config=self._reported_config(),
             library_prefix=build_config().get("engines", {}).get(adapter, {}).get("prefix"),
-            static_tls_room=started_with_static_tls_room())
+            static_tls_room=started_with_static_tls_room(), instruments=dict(self.instruments))
 
     def _reported_config(self) -> tuple:
         """The configuration the engine reports about itself (its descriptor's `own_config`), read once per open,
@@ -161,7 +187,8 @@ class Trial:
         run = self.native.Run(engine, phase.loop, params, mix=plan,
                               graph=dict(phase.graph) if phase.graph is not None else None)
         amp = PhaseAmp(phase, plan, engine, self.carried, amplification.ENGINE_COUNTERS.get(self.cfg.adapter),
-                       self.spec.engine_stats, self.where.path, self.storage_why)
+                       self.spec.engine_stats and not self.counters_off, self.where.path, self.storage_why,
+                       **({"off_note": self.counters_off} if self.counters_off else {}))
         if phase.fills and self._fills_record():   # until it ends, the fill is cut (so after a SIGKILL)
             dbdir.update_marker(self.where.path, load={"complete": False, "by": phase.name, "unit": phase.fills,
                                                        "written": None, "of": params["num"]})
@@ -285,16 +312,17 @@ class Trial:
         if self.control is not None:
             tracker = ProgressTracker(run, spec.engine, phase.name, phase.kind, phase.workload.native, params)
         auto = phase.warmup == "auto"
+        reads_stats = spec.engine_stats and not self.counters_off
         sampler = Sampler(run, spec.interval, 0.0 if auto else float(phase.warmup), self.device, self.control,
                           tracker, self.where.path,
-                          events=reader_for(self.engine, self.cfg.adapter) if spec.engine_stats else None)
+                          events=reader_for(self.engine, self.cfg.adapter) if reads_stats else None)
         threads, partial = sampler.execute()
         cut = auto_warmup(sampler) if auto else None
         after = accounting.snapshot(self.device)
         params["latency_clock"], params["ns_per_tick"] = run.latency_clock
         ended = time.strftime("%Y-%m-%dT%H:%M:%S%z")
         engine_stats = None
-        if spec.engine_stats:
+        if reads_stats:
             got = self.engine.stats()
             if got is not None:
                 engine_stats = {"numbers": got[0], "text": got[1]}
