@@ -96,6 +96,30 @@ def test_not_interleaved_on_a_changed_machine_is_said_on_top(capsys):
     assert not [w for w in inter.attrs["warnings"] if w.startswith("not interleaved")]
 
 
+def test_sides_that_differ_in_budget_value_size_or_machine_are_said_not_like_for_like(capsys, tmp_path):
+    a, b = side([100, 101, 99, 100, 102]), side([90, 91, 89, 90, 92], value_size=400)
+    for x in b:
+        x.params["memory_budget"] = {"bytes": 1 << 30}
+    frame = kvlab.compare(a, b, metrics=["ops_per_sec"])
+    unlike = next(w for w in frame.attrs["warnings"] if w.startswith("not like for like"))
+    assert "memory budget (A engine defaults; B 1,024 MiB)" in unlike and "value size (A 100 B; B 400 B)" in unlike
+    assert "durability" not in unlike and "machine" not in unlike and "results diff" in unlike
+    print_comparison(frame)
+    out = capsys.readouterr().out
+    assert out.index("warning: not like for like") < out.index("ops/s, higher is better")
+    same = kvlab.compare(side([100, 101, 99, 100, 102]), side([90, 91, 89, 90, 92]), metrics=["ops_per_sec"])
+    assert not [w for w in same.attrs["warnings"] if w.startswith("not like for like")]
+    # from the store, as `kvlab results compare` reads it: the same facts, the same line
+    from kvlab.results.store import Store
+    store = Store(tmp_path / "s.duckdb")
+    for tag, results in (("a", a), ("b", b)):
+        for x in results:
+            x.tags = [tag]
+        store.append(results)
+    stored = kvlab.compare("tag:a", "tag:b", store=store, metrics=["ops_per_sec"])
+    assert [w for w in stored.attrs["warnings"] if w.startswith("not like for like")] == [unlike]
+
+
 def test_load_phases_stay_out_unless_asked():
     a, b = side([100, 101, 99, 100, 102]), side([90, 91, 89, 90, 92], 10)
     frame = kvlab.compare(a, b, metrics=["ops_per_sec"])

@@ -145,7 +145,8 @@ def parse_selection(text: str, what: str = "selection") -> Selection:
 _SAMPLE_COLUMNS = ("id", "run_id", "engine", "workload", "phase", "threads", "num", "value_size", "key_size",
                    "engine_settings", "trial", "ops", "ops_per_sec", "p50_us", "p99_us", "p999_us", "cpu_us_per_op",
                    "io_bytes_per_op", "host", "write_amp", "read_amp", "started_at", "ended_at", "load_others",
-                   "others_cpu_pct", "cores", "cpufreq", "turbo")
+                   "others_cpu_pct", "cores", "cpufreq", "turbo", "memory_budget", "sync", "compression",
+                   "machine")
 
 _STORE_QUERY = (
     "SELECT id, run_id, engine, workload, phase, threads, num, value_size, key_size, engine_settings, trial, ops, "
@@ -155,11 +156,17 @@ _STORE_QUERY = (
     "facts[2]->>'$' AS host, write_amp, read_amp, facts[3]->>'$' AS started_at, facts[4]->>'$' AS ended_at, "
     "TRY_CAST(facts[5]->>'$' AS DOUBLE) AS load_others, TRY_CAST(facts[6]->>'$' AS DOUBLE) AS others_cpu_pct, "
     "TRY_CAST(facts[7]->>'$' AS INTEGER) AS cores, CAST(facts[8] AS VARCHAR) AS cpufreq, "
-    "CAST(facts[9] AS VARCHAR) AS turbo, partial, {sides} FROM (SELECT *, facts[1] AS acct FROM (SELECT *, "
+    "CAST(facts[9] AS VARCHAR) AS turbo, TRY_CAST(facts[10]->>'$' AS BIGINT) AS memory_budget, "
+    "COALESCE(CAST(facts[11] AS VARCHAR), 'false') AS sync, COALESCE(facts[12]->>'$', 'none') AS compression, "
+    "concat_ws(', ', facts[13]->>'$', facts[14]->>'$' || ' cores', facts[2]->>'$') AS machine, "
+    "partial, {sides} FROM (SELECT *, facts[1] AS acct FROM (SELECT *, "
     "json_extract(record, ['$.accounting', '$.provenance.machine.hostname', '$.started_at', '$.ended_at', "
     "'$.provenance.machine.system.load.others_1min', '$.provenance.machine.system.others_cpu_pct', "
     "'$.provenance.machine.system.cores', '$.provenance.machine.system.cpufreq.governors', "
-    "'$.provenance.machine.system.turbo.enabled']) AS facts FROM benchmarks WHERE {where})) ORDER BY id")
+    "'$.provenance.machine.system.turbo.enabled', '$.params.memory_budget.bytes', "
+    "'$.provenance.engine_config_effective.sync', '$.provenance.engine_config_effective.compression', "
+    "'$.provenance.machine.cpu_model', '$.provenance.machine.cores']) AS facts FROM benchmarks WHERE {where})) "
+    "ORDER BY id")
 
 
 def store_samples(store: Store, selections, where: Selection | None = None) -> list:
@@ -206,12 +213,25 @@ def result_samples(results, where: Selection | None = None):
                      "read_amp": (b.amplification or {}).get("read_amp"), **_system_columns(b),
                      "partial": b.partial, "tags": list(b.tags), "sweep_id": None,
                      "engine_library": (b.versions or {}).get("engine_library"),
-                     "git_commit": (b.versions or {}).get("git_commit")})
+                     "git_commit": (b.versions or {}).get("git_commit"), **_setting_columns(b)})
     frame = pd.DataFrame(rows, columns=list(_SAMPLE_COLUMNS) + ["partial", "tags", "sweep_id", "engine_library",
                                                                "git_commit"])
     if where is not None and where.terms:
         frame = frame[where.mask(frame)]
     return frame
+
+
+def _setting_columns(b: BenchmarkResult) -> dict:
+    """The settings a like-for-like check compares, as the store's query reads them."""
+    effective = (b.provenance or {}).get("engine_config_effective") or {}
+    machine = (b.provenance or {}).get("machine") or {}
+    sync = effective.get("sync")
+    parts = [machine.get("cpu_model"), f"{machine['cores']} cores" if machine.get("cores") else None,
+             machine.get("hostname")]
+    return {"memory_budget": ((b.params or {}).get("memory_budget") or {}).get("bytes"),
+            # kvlab opens an engine without sync and without compression unless a setting says otherwise
+            "sync": json.dumps(bool(sync)), "compression": effective.get("compression") or "none",
+            "machine": ", ".join(str(p) for p in parts if p) or None}
 
 
 def _system_columns(b: BenchmarkResult) -> dict:
@@ -355,7 +375,7 @@ def compare(a, b, *, where=None, store=None, threshold: float = THRESHOLD_PCT, a
         out[col] = out[col].astype("Int64")     # counts stay whole numbers beside the geomean rows' nulls
     notes += [f"no % change for {r['metric']} in {key_text({k: r.get(k) for k in match})}: {r['change_why']}"
               for r in rows if r.get("change_why")]
-    warnings = _reach_warnings(rows, alpha) + _timing_warnings(frame_a, frame_b)
+    warnings = _unlike_warnings(frame_a, frame_b) + _reach_warnings(rows, alpha) + _timing_warnings(frame_a, frame_b)
     out.attrs.update({"a": label_a, "b": label_b, "alpha": alpha, "threshold_pct": threshold, "level": level,
                       "match": list(match), "notes": notes, "warnings": warnings})
     for side, frame in (("a", frame_a), ("b", frame_b)):
@@ -436,6 +456,36 @@ def _reach_warnings(rows, alpha: float) -> list:
             out.append(f"n={na}/{nb}: {text}; run more (kvlab results compare --run ... --repeat "
                        f"{stats.fewest_per_side(alpha) + 1})")
     return out
+
+
+# what makes two sides not like for like: (column, what it is, how a value reads)
+_LIKE = (("memory_budget", "memory budget",
+          lambda v: "engine defaults" if v is None else f"{int(v) / 2**20:,.0f} MiB"),
+         ("sync", "durability", lambda v: "?" if v is None else "sync every write" if json.loads(v) else "no sync"),
+         ("compression", "compression", lambda v: "?" if v is None else str(v)),
+         ("key_size", "key size", lambda v: "?" if v is None else f"{int(v)} B"),
+         ("value_size", "value size", lambda v: "?" if v is None else f"{int(v)} B"),
+         ("num", "data size (keys)", lambda v: "?" if v is None else f"{int(v):,}"),
+         ("machine", "machine", lambda v: "?" if v is None else str(v)))
+
+
+def _unlike_warnings(frame_a, frame_b) -> list:
+    """'not like for like' when A and B differ in a setting that decides what is measured beside the engine or
+    the setting compared: the memory budget, durability, compression, key or value size, data size, machine.
+    A setting both sides hold several values of, the same ones, is one both sides vary alike: not a difference."""
+    import pandas as pd
+    differ = []
+    for column, what, show in _LIKE:
+        if column not in frame_a or column not in frame_b:
+            continue
+        values = [tuple(sorted({None if pd.isna(v) else v for v in f[column]}, key=str)) for f in (frame_a, frame_b)]
+        if values[0] != values[1]:
+            differ.append(f"{what} (A {' | '.join(show(v) for v in values[0])}; "
+                          f"B {' | '.join(show(v) for v in values[1])})")
+    if not differ:
+        return []
+    return ["not like for like: A and B differ in " + ", ".join(differ) + "; a difference between them may be "
+            "these settings', not the engines' (kvlab results diff A B lists every setting that differs)"]
 
 
 def _timing_warnings(frame_a, frame_b) -> list:
