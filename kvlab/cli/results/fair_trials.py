@@ -97,7 +97,8 @@ def _describe(spec) -> str:
     settings = ",".join(f"{k}={v}" for k, v in spec.engine_settings.items())
     return (f"{spec.engine}{' (' + settings + ')' if settings else ''}, {','.join(spec.workloads)}, "
             f"num={spec.num:,}, threads={spec.threads}, value_size={spec.value_size}, seed={spec.seed}"
-            f"{', db=' + str(spec.db) if spec.db else ''}")
+            f"{', db=' + str(spec.db) if spec.db else ''}, "
+            + (f"memory budget {spec.memory / 1048576:,.0f} MiB" if spec.memory else "engine defaults for memory"))
 
 
 # options of `kvlab run` that belong to the comparison, not to a side
