@@ -157,7 +157,7 @@ def test_compare_json_is_a_file(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     out = tmp_path / "c.json"
     assert cli.main(["compare", "--engines", "lmdb", "--num", "2000", "--threads", "1", "--json", str(out),
-                     "--no-store", "--progress", "off"]) == 0
+                     "--duration", "0.2", "--warmup", "0.05", "--repeat", "2", "--no-store", "--progress", "off"]) == 0
     assert out.is_file() and {r["engine"] for r in json.loads(out.read_text())} == {"lmdb"}
 
 

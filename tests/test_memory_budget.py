@@ -137,6 +137,7 @@ def test_compare_gives_every_engine_the_budget_and_says_so(tmp_path, capsys):
     require("wiredtiger-btree")
     out = tmp_path / "c.json"
     assert cli.main(["compare", "--engines", "lmdb,wiredtiger-btree", "--num", "2000", "--threads", "1",
+                     "--duration", "0.2", "--warmup", "0.05", "--repeat", "2",
                      "--memory", "512MiB", "--no-store", "--json", str(out)]) == 0
     header = capsys.readouterr().out
     assert "memory budget: 512 MiB each" in header and "lmdb none (the OS page cache)" in header
@@ -145,6 +146,7 @@ def test_compare_gives_every_engine_the_budget_and_says_so(tmp_path, capsys):
     wt = [r for r in records if r["engine"] == "wiredtiger-btree"][-1]
     assert wt["provenance"]["engine_config_effective"]["cache_size"] == ((512 - 64) << 20) * 3 // 4
     assert cli.main(["compare", "--engines", "lmdb", "--num", "2000", "--threads", "1", "--no-store",
+                     "--duration", "0.2", "--warmup", "0.05", "--repeat", "2", "--memory", "none",
                      "--json", str(tmp_path / "d.json")]) == 0
     assert "engine defaults: " in capsys.readouterr().out
 

@@ -160,23 +160,47 @@ def test_a_step_within_the_cores_is_not_superlinear(loaded_lmdb):
     assert [_sanity(b.warnings) for b in (*one, *two)] == [[], []]
 
 
+def test_a_step_above_the_cores_only_by_noise_is_not_superlinear():
+    """With repeats on both sides, the step must clear the cores' bound beyond the medians' intervals: a 2.1x
+    step of medians over wide 1-thread runs is the VM's noise, a 2.6x step clear of both intervals is not."""
+    from kvlab.results.result import BenchmarkResult
+
+    def point(threads, rate, trial):
+        return BenchmarkResult(
+            engine="lmdb", workload="readrandom", phase="run", threads=threads, ops=1_000_000,
+            seconds=1_000_000 / rate, thread_seconds=1_000_000 / rate, found=None, not_found=None, bytes=0,
+            latency_us={"p50": 1.0}, latency_by_op={}, latency_unit="op", seed=1, trial=trial,
+            params={"num": 100_000, "key_size": 16, "value_size": 100, "native_loop": "readrandom"},
+            versions={}, key_encoding="", provenance={"spec": {"cpus": "0-1"}, "machine": {"cores": 2}})
+
+    ones = [1.01e6, 1.20e6, 1.25e6, 1.30e6, 1.32e6]
+    noisy = [point(1, r, i) for i, r in enumerate(ones)] + \
+        [point(2, r, i) for i, r in enumerate([1.31e6, 2.5e6, 2.64e6, 2.9e6, 3.19e6])]
+    assert sanity.scaling_warnings(noisy) == []
+    clear = [point(1, r, i) for i, r in enumerate(ones)] + \
+        [point(2, r, i) for i, r in enumerate([3.2e6, 3.3e6, 3.4e6, 3.5e6, 3.6e6])]
+    assert len(sanity.scaling_warnings(clear)) == 5
+
+
 def test_compare_checks_scaling_across_its_runs(tmp_path, capsys, monkeypatch):
-    """kvlab compare hands every record of its runs (1 and 2 threads) to the scaling check, and stores what it
-    adds; tiny runs are too short and say so."""
+    """kvlab compare hands every record of its runs (1 and 2 threads, every repeat) to the scaling check, and
+    stores what it adds; tiny runs are too short and say so, once for all the rows."""
     require("null")
     seen = []
     real = sanity.annotate_scaling
 
     def spy(results):
         results = list(results)
-        seen.append([(b.workload, b.threads) for b in results])
+        seen.append(sorted((b.workload, b.threads) for b in results))
         return real(results)
     monkeypatch.setattr(sanity, "annotate_scaling", spy)
     out = tmp_path / "c.json"
     assert cli.main(["compare", "--engines", "null", "--num", "5000", "--threads", "2", "--no-store", "--json",
-                     str(out), "--progress", "off"]) == 0
-    assert [("fillseq", 1), ("readrandom", 1), ("fillseq", 2), ("readrandom", 2)] in seen
+                     str(out), "--progress", "off", "--duration", "0.2", "--warmup", "0.05", "--repeat", "2"]) == 0
+    assert seen[-1].count(("readrandom", 1)) == 2 and seen[-1].count(("readrandom", 2)) == 2   # all at once
     records = json.loads(out.read_text())
-    assert all(any(w.startswith("too short to be a stable figure") for w in r["warnings"]) for r in records)
+    assert all(any(w.startswith("too short to be a stable figure") for w in r["warnings"]) for r in records
+               if r["phase"] == "run")
     err = capsys.readouterr().err
-    assert err.count("warning: too short to be a stable figure: null readrandom at 2 threads") == 1
+    assert err.count("warning: too short to be a stable figure:") == 1
+    assert "null readrandom 2 thr (x2)" in err

@@ -1,32 +1,54 @@
-"""`kvlab compare`: the main job. Every built engine on the same small fillseq + readrandom, at 1 thread
-and at --threads; one table, every record in one JSON file and in the results store."""
+"""`kvlab compare`: the main job. Every built engine loaded once with the same keys, then readrandom at 1 thread
+and at --threads, each point timed long enough to be a stable figure and repeated round-robin across the
+engines; one table, a ranking per point with the significance of each gap, each kind of warning once; every
+record in one JSON file and in the results store (kvlab.services.maincompare does the work)."""
 from __future__ import annotations
 
+import sys
 import time
 
+from .. import _signals as signals
 from ..execution import native
-from ..execution.run.runner import run_spec
-from ..model.spec import RunSpec, memory_bytes
-from ..results import sanity
+from ..model.spec import memory_bytes
+from ..results import compare as results_compare
+from ..results import stats
 from ..results.result import RunResult
-from ..results.store import kvlab_home
+from ..results.store import Store, kvlab_home
+from ..services import maincompare
+from ..services.estimate import stored_rates
 from . import common, output
-from .parsing import add_running_options, count
+from .parsing import UsageError, add_running_options, amount, count
 
 NAME = "compare"
-HELP = "the main job: every built engine (LMDB first) on the same small fillseq + readrandom"
+HELP = "the main job: every built engine (LMDB first) loaded once, then readrandom, repeated round-robin and ranked"
+MEMORY = "1GiB"   # the default budget: the same for every engine, many times the data at the default --num
+NO_BUDGET = ("none", "defaults")
 
 
 def add_parser(sub, make):
-    c = make(sub, NAME, help=HELP, description=HELP + ", at 1 thread and at --threads")
-    c.add_argument("--num", type=count(1), default=200_000, metavar="N", help="keys (default 200,000)")
+    c = make(sub, NAME, help=HELP, description=HELP + " (at 1 thread and at --threads)")
+    c.add_argument("--num", type=count(1), default=200_000, metavar="N", help="keys loaded (default 200,000)")
     c.add_argument("--threads", type=count(1, 1024), default=2, metavar="N",
                    help="the second thread count (default 2; the first is 1)")
     c.add_argument("--engines", default=None, metavar="LIST", help="comma list (default: every built engine)")
-    c.add_argument("--memory", default=None, metavar="SIZE",
-                   help="one memory budget for every engine, e.g. 1GiB: split across each engine's own cache and "
-                        "write buffers as its documentation advises, each run held to it in a memory cgroup (page "
-                        "cache included) where one can be made (default: each engine's own defaults, printed)")
+    c.add_argument("--repeat", type=count(2, 1000), default=maincompare.REPEAT, metavar="N",
+                   help=f"runs of each engine at each point, round-robin (default {maincompare.REPEAT}; "
+                        f"{stats.fewest_per_side(results_compare.ALPHA)} or more can tell engines apart at p < "
+                        f"{results_compare.ALPHA:g})")
+    c.add_argument("--duration", type=amount(0.01, 3600), default=maincompare.DURATION_S, metavar="S",
+                   help=f"seconds each point runs, its warm-up included (default {maincompare.DURATION_S:g}: "
+                        "the warm-up plus the 1 s a stable figure needs)")
+    c.add_argument("--warmup", type=amount(0, 3600), default=maincompare.WARMUP_S, metavar="S",
+                   help=f"seconds cut from the start of each point (default {maincompare.WARMUP_S:g})")
+    c.add_argument("--memory", default=MEMORY, metavar="SIZE",
+                   help=f"one memory budget for every engine (default {MEMORY}): split across each engine's own "
+                        "cache and write buffers as its documentation advises, each run held to it in a memory "
+                        "cgroup (page cache included) where one can be made; 'none': each engine's own defaults, "
+                        "printed")
+    c.add_argument("--loads", action="store_true",
+                   help="rank the loads too (one load an engine: no significance test)")
+    c.add_argument("--explain", action="store_true",
+                   help="print every warning in full (by default each kind is one line naming its rows)")
     add_running_options(c, db=False)
     for a in c._actions:
         if a.dest == "json":
@@ -40,32 +62,175 @@ def handle(args) -> int:
     names = [n.strip() for n in args.engines.split(",") if n.strip()] if args.engines else built
     for n in names:
         native.require_built(n)
-    memory = None if args.memory is None else memory_bytes(args.memory)   # refused before anything is written
+    names = list(dict.fromkeys(names))
+    memory = None if str(args.memory).strip().lower() in NO_BUDGET else memory_bytes(args.memory)
+    if args.warmup >= args.duration:
+        raise UsageError(f"--warmup {args.warmup:g} must be shorter than --duration {args.duration:g}")
     args.json = args.json or str(kvlab_home() / f"compare-{time.strftime('%Y%m%d-%H%M%S')}.json")
     seed = args.seed if args.seed is not None else time.time_ns() & 0xFFFFFFFF
     common.preflight(args)
-    common.say(args, f"kvlab compare: {', '.join(names)}; num={args.num:,}, threads 1 and {args.threads}, seed={seed}",
-               output.memory_line(memory, names))
-    rows, benchmarks = [], []
-    for name in names:
-        for threads in sorted({1, args.threads}):
-            spec = RunSpec(engine=name, workloads=("fillseq", "readrandom"), num=args.num, threads=threads,
-                           seed=seed, memory=memory)
-            result = run_spec(spec, control=common.progress_control(args))
-            benchmarks += list(result)
-            for b in result:
-                lat = b.latency_us
-                rows.append({"engine": name, "workload": b.workload, "threads": threads, "ops_per_sec": b.ops_per_sec,
-                             "us_per_op": b.micros_per_op, "p50": lat["p50"], "p99": lat["p99"],
-                             "p999": lat["p999"], "max": lat["max"],
-                             "found": "" if b.found is None else f"{b.found:,}"})
-    # a thread-scaling step needs both points: checked across the runs, the warning stored with the higher one
-    sanity.annotate_scaling(benchmarks)
-    print()
-    output.table(rows, [("engine", "engine", "<"), ("workload", "workload", "<"), ("threads", "threads", ">"),
-                        ("ops_per_sec", "ops/s", ">"), ("us_per_op", "us/op", ">"), ("p50", "p50 us", ">"),
-                        ("p99", "p99 us", ">"), ("p999", "p99.9 us", ">"), ("max", "max us", ">"),
-                        ("found", "found", ">")],
-                 legend="  us/op: summed thread time per op (db_bench's figure); p50 ... max: latency per op")
-    output.warnings_once(benchmarks)
-    return common.finish(RunResult(benchmarks), args)
+    plan = maincompare.Plan(engines=tuple(names), num=args.num, threads=tuple(sorted({1, args.threads})),
+                            repeat=args.repeat, duration=args.duration, warmup=args.warmup, seed=seed,
+                            memory=memory)
+    args.tag = list(dict.fromkeys([*(args.tag or ()), plan.label]))
+    estimate = maincompare.estimate_seconds(plan, _rates(args))
+    runs = len(maincompare.schedule(plan))
+    common.say(args, f"kvlab compare: {', '.join(names)}; num={args.num:,}, seed={seed}",
+               output.memory_line(memory, names),
+               f"plan: each engine loaded once (fillseq, {args.num:,} keys), then {_points_text(plan)}, each "
+               f"{_s(args.duration)} with the first {_s(args.warmup)} cut as warm-up; {args.repeat} repeats, "
+               "round-robin (each repeat runs every engine at every point, the first engine rotating)",
+               f"that is {len(names)} load{'s' if len(names) > 1 else ''} + {runs} runs: about {_duration(estimate)}")
+    cannot = stats.reach_text(args.repeat, args.repeat, results_compare.ALPHA)
+    if cannot:   # said before anything is spent
+        print(f"warning: --repeat {args.repeat}: {cannot}; give --repeat "
+              f"{stats.fewest_per_side(results_compare.ALPHA) + 1} or more for a verdict", file=sys.stderr)
+    started = time.monotonic()
+    outcome = maincompare.run_plan(plan, on_result=lambda b: _progress(args, plan, b, started),
+                                   control=common.progress_control(args))
+    benchmarks = outcome.results
+    maincompare.finish(benchmarks)
+    result = RunResult(benchmarks)
+    if outcome.stopped:   # saved before anything more is printed
+        print(f"kvlab compare: stopped by {outcome.stopped}; what ended is kept", file=sys.stderr)
+        common.finish(result, args)
+        _report(args, plan, benchmarks)
+        return signals.exit_code(outcome.stopped)
+    common.say(args, f"took {_duration(time.monotonic() - started)} (estimated {_duration(estimate)})")
+    _report(args, plan, benchmarks)
+    code = common.finish(result, args)
+    if len(names) > 1:
+        common.say(args, f"each engine's records are tagged {plan.label}:ENGINE: kvlab results compare "
+                         f"tag:{plan.label}:{names[0]} tag:{plan.label}:{names[1]} sets two side by side")
+    return code
+
+
+def _rates(args) -> dict:
+    try:
+        return stored_rates(Store(args.store))
+    except Exception:   # an estimate only: a store that cannot be read gives the assumed rates
+        return {}
+
+
+def _points_text(plan) -> str:
+    threads = " and ".join(str(t) for t in plan.threads)
+    return f"{maincompare.READ} at {threads} thread{'s' if plan.threads[-1] > 1 else ''}"
+
+
+def _s(seconds: float) -> str:
+    return f"{seconds:g} s"
+
+
+def _duration(seconds: float) -> str:
+    seconds = int(round(seconds))
+    return f"{seconds // 60} min {seconds % 60:02d} s" if seconds >= 60 else f"{seconds} s"
+
+
+def _progress(args, plan, b, started) -> None:
+    """A line per load, and one at the end of each repeat."""
+    if args.quiet:
+        return
+    if b.phase == "load":
+        print(f"  {b.engine} loaded: {output.num(b.ops)} keys in {b.seconds:.2f} s, {output.num(b.ops_per_sec)} "
+              "ops/s", flush=True)
+        return
+    order = ((b.provenance or {}).get("compare") or {}).get("order")
+    per_repeat = len(plan.engines) * len(plan.points)
+    if order is not None and (order + 1) % per_repeat == 0:
+        spent = time.monotonic() - started
+        r = (order + 1) // per_repeat
+        left = spent / (len(plan.engines) + order + 1) * (len(plan.engines) + plan.repeat * per_repeat) - spent
+        print(f"  repeat {r}/{plan.repeat} done: {_duration(spent)} so far, about {_duration(max(left, 0))} left",
+              flush=True)
+
+
+COLUMNS = [("engine", "engine", "<"), ("point", "workload", "<"), ("n", "n", ">"), ("median", "median ops/s", ">"),
+           ("interval", "interval", "<"), ("p50", "p50 us", ">"), ("p99", "p99 us", ">")]
+
+
+def _report(args, plan, benchmarks) -> None:
+    """The table, the ranking per point, then each kind of warning once (all of them in full with --explain)."""
+    rows = maincompare.summarize(benchmarks)
+    levels = {round(r["summary"]["median_ci_level"], 6) for r in rows if r["summary"].get("median_ci")}
+    level = levels.pop() if len(levels) == 1 else None
+    cells = [{"engine": r["engine"], "point": r["point"].label(), "n": r["n"], "median": r["median"],
+              "interval": _interval(r["summary"], level is None),
+              # a load's latency is per batch of puts: not set beside the reads' per-op figures
+              **({"p50": "-", "p99": "-"} if r["point"].phase == "load" else {"p50": r["p50"], "p99": r["p99"]})}
+             for r in rows]
+    if not args.quiet and cells:
+        print()
+        heading = [c if c[0] != "interval" else
+                   ("interval", f"median's {stats._percent(level)} interval" if level else "median's interval", "<")
+                   for c in COLUMNS]
+        output.table(cells, heading,
+                     legend="  n: runs (a load: one); median ops/s across them, with the median's interval (exact "
+                            "order statistics; with 3 to 5 runs the min-max range, at the level it has); p50, p99: "
+                            "the runs' median latency per op")
+        ranking = maincompare.rank(rows, loads=args.loads)
+        if ranking:
+            print()
+            print(f"ranking by median ops/s; each gap to the engine above: its change, the Mann-Whitney p, and "
+                  f"'significant' at p < {results_compare.ALPHA:g} and {results_compare.THRESHOLD_PCT:g}% or more")
+            for point, entries in ranking:
+                print(_ranking_line(point, entries))
+                width = max(len(_bracket(e["row"]["summary"])) for e in entries)
+                for e in entries:
+                    print(_ranking_entry(e, width))
+    _warnings(args, benchmarks)
+
+
+def _interval(s: dict, with_level: bool) -> str:
+    if not s.get("median_ci"):
+        return "-" if s["n"] <= 1 else f"n={s['n']}: none"
+    lo, hi = s["median_ci"]
+    text = f"{output.num(lo)} .. {output.num(hi)}"
+    return text + (f" ({stats._percent(s['median_ci_level'])})" if with_level else "")
+
+
+def _ranking_line(point, entries) -> str:
+    """'readrandom 1 thr: lmdb > rocksdb ~ leveldb' ('>': a significant gap, '~': not)."""
+    text = entries[0]["row"]["engine"]
+    for e in entries[1:]:
+        text += (" > " if e["gap"]["significant"] else " ~ ") + e["row"]["engine"]
+    return f"{point.label()}: {text}"
+
+
+def _bracket(s: dict) -> str:
+    return f"[{_interval(s, False)}]" if s.get("median_ci") else ""
+
+
+def _ranking_entry(e, width: int = 0) -> str:
+    r = e["row"]
+    line = f"  {r['engine']:<18} {output.num(r['median']):>12}  {_bracket(r['summary']):<{width}}"
+    gap = e["gap"]
+    if gap is None:
+        return line.rstrip()
+    change = "-" if gap["change_pct"] is None else f"{gap['change_pct']:+.1f}%"
+    if gap["p"] is None:
+        said = "no test (fewer than 3 runs a side)"
+    elif gap["significant"]:
+        said = f"significant, p={gap['p']:.3f}"
+    elif gap["below_floor"]:
+        said = f"p={gap['p']:.3f} but under {results_compare.THRESHOLD_PCT:g}%: not significant"
+    else:
+        said = f"not significant, p={gap['p']:.3f}"
+    return f"{line}  {change}, {said}"
+
+
+def _warnings(args, benchmarks) -> None:
+    """Each kind once, in one line naming its rows; --explain: every text in full, with its rows."""
+    kinds = maincompare.collapse_warnings(benchmarks)
+    if not kinds:
+        return
+    every = maincompare.rows_of(benchmarks)
+    for k in sorted(kinds, key=lambda k: (k.build, not k.machine)):
+        print(f"{'note' if k.build else 'warning'}: {k.line(every, len(benchmarks))}", file=sys.stderr)
+    if not args.explain:
+        print("  (each warning kind once; --explain prints them in full, and every record keeps its own in the "
+              "JSON)", file=sys.stderr)
+        return
+    print(file=sys.stderr)
+    for k in kinds:
+        for text, names in k.texts.items():
+            print(f"warning ({', '.join(names)}): {text}", file=sys.stderr)

@@ -12,6 +12,7 @@ import json
 import os
 
 from ..model.spec import cpu_set
+from . import stats
 
 MIN_SECONDS = 1.0          # a run phase shorter than this ...
 MIN_OPS = 10_000           # ... or with fewer ops is not a stable figure
@@ -105,7 +106,9 @@ def scaling_warnings(results) -> list:
     """(result, warning) for each thread-scaling step above what the cores allow: the same engine, workload
     and shape (num, sizes, settings, mix) at two thread counts, the higher one more than
     min(threads, cores) / min(threads, cores) times faster (medians where a thread count has several
-    results).  The warning goes to the higher thread count's results."""
+    results; with enough on both sides for the medians' intervals, the higher one's interval wholly above the
+    lower one's times that bound, so the VM's noise alone does not say it).  The warning goes to the higher
+    thread count's results."""
     results = list(results)
     groups: dict[tuple, dict[int, list[int]]] = {}
     for i, b in enumerate(results):
@@ -122,6 +125,12 @@ def scaling_warnings(results) -> list:
             cores_lo, cores_hi = _median([_cores(b) for b in low]), _median([_cores(b) for b in high])
             bound = min(hi, cores_hi) / min(lo, cores_lo)
             if rate_lo <= 0 or rate_hi / rate_lo <= bound * (1 + SUPERLINEAR_MARGIN):
+                continue
+            # with repeats on both sides, the step must exceed the bound beyond their noise: the high side's
+            # median interval lies wholly above the low side's times the bound
+            lo_ci = stats.median_interval([b.ops_per_sec for b in low])
+            hi_ci = stats.median_interval([b.ops_per_sec for b in high])
+            if lo_ci and hi_ci and hi_ci[0] <= lo_ci[1] * bound * (1 + SUPERLINEAR_MARGIN):
                 continue
             text = _superlinear_text(results, by_threads[lo], low, high, lo, hi, rate_lo, rate_hi, bound,
                                      cores_lo, cores_hi)

@@ -1,0 +1,348 @@
+"""The main job (`kvlab compare`): engines loaded once each, then the same timed points run round-robin across
+repeats, so that whatever drifts on a shared machine falls on every engine alike; the figures summarised per
+engine and point (median, its interval), ranked with a significance test per gap, and the warnings of every
+record said once per kind.
+
+    plan = Plan(engines=("lmdb", "rocksdb"), num=200_000, threads=(1, 2), repeat=5, duration=2.0, warmup=0.5)
+    seconds = estimate_seconds(plan, rates)            # before anything runs
+    outcome = run_plan(plan, on_result=print)          # loads, then the rounds; the databases removed after
+    rows = summarize(outcome.results)                  # one per engine and point (and its load)
+    ranking = rank(rows)                               # per point: engines by median, each gap tested
+
+Each engine's database lives in a directory this module makes (`kvlab-compare-XXXX` under $KVLAB_TMPDIR or the
+temporary folder) and removes when the job ends, however it ends (an error, Ctrl-C); it never removes a directory
+it did not make.  A point is one kvlab run on the loaded database (use_existing_db) for `duration` seconds with
+the first `warmup` cut, so its figure covers at least sanity.MIN_SECONDS and comes after the engine opened,
+not right after the load.
+"""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import tempfile
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from .. import _signals as signals
+from ..execution.orchestration import sweep as sweep_execution
+from ..execution.run import runner
+from ..model.spec import RunSpec
+from ..results import compare as results_compare
+from ..results import sanity, stats
+from ..results.result import BenchmarkResult
+
+READ = "readrandom"
+LOAD = "fillseq"              # what a read workload's load phase runs
+DURATION_S = 2.0              # a point's length: the warm-up cut plus at least sanity.MIN_SECONDS measured
+WARMUP_S = 0.5
+REPEAT = 5                    # 5 a side can reach p = 0.008 (4: 0.029; 3 cannot reach 0.05)
+# opening the engine, the system checks, closing, accounting, the memory cgroup: per run, measured on the
+# 2-core development VM (the eight engines' 88 runs of a default `kvlab compare`: 0.45 s a run on average, with
+# other work on both cores; tiny runs 0.55 s)
+RUN_OVERHEAD_S = 0.5
+TEMP_PREFIX = "kvlab-compare-"
+
+
+@dataclass(frozen=True)
+class Point:
+    """One measured point: a workload at a thread count (the load is `phase="load"`)."""
+    workload: str
+    threads: int
+    phase: str = "run"
+
+    def label(self) -> str:
+        return f"{self.workload} load" if self.phase == "load" else f"{self.workload} {self.threads} thr"
+
+
+@dataclass(frozen=True)
+class Plan:
+    engines: tuple
+    num: int = 200_000
+    threads: tuple = (1, 2)
+    repeat: int = REPEAT
+    duration: float = DURATION_S
+    warmup: float = WARMUP_S
+    seed: int = 0
+    memory: int | None = None
+    label: str = field(default_factory=lambda: f"compare:{uuid.uuid4().hex[:8]}")
+
+    @property
+    def points(self) -> tuple:
+        return tuple(Point(READ, t) for t in self.threads)
+
+    def load_spec(self, engine: str, db: str) -> RunSpec:
+        return RunSpec(engine=engine, workloads=(READ,), num=self.num, seed=self.seed, db=db, memory=self.memory)
+
+    def point_spec(self, engine: str, point: Point, db: str, repeat: int) -> RunSpec:
+        # the same keys for every engine within a repeat; another stream each repeat
+        return RunSpec(engine=engine, workloads=(point.workload,), num=self.num, threads=point.threads,
+                       seed=(self.seed + repeat) % 2 ** 64, db=db, use_existing_db=True, duration=self.duration,
+                       warmup=self.warmup, memory=self.memory)
+
+
+def schedule(plan: Plan) -> list:
+    """(repeat, engine, point) in the order they run: each repeat runs every engine at every point once; within a
+    repeat the points take turns (their order reversed every other repeat) and at each point every engine runs,
+    the engine that goes first rotating from repeat to repeat (lmdb leveldb rocksdb, leveldb rocksdb lmdb, ...),
+    so that the engines alternate in time and none is always first or last."""
+    out = []
+    names = list(plan.engines)
+    for r in range(plan.repeat):
+        shift = r % len(names) if names else 0
+        order = names[shift:] + names[:shift]
+        points = plan.points if r % 2 == 0 else plan.points[::-1]
+        for point in points:
+            out += [(r, name, point) for name in order]
+    return out
+
+
+def estimate_seconds(plan: Plan, rates: dict | None = None) -> float:
+    """The job's length before it starts: each load at the stored (else the assumed) fillseq load rate, each
+    point its duration, plus RUN_OVERHEAD_S a run.  `rates`: the sweep model's {(engine, workload, phase):
+    ops/s a thread} (kvlab.services.estimate.stored_rates)."""
+    rates = rates or {}
+    total = 0.0
+    for name in plan.engines:
+        rate = rates.get((name, LOAD, "load")) or sweep_execution.ASSUMED_LOAD_OPS_PER_SEC
+        total += plan.num / rate + RUN_OVERHEAD_S
+    return total + len(schedule(plan)) * (plan.duration + RUN_OVERHEAD_S)
+
+
+@dataclass
+class Outcome:
+    results: list                    # every record, loads first, then the points in the order they ran
+    stopped: str | None = None       # the signal that stopped the job part-way (its records are kept)
+    folder: str | None = None        # where the databases were (removed)
+
+
+def run_plan(plan: Plan, on_result: Callable[[BenchmarkResult], None] | None = None, control=None,
+             base: str | None = None) -> Outcome:
+    """Load every engine once, then run the schedule, each record tagged with the plan's label (and
+    label:ENGINE) and, for a point, its repeat as `trial` and its place in `provenance.compare`; `on_result` is
+    called as each record ends.  A stop signal ends the job after what ran (Outcome.stopped); the databases are
+    removed whatever happens (`base`: where their folder goes, default $KVLAB_TMPDIR or the temporary folder)."""
+    base = base or os.environ.get("KVLAB_TMPDIR") or None
+    folder = Path(tempfile.mkdtemp(prefix=TEMP_PREFIX, dir=base))
+    out = Outcome([], folder=str(folder))
+    runs = schedule(plan)
+    try:
+        for name in plan.engines:
+            got = runner.run_spec(plan.load_spec(name, str(folder / name)), load_only=True, control=control)
+            _keep(plan, out, got, name, on_result, {"load": True})
+            if _stopped(got, out):
+                return out
+        for j, (r, name, point) in enumerate(runs):
+            got = runner.run_spec(plan.point_spec(name, point, str(folder / name), r), control=control)
+            for b in got:
+                b.trial = r
+            first = runs[j - j % len(plan.engines)][1]   # the engine that went first at this point this repeat
+            _keep(plan, out, got, name, on_result, {"repeat": r, "of": plan.repeat, "order": j,
+                                                    "first_at_point": first})
+            if _stopped(got, out):
+                return out
+    except KeyboardInterrupt as exc:   # between runs: what ended is kept
+        out.stopped = signals.name_of(exc)
+    finally:
+        arrived: list = []
+        with signals.held(arrived):   # a signal now waits for the removal, then ends the job as one between runs
+            shutil.rmtree(folder, ignore_errors=True)
+        out.stopped = out.stopped or (arrived[0] if arrived else None)
+    return out
+
+
+def _keep(plan, out, got, name, on_result, where) -> None:
+    for b in got:
+        b.tags = list(dict.fromkeys([*b.tags, plan.label, f"{plan.label}:{name}"]))
+        b.provenance = {**(b.provenance or {}), "compare": {"label": plan.label, **where}}
+        out.results.append(b)
+        if on_result is not None:
+            on_result(b)
+
+
+def _stopped(got, out) -> bool:
+    for b in got:
+        by = (b.params or {}).get("stopped_by")
+        if b.partial or by:
+            out.stopped = by or "SIGINT"
+            return True
+    return False
+
+
+def finish(results: list) -> None:
+    """Across the whole job: each engine and point's last record gets the statistics across its repeats (as
+    `kvlab run --repeat` gives them), and thread-scaling steps are checked on the medians."""
+    groups: dict = {}
+    for b in results:
+        if b.phase == "run" and not b.partial:
+            groups.setdefault((b.engine, b.workload, b.threads), []).append([b])
+    for trials in groups.values():
+        if len(trials) > 1:
+            stats.attach_repetitions(trials)
+    sanity.annotate_scaling([b for b in results if not b.partial])
+
+
+# --- the summary and the ranking ----------------------------------------------------------------
+
+def point_of(b: BenchmarkResult) -> Point:
+    return Point(LOAD if b.phase == "load" else b.workload, b.threads if b.phase != "load" else 1, b.phase)
+
+
+def row_name(b: BenchmarkResult) -> str:
+    """'lmdb readrandom 1 thr', 'lmdb fillseq load'."""
+    return f"{b.engine} {point_of(b).label()}"
+
+
+def summarize(results, level: float = stats.LEVEL) -> list:
+    """One row per engine and point (loads included, whole records only), in the engines' order: n, the
+    median ops/s with its interval (`summary`, results.stats.summarize), the median p50 and p99 latency."""
+    groups: dict = {}
+    for b in results:
+        if not b.partial:
+            groups.setdefault((b.engine, point_of(b)), []).append(b)
+    rows = []
+    for (engine, point), bs in groups.items():
+        s = stats.summarize([b.ops_per_sec for b in bs], level)
+        rows.append({"engine": engine, "point": point, "n": s["n"], "summary": s, "median": s["median"],
+                     "p50": stats.summarize([b.latency_us.get("p50") for b in bs])["median"],
+                     "p99": stats.summarize([b.latency_us.get("p99") for b in bs])["median"]})
+    order = list(dict.fromkeys(r["engine"] for r in rows))
+    rows.sort(key=lambda r: (order.index(r["engine"]), r["point"].phase != "load", r["point"].threads))
+    return rows
+
+
+def rank(rows, loads: bool = False, alpha: float = results_compare.ALPHA,
+         threshold: float = results_compare.THRESHOLD_PCT) -> list:
+    """Per point (loads only with `loads`): (point, [row, ...] by median ops/s, highest first, each after the
+    first with `gap`: its change against the one above in %, the Mann-Whitney p of the two, and `significant`,
+    as `kvlab results compare` decides it (p < alpha and the change at least `threshold` %; no p-value with
+    fewer than 3 samples a side))."""
+    by_point: dict = {}
+    for r in rows:
+        if r["median"] is not None and (loads or r["point"].phase != "load"):
+            by_point.setdefault(r["point"], []).append(r)
+    metric = results_compare.BY_NAME["ops_per_sec"]
+    out = []
+    for point, group in by_point.items():
+        ranked = sorted(group, key=lambda r: -r["median"])
+        entries = [{"row": ranked[0], "gap": None}]
+        for above, r in zip(ranked, ranked[1:]):
+            a, b = above["summary"], r["summary"]
+            p = None
+            if a["n"] >= stats.MIN_SAMPLES and b["n"] >= stats.MIN_SAMPLES:
+                p = stats.mann_whitney_u(a["values"], b["values"])[1]
+            change = (r["median"] / above["median"] - 1) * 100 if above["median"] else None
+            word = results_compare.verdict(metric, change, p, alpha, threshold)
+            entries.append({"row": r, "gap": {"change_pct": change, "p": p, "significant": word != "~",
+                                              "below_floor": p is not None and p < alpha and change is not None
+                                              and abs(change) < threshold}})
+        out.append((point, entries))
+    return out
+
+
+# --- warnings, once per kind ---------------------------------------------------------------------
+
+MACHINE = "machine "   # kvlab.execution.host.system's warnings all start so: about the machine, not a row
+
+
+def warning_kind(text: str, b: BenchmarkResult | None = None) -> tuple:
+    """(key, label) of a warning: its first clause (up to the first ':' or ';' outside brackets, the
+    bracketed parts and a leading 'ENGINE: ' left out), the names of the record's engine and workload and every
+    number taken out of the key, so that the same warning about other rows, runs or figures is one kind.
+    The label is the clause as the first record said it, without the engine's name ('the engine' within it)."""
+    names = [n for n in ((b.engine, b.workload) if b is not None else ()) if n]
+    head = text
+    if b is not None and head.startswith(f"{b.engine}: "):
+        head = head[len(b.engine) + 2:]
+    clause, depth = [], 0
+    for i, ch in enumerate(head):
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth = max(0, depth - 1)
+        elif depth == 0 and (ch in ":;" or (ch == "." and head[i + 1:i + 2] in (" ", ""))):
+            break
+        elif depth == 0:
+            clause.append(ch)
+    label = " ".join("".join(clause).split()) or " ".join(head.split())[:80]
+    key = label
+    for n in sorted(names, key=len, reverse=True):
+        key = re.sub(rf"(?<![\w-]){re.escape(n)}(?![\w-])", "{%s}" % ("engine" if n == b.engine else "workload"),
+                     key)
+    key = re.sub(r"[0-9][0-9.,]*", "#", key)
+    if b is not None:   # 'lmdb readrandom at ...' -> 'readrandom at ...'; "lmdb's cache" -> "the engine's cache"
+        label = re.sub(rf"^{re.escape(b.engine)}\s+", "", label)
+        label = " ".join(re.sub(rf"(?<![\w-]){re.escape(b.engine)}(?![\w-])", "the engine", label).split())
+    return key, label
+
+
+def is_build_fact(text: str, b: BenchmarkResult) -> bool:
+    """Whether a record's warning is a fact about the engine's build (a library with assertions compiled in),
+    the same for every run of the engine whatever the machine does: the job says it as a note, not a warning."""
+    from ..execution.host import buildfacts
+    return text == buildfacts.warning_for(b.engine, (b.versions or {}).get("engine_build") or {})
+
+
+@dataclass
+class WarningKind:
+    key: str
+    label: str
+    machine: bool
+    build: bool = False      # a fact about a build (is_build_fact): said as a note
+    rows: dict = field(default_factory=dict)     # row name -> the records of that row that said it (their ids)
+    texts: dict = field(default_factory=dict)    # each full text -> the rows that said it
+    records: set = field(default_factory=set)    # the ids of the records that said it
+
+    def line(self, every: dict | None = None, total: int | None = None, most: int = 6) -> str:
+        """'LABEL: lmdb readrandom 1 thr (x3), rocksdb readrandom 2 thr': the rows it covers, each with how many
+        of its records said it where more than one; an engine all of whose rows said it every time is named
+        alone ('leveldb (every run)'), and a machine's warning says in how many of the `total` runs.  `every`:
+        row name -> its records, engine -> its rows (summarize's, from rows_of)."""
+        if self.machine and total:
+            return f"{self.label}: {len(self.records)} of {total} runs"
+        every = every or {}
+        names, said = [], set()
+        for row in self.rows:
+            engine = row.split(" ", 1)[0]
+            if engine in said:
+                continue
+            whole = every.get(engine)
+            if whole and len(whole) > 1 and all(len(self.rows.get(r, ())) == every.get(r, -1) for r in whole):
+                names.append(f"{engine} (every run)")
+                said.add(engine)
+                continue
+            n = len(self.rows[row])
+            names.append(f"{row} (x{n})" if n > 1 else row)
+        more = f", and {len(names) - most} more" if len(names) > most else ""
+        return f"{self.label}: {', '.join(names[:most])}{more}"
+
+
+def rows_of(results) -> dict:
+    """row name -> how many records it has, and engine -> its row names (for WarningKind.line)."""
+    out: dict = {}
+    for b in results:
+        name = row_name(b)
+        out[name] = out.get(name, 0) + 1
+        rows = out.setdefault(b.engine, [])
+        if name not in rows:
+            rows.append(name)
+    return out
+
+
+def collapse_warnings(results) -> list:
+    """Every warning of every record as WarningKinds (in the order first said): the rows each covers and how
+    often, and its full texts.  Each record keeps its own warnings; this is only how they are said."""
+    kinds: dict = {}
+    for b in results:
+        for text in b.warnings:
+            key, label = warning_kind(text, b)
+            k = kinds.setdefault(key, WarningKind(key, label, text.startswith(MACHINE), is_build_fact(text, b)))
+            name = row_name(b)
+            k.rows.setdefault(name, set()).add(id(b))
+            k.records.add(id(b))
+            k.texts.setdefault(text, [])
+            if name not in k.texts[text]:
+                k.texts[text].append(name)
+    return list(kinds.values())
