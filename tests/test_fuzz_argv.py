@@ -31,7 +31,7 @@ A valid command line would run a benchmark (seconds to hours), so the executions
 stand-ins; everything before them is real: the parser, each handler, make_spec and every check of the
 spec, the preflight (dbdir.check, check_output_file, the results store's check), and everything after
 them (the result lines, the accounting table, warnings, --json, the results store, exit codes).
-- `kvlab.execution.run.runner.run_spec` (also bound by name in kvlab.cli.compare and kvlab.execution.orchestration.sweep;
+- `kvlab.execution.run.runner.run_spec` (also bound by name in kvlab.execution.orchestration.sweep;
   kvlab.cli.common and kvlab.cli.dbbench import it from the runner when called): the stand-in does what
   the real one does up to the native driver: dbdir.check, spec.validate(), CPU pinning (pinning.pin),
   native.require_built, the real dbdir.prepare (creating or clearing --db, refusing what it must),
@@ -42,6 +42,9 @@ them (the result lines, the accounting table, warnings, --json, the results stor
 - `kvlab.execution.orchestration.linkbench._bounded` (--memory-limit: a child process in a memory cgroup): the
   stand-in builds the phase's spec (spec_for) and calls the run_spec stand-in; the size was parsed by
   the real cgroup.parse_size before it.
+- `kvlab.execution.host.cgroup.unavailable` (the probe that makes and removes a memory cgroup, as `kvlab
+  reproduce 004` asks before its larger-than-RAM half): the stand-in says a cgroup can be made, so that half
+  reaches the `_bounded` stand-in.
 - `kvlab.execution.crash.crashtest.crashtest` runs for real up to its first child process: its checks, the
   --db directory it makes; the module's `native` is swapped, for that call only, for a proxy whose
   load() stops it there; the stand-in returns an empty CrashReport (no kills).
@@ -651,7 +654,8 @@ def _real_forced(draw, path, paths) -> list:
         return [["--engine", eng]]
     if name == "compare":
         return [["--engines", draw(st.sampled_from(["lmdb", "null", "lmdb,null", "nosuch"]))],
-                ["--num", str(small)], ["--threads", draw(st.sampled_from(["1", "2"]))]]
+                ["--num", str(small)], ["--threads", draw(st.sampled_from(["1", "2"]))], ["--duration", "0.2"],
+                ["--warmup", "0.05"], ["--repeat", "2"]]
     if name == "linkbench":
         return [["--engine", eng], ["--maxid1", str(draw(st.integers(2, 1000)))], ["--requests", "50"],
                 ["--requesters", "1"], ["--loaders", "1"]]
@@ -998,16 +1002,16 @@ def fuzz_environment(tmp_path_factory, stand_ins: bool):
             s = StandIns(template)
             import papermill
 
-            import kvlab.cli.compare
             import kvlab.cli.crashtest
             import kvlab.execution.crash.crashtest
+            import kvlab.execution.host.cgroup
             import kvlab.execution.orchestration.dask_sweep
             import kvlab.execution.orchestration.linkbench
             import kvlab.execution.orchestration.sweep
             mp.setattr(runner, "run_spec", s.run_spec)
-            mp.setattr(kvlab.cli.compare, "run_spec", s.run_spec)
             mp.setattr(kvlab.execution.orchestration.sweep, "run_spec", s.run_spec)
             mp.setattr(kvlab.execution.orchestration.linkbench, "_bounded", s.bounded)
+            mp.setattr(kvlab.execution.host.cgroup, "unavailable", lambda limit=0: None)
             mp.setattr(kvlab.cli.crashtest, "crashtest", s.crashtest)
             mp.setattr(kvlab.execution.orchestration.dask_sweep, "connect", s.connect)
             mp.setattr(papermill, "execute_notebook", s.execute_notebook)

@@ -22,6 +22,7 @@ from . import (
     noise,
     notebooks,
     report,
+    reproduce,
     rerun,
     results,
     run,
@@ -43,8 +44,8 @@ def _compares_runs(args) -> bool:
 # behind before it starts, and, started without room in glibc's static TLS for a library linked into kvlab
 # (kvlab.execution.native), re-executes itself once with it, since glibc reads it only at start.
 TABLE = ((run, True), (ycsb, True), (dbbench, True), (compare, True), (noise, True), (rerun, True),
-         (results, _compares_runs), (report, False), (engines, False), (workloads, False), (sweep, True),
-         (crashtest, True), (linkbench, True), (notebooks, True), (clean, False))
+         (results, _compares_runs), (report, False), (reproduce, True), (engines, False), (workloads, False),
+         (sweep, True), (crashtest, True), (linkbench, True), (notebooks, True), (clean, False))
 COMMANDS = tuple(command for command, _ in TABLE)
 BY_NAME = {c.NAME: c for c in COMMANDS}
 RUNS_ENGINES = {command.NAME: runs for command, runs in TABLE}
