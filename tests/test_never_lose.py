@@ -393,3 +393,27 @@ def test_timeout_s_term_on_a_load(tmp_path):
     assert list(tmp.iterdir()) == []
     record = json.loads(Store(store).query("SELECT record FROM benchmarks").record[0])
     assert record["partial"] is True and record["params"]["stopped_by"] == "SIGTERM"
+
+
+def test_a_killed_compare_leaves_a_job_folder_clean_removes(tmp_path, capsys, monkeypatch):
+    """kvlab compare's folder of databases (dbfiles.jobdir) is locked while the job runs: SIGKILLed, nobody holds
+    it, and `kvlab clean` names and removes it; a live job's folder is never taken for one."""
+    require("lmdb")
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    p = _kvlab("compare", "--engines", "lmdb", "--num", "20000000", "--no-store", "--progress", "off",
+               env={"KVLAB_TMPDIR": str(tmp)})
+    try:
+        _wait_for(lambda: any((x / "lmdb").is_dir() for x in tmp.iterdir()), what="the load to start")
+        from kvlab.execution.dbfiles import leftovers
+        monkeypatch.setenv("KVLAB_TMPDIR", str(tmp))
+        monkeypatch.setattr("tempfile.tempdir", str(tmp))
+        assert [o for o in leftovers.orphans() if o.what == "job folder"] == []   # live: not a leftover
+    finally:
+        p.kill()
+        p.wait(30)
+    (left,) = [x for x in tmp.iterdir() if x.name.startswith("kvlab-compare-")]
+    found = [o for o in leftovers.orphans() if o.what == "job folder"]
+    assert [o.path for o in found] == [left] and found[0].pid == str(p.pid)
+    assert main(["clean"]) == 0
+    assert "removed job folder" in capsys.readouterr().out and not left.exists()

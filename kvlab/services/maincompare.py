@@ -17,16 +17,15 @@ not right after the load.
 """
 from __future__ import annotations
 
-import os
 import re
 import shutil
-import tempfile
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
 from .. import _signals as signals
+from ..execution.dbfiles import jobdir
 from ..execution.orchestration import sweep as sweep_execution
 from ..execution.run import runner
 from ..model.spec import RunSpec
@@ -124,8 +123,11 @@ def run_plan(plan: Plan, on_result: Callable[[BenchmarkResult], None] | None = N
     label:ENGINE) and, for a point, its repeat as `trial` and its place in `provenance.compare`; `on_result` is
     called as each record ends.  A stop signal ends the job after what ran (Outcome.stopped); the databases are
     removed whatever happens (`base`: where their folder goes, default $KVLAB_TMPDIR or the temporary folder)."""
-    base = base or os.environ.get("KVLAB_TMPDIR") or None
-    folder = Path(tempfile.mkdtemp(prefix=TEMP_PREFIX, dir=base))
+    with jobdir.job_folder(TEMP_PREFIX, base) as folder:
+        return _run_in(plan, folder, on_result, control)
+
+
+def _run_in(plan: Plan, folder: Path, on_result, control) -> Outcome:
     out = Outcome([], folder=str(folder))
     runs = schedule(plan)
     try:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import dbdir
+from .jobdir import JOB_LOCK
 
 
 @dataclass(frozen=True)
@@ -88,6 +89,25 @@ def orphans() -> list:
                 continue
             out.append(Leftover(path, "temporary database", str(marker.get("engine")), dbdir.size_on_disk(path),
                                 _pid(path, marker)))
+        out += _job_folders(base)
+    return out
+
+
+def _job_folders(base: Path) -> list:
+    """Folders of killed jobs (dbfiles.jobdir): a job lock nobody holds."""
+    out = []
+    try:
+        candidates = sorted(p for p in base.glob("kvlab-*") if (p / JOB_LOCK).is_file())
+    except OSError:
+        return out
+    for path in candidates:
+        if not _mine(path) or held(path / JOB_LOCK):
+            continue
+        try:
+            pid = (path / JOB_LOCK).read_text().split()[0]
+        except (OSError, IndexError):
+            pid = ""
+        out.append(Leftover(path, "job folder", path.name.split("-")[1], dbdir.size_on_disk(path), pid))
     return out
 
 
@@ -102,8 +122,9 @@ def stale_lock(db: Path) -> Leftover | None:
 
 def remove(left: Leftover) -> str:
     """Remove what a killed run left; returns what was done, in words."""
-    if left.what == "temporary database":
-        if held(left.path / dbdir.LOCK):   # looked at again just before: never a live run's
+    if left.what in ("temporary database", "job folder"):
+        lock = left.path / (dbdir.LOCK if left.what == "temporary database" else JOB_LOCK)
+        if held(lock):   # looked at again just before: never a live run's
             return f"kept {left.path}: a run holds it now"
         shutil.rmtree(left.path, ignore_errors=True)
         if left.path.exists():
