@@ -48,7 +48,9 @@ def _kvlab(engine, db, num, reads, threads, seed, side) -> float:
 
 def _bare(bare, cfg, db, num, reads, threads, seed) -> float:
     out = subprocess.run([str(bare), cfg.adapter, cfg.variant or "-", db, "readrandom", str(num), str(reads),
-                          str(threads), str(seed)], check=True, capture_output=True, text=True)
+                          str(threads), str(seed)], capture_output=True, text=True)
+    if out.returncode:
+        raise SystemExit(f"the bare loop failed on {cfg.name} ({out.returncode}): {out.stderr.strip()}")
     return json.loads(out.stdout.strip().splitlines()[-1])["ops_per_sec"]
 
 
@@ -124,6 +126,7 @@ def instructions(args):
 
 
 def main():
+    sys.stdout.reconfigure(line_buffering=True)
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--engines", default=None, help="comma list (default: every built engine that stores data)")
     ap.add_argument("--threads", default="1,2")
@@ -138,7 +141,10 @@ def main():
     if args.instructions:
         instructions(args)
     else:
-        wall(args, build_bare())
+        # a copy of its own: another benchmark may rebuild build/bare_loop while this one runs
+        with tempfile.TemporaryDirectory(prefix="kvlab-instr-bin-") as where:
+            bare = shutil.copy(build_bare(), os.path.join(where, "bare_loop"))
+            wall(args, bare)
 
 
 if __name__ == "__main__":

@@ -12,7 +12,9 @@ SCRIPTS = (("vs_dbbench.py", []), ("harness_overhead.py", []), ("scaling.py", []
            ("scaling_vs_bare.py", ["--num", "200000", "--reads", "500000", "--rounds", "5"]), ("memory.py", []),
            ("accounting_cost.py", []), ("harness_instructions.py", []), ("progress_overhead.py", []),
            ("distributions.py", []), ("mix_loop.py", []), ("open_loop.py", ["--seconds", "1"]),
-           ("result_size.py", []), ("compare_speed.py", []), ("report_speed.py", []))
+           ("result_size.py", []), ("compare_speed.py", []), ("report_speed.py", []),
+           ("vs_reference.py", ["--num", "200000", "--duration", "1", "--rounds", "3"]),
+           ("instrument_cost.py", ["--num", "200000", "--seconds", "1", "--rounds", "3"]))
 
 
 def main():
