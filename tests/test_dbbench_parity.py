@@ -217,3 +217,16 @@ def test_kvlab_run_takes_the_new_workloads(tmp_path):
     rw = records["readrandomwriterandom"]
     assert (rw["latency_by_op"]["read"]["count"], rw["latency_by_op"]["write"]["count"]) == (100, 100)
     assert records["updaterandom"]["ops"] == 200 and records["multireadrandom"]["found"] == 200
+
+
+def test_readrandomwriterandom_warmup_cut_counts_reads_only():
+    """A warm-up cut leaves readrandomwriterandom's outcomes to its reads: its writes are not counted missing."""
+    require("lmdb")
+    r = kvlab.run("lmdb", "fillseq,readrandomwriterandom", num=2_000, duration=1.0, warmup=0.3, interval=0.1,
+                  seed=15)
+    b = r.by_workload("readrandomwriterandom")
+    assert b.warmup and b.warmup["ops_excluded"] > 0
+    assert b.not_found == 0 and b.found == b.latency_by_op["read"]["count"]
+    # the sampler reads the progress and the histograms a few ops apart
+    assert abs(b.ops - b.latency_by_op["read"]["count"] - b.latency_by_op["write"]["count"]) <= b.ops * 1e-3
+    assert abs(b.latency_by_op["read"]["count"] / b.ops - 0.9) < 0.01
