@@ -226,7 +226,9 @@ def test_readrandomwriterandom_warmup_cut_counts_reads_only():
                   seed=15)
     b = r.by_workload("readrandomwriterandom")
     assert b.warmup and b.warmup["ops_excluded"] > 0
-    assert b.not_found == 0 and b.found == b.latency_by_op["read"]["count"]
-    # the sampler reads the progress and the histograms a few ops apart
+    # every key is there: a missing read would be a write counted as one (the sampler reads the found count, the
+    # progress and the histograms at the cut a few ops apart, so allow those few)
+    reads = b.latency_by_op["read"]["count"]
+    assert b.found + b.not_found == reads and b.not_found <= reads * 1e-3
     assert abs(b.ops - b.latency_by_op["read"]["count"] - b.latency_by_op["write"]["count"]) <= b.ops * 1e-3
     assert abs(b.latency_by_op["read"]["count"] / b.ops - 0.9) < 0.01
