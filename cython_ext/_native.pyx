@@ -68,11 +68,13 @@ TXN_KINDS = {k: v for k, v in TEMPLATE_TXN_KINDS.items() if v}   # what txn_begi
 ERROR_CODES = _codes(kv_error_names)                 # {"KV_E_IO": -2, ...}: kvlab.errors' classes by C name
 
 # A native loop (enum kv_workload): its code, the op type its progress counts, whether its threads write,
-# whether a count-bounded run of it does `num` ops (its threads split num keys) rather than `reads` each.
-NativeLoop = namedtuple("NativeLoop", "code optype writes ops_are_num")
+# whether a count-bounded run of it does `num` ops (its threads split num keys) rather than `reads` each, whether
+# its ops are of several types (each in its own histogram, its progress counting them all).
+NativeLoop = namedtuple("NativeLoop", "code optype writes ops_are_num several")
 WORKLOADS = {kv_workload_table[i].name.decode(): NativeLoop(i, OP_TYPES[kv_workload_table[i].optype],
                                                             bool(kv_workload_table[i].writes),
-                                                            bool(kv_workload_table[i].ops_are_num))
+                                                            bool(kv_workload_table[i].ops_are_num),
+                                                            bool(kv_workload_table[i].several))
              for i in range(KV_W__COUNT)}
 WORKLOAD_CODES = {name: w.code for name, w in WORKLOADS.items()}
 _GRAPH_OPTYPE = OP_TYPES.index("graph")
@@ -125,6 +127,19 @@ def bulk_loads():
     while kv_engines[i] != NULL:
         if kv_engines[i].bulk_begin != NULL:
             out[kv_engines[i].name.decode()] = kv_engines[i].bulk_how.decode() if kv_engines[i].bulk_how else ""
+        i += 1
+    return out
+
+
+def batched_reads():
+    """{adapter name: how its batched read works, one sentence} for every adapter compiled in with one
+    (kv_engine.h's multi_get; db_bench's multireadrandom uses it, elsewhere a loop of gets)."""
+    out = {}
+    cdef int i = 0
+    while kv_engines[i] != NULL:
+        if kv_engines[i].multi_get != NULL:
+            how = kv_engines[i].multi_get_how
+            out[kv_engines[i].name.decode()] = how.decode() if how else ""
         i += 1
     return out
 

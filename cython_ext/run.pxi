@@ -95,6 +95,7 @@ cdef class Run:
     cdef kv_hist *txn_hists
     cdef uint64_t *txn_counts
     cdef object template_names
+    cdef bint several              # the loop's ops are of several types (KV_WORKLOADS' several)
 
     def __cinit__(self, Engine engine, str workload, dict params, dict mix=None, dict graph=None):
         engine._live()
@@ -125,6 +126,8 @@ cdef class Run:
         p.key_hash = 1 if params.get("key_hash") else 0
         p.no_pipeline = 0 if params.get("pipeline", True) else 1
         p.first_key = params.get("first_key", 0)
+        p.read_percent = _in_range("read_percent", params.get("read_percent", 90), 0, 100, "0 to 100")
+        self.several = kv_workload_table[p.workload].several
         p.use_tsc = 1 if params.get("latency_clock", "auto") != "monotonic" and _kernel_uses_tsc() else 0
         self.nthreads = kv_run_thread_count(p)
         cdef void *mem = NULL
@@ -240,8 +243,8 @@ cdef class Run:
             # a running loop counts in `progress` (its op type); ops[] is filled when it ends
             side["ops"][r.optype] += r.progress
             for j in range(KV_NOPTYPES):
-                # a mix records into several op types, whose counts are known only at the end
-                if j != r.optype and r.hist[j].count == 0 and self.mix == NULL:
+                # a mix (or a loop of several op types) records into several, whose counts are known only at the end
+                if j != r.optype and r.hist[j].count == 0 and self.mix == NULL and not self.several:
                     continue
                 name = OP_TYPES[j]
                 if name not in side["hist"]:

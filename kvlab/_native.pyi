@@ -25,12 +25,14 @@ class NativeLoop(NamedTuple):
     optype: str
     writes: bool
     ops_are_num: bool
+    several: bool
 
 WORKLOADS: dict[str, NativeLoop]
 WORKLOAD_CODES: dict[str, int]
 
 def adapters() -> dict[str, str]: ...
 def bulk_loads() -> dict[str, str]: ...   # adapter: how its bulk load works (kv_engine.h bulk_*)
+def batched_reads() -> dict[str, str]: ...   # adapter: how its batched read works (kv_engine.h multi_get)
 def make_key(index: int, key_size: int = 16, portable: bool = False) -> bytes: ...
 def key_hash(record: int) -> int: ...
 def fnv_abs(v: int) -> int: ...

@@ -409,9 +409,12 @@ def dbbench_page() -> str:
              "Every db_bench flag `kvlab dbbench` accepts (`--name=value`, db_bench's spelling), and what kvlab does "
              "with it. A flag that is not here is an error. The kinds:", "",
              "| kind | meaning |", "|---|---|", *[f"| `{k}` | {cell(v)} |" for k, v in kinds if len([k, v]) == 2],
-             "", "| flag | kind | becomes | note |", "|---|---|---|---|"]
+             "", "A flag marked *refused* changes what is measured: given to an engine that cannot honour it (with a "
+             "value other than db_bench's default), it is an error that names the engines that do.", "",
+             "| flag | kind | becomes | where not honoured | note |", "|---|---|---|---|---|"]
     for name, flag in sorted(mod.FLAGS.items()):
-        lines.append(f"| `--{name}` | {flag.kind} | {code(flag.target)} | {cell(flag.note)} |")
+        lines.append(f"| `--{name}` | {flag.kind} | {code(flag.target)} | {'refused' if flag.measured else ''} | "
+                     f"{cell(flag.note)} |")
     return "\n".join(lines) + "\n"
 
 

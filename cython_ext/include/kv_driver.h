@@ -28,29 +28,35 @@ enum kv_optype {
 };
 
 /* The native loops (kvlab.model.workloads names which one a benchmark runs):
-   X(id, name, the op type its progress counts, writes, ops_are_num).
+   X(id, name, the op type its progress counts, writes, ops_are_num, several).
    writes: its threads write (their generators draw from the write stream, kv_gen.h);
    ops_are_num: its threads split `num` keys, one op each, so a count-bounded run does num ops
-   (the other loops do `reads` per thread, or are one call). */
+   (the other loops do `reads` per thread, or are one call);
+   several: its ops are of several op types (readrandomwriterandom's reads and writes), each timed into its own
+   histogram and counted by the loop itself in ops[]; its progress counts them all. */
 #define KV_WORKLOADS(X)                                                                               \
-    X(FILLSEQ, "fillseq", KV_OP_WRITE, 1, 1)                                                          \
-    X(FILLRANDOM, "fillrandom", KV_OP_WRITE, 1, 1)                                                    \
-    X(OVERWRITE, "overwrite", KV_OP_WRITE, 1, 1)                                                      \
-    X(READRANDOM, "readrandom", KV_OP_READ, 0, 0)                                                     \
-    X(READSEQ, "readseq", KV_OP_READ, 0, 0)                                                           \
-    X(SEEKRANDOM, "seekrandom", KV_OP_SEEK, 0, 0)                                                     \
-    X(DELETERANDOM, "deleterandom", KV_OP_DELETE, 1, 1)                                               \
-    X(READWHILEWRITING, "readwhilewriting", KV_OP_READ, 0, 0) /* its writer: kv_role */               \
-    X(READMISSING, "readmissing", KV_OP_READ, 0, 0)                                                   \
-    X(READHOT, "readhot", KV_OP_READ, 0, 0)                                                           \
-    X(COMPACT, "compact", KV_OP_COMPACT, 0, 0)                                                        \
-    X(MIX, "mix", KV_OP_TXN, 0, 0)                                                                    \
-    X(CRASHWRITE, "crashwrite", KV_OP_WRITE, 1, 0)                                                    \
-    X(GRAPHLOAD, "graphload", KV_OP_WRITE, 1, 0) /* splits num nodes; counts their writes */       \
-    X(BULKLOAD, "bulkload", KV_OP_WRITE, 1, 1)   /* fillseq through the engine's bulk path, one thread */
+    X(FILLSEQ, "fillseq", KV_OP_WRITE, 1, 1, 0)                                                          \
+    X(FILLRANDOM, "fillrandom", KV_OP_WRITE, 1, 1, 0)                                                    \
+    X(OVERWRITE, "overwrite", KV_OP_WRITE, 1, 1, 0)                                                      \
+    X(READRANDOM, "readrandom", KV_OP_READ, 0, 0, 0)                                                     \
+    X(READSEQ, "readseq", KV_OP_READ, 0, 0, 0)                                                           \
+    X(SEEKRANDOM, "seekrandom", KV_OP_SEEK, 0, 0, 0)                                                     \
+    X(DELETERANDOM, "deleterandom", KV_OP_DELETE, 1, 1, 0)                                               \
+    X(READWHILEWRITING, "readwhilewriting", KV_OP_READ, 0, 0, 0) /* its writer: kv_role */               \
+    X(READMISSING, "readmissing", KV_OP_READ, 0, 0, 0)                                                   \
+    X(READHOT, "readhot", KV_OP_READ, 0, 0, 0)                                                           \
+    X(COMPACT, "compact", KV_OP_COMPACT, 0, 0, 0)                                                        \
+    X(MIX, "mix", KV_OP_TXN, 0, 0, 0)                                                                    \
+    X(CRASHWRITE, "crashwrite", KV_OP_WRITE, 1, 0, 0)                                                    \
+    X(GRAPHLOAD, "graphload", KV_OP_WRITE, 1, 0, 0) /* splits num nodes; counts their writes */       \
+    X(BULKLOAD, "bulkload", KV_OP_WRITE, 1, 1, 0)   /* fillseq through the engine's bulk path, one thread */   \
+    X(READRANDOMWRITERANDOM, "readrandomwriterandom", KV_OP_READ, 1, 0, 1) /* reads, writes: several */      \
+    X(UPDATERANDOM, "updaterandom", KV_OP_RMW, 1, 0, 0)                                             \
+    X(MULTIREADRANDOM, "multireadrandom", KV_OP_READ, 0, 0, 0) /* counts keys; one entry per batch */  \
+    X(FILLSEQDETERMINISTIC, "fillseqdeterministic", KV_OP_WRITE, 1, 1, 0) /* one thread, then compacts */
 
 enum kv_workload {
-#define KV_W_ENUM(id, name, optype, writes, ops_are_num) KV_W_##id,
+#define KV_W_ENUM(id, name, optype, writes, ops_are_num, several) KV_W_##id,
     KV_WORKLOADS(KV_W_ENUM)
 #undef KV_W_ENUM
     KV_W__COUNT
@@ -59,7 +65,7 @@ enum kv_workload {
 typedef struct kv_workload_info {
     const char *name;
     int optype;         /* enum kv_optype */
-    int writes, ops_are_num;
+    int writes, ops_are_num, several;
 } kv_workload_info;
 
 /* KV_WORKLOADS, indexed by enum kv_workload (src/names.c). */
@@ -131,6 +137,8 @@ typedef struct kv_run_params {
     uint64_t first_key;         /* fillseq, bulkload: the load starts at this index (a resumed load), the
                                    threads splitting [first_key, num) */
     int no_pipeline;            /* KV_W_MIX: always the general loop, never the one-op-template loop that draws ahead (tests compare the two) */
+    int read_percent;           /* readrandomwriterandom: reads in each 100 ops, the rest writes (db_bench's
+                                   --readwritepercent) */
 } kv_run_params;
 
 /* One per thread, cache-line aligned; the driver writes only its own. */

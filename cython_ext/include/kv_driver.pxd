@@ -17,7 +17,7 @@ cdef extern from "kv_driver.h":
         KV_ROLE_WRITER
     ctypedef struct kv_workload_info:
         const char *name
-        int optype, writes, ops_are_num
+        int optype, writes, ops_are_num, several
     const kv_workload_info kv_workload_table[]
     ctypedef struct kv_mix_op:
         int optype, count, dist, length, min_length, length_dist, graph_op
@@ -54,6 +54,7 @@ cdef extern from "kv_driver.h":
         const kv_graph *graph
         uint64_t first_key
         int no_pipeline
+        int read_percent
     ctypedef struct kv_thread_result:
         uint64_t progress
         int optype, role, rc

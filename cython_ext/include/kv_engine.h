@@ -196,6 +196,15 @@ typedef struct kv_engine_ops {
     int (*bulk_commit)(kv_thread *t, int last);
     void (*bulk_abort)(kv_thread *t);
     const char *bulk_how;
+
+    /* Batched point reads (db_bench's multireadrandom, RocksDB's MultiGet): the n keys keys[i] (kls[i] bytes) in
+       one call.  rcs[i] is KV_OK, with vs[i] / vls[i] its value (valid until the thread's next call), or
+       KV_NOTFOUND.  Returns KV_OK, or an error for the whole call.  May be NULL: the engine has no batched read,
+       and multireadrandom makes n get calls instead (the result says which).  multi_get_how says in one sentence
+       what the call is, for the result. */
+    int (*multi_get)(kv_thread *t, size_t n, const char *const *keys, const size_t *kls, const char **vs,
+                     size_t *vls, int *rcs);
+    const char *multi_get_how;
 } kv_engine_ops;
 
 /* The thread context's last error (its message: kv_thread_errmsg). */

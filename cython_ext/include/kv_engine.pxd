@@ -63,5 +63,8 @@ cdef extern from "kv_engine.h":
         const char *(*isolation)(const char *variant, int transactions) nogil
         int (*bulk_begin)(kv_thread *t) nogil
         const char *bulk_how
+        int (*multi_get)(kv_thread *t, size_t n, const char *const *keys, const size_t *kls, const char **vs,
+                         size_t *vls, int *rcs) nogil
+        const char *multi_get_how
     const kv_engine_ops *kv_engines[]
     kv_failure *kv_thread_error(kv_thread *t) nogil

@@ -74,6 +74,10 @@ static void run_loop(ctx *c, int index, int writer) {
     case KV_W_CRASHWRITE: if (index == 0) kv_loop_crashwrite(c); break;
     case KV_W_GRAPHLOAD: kv_loop_graphload(c, first, share); break;
     case KV_W_BULKLOAD: kv_loop_bulkload(c, first, share); break;
+    case KV_W_READRANDOMWRITERANDOM: kv_loop_readwrite(c, p->reads); break;
+    case KV_W_UPDATERANDOM: kv_loop_update(c, p->reads); break;
+    case KV_W_MULTIREADRANDOM: kv_loop_multiread(c, p->reads); break;
+    case KV_W_FILLSEQDETERMINISTIC: if (index == 0) kv_loop_fillseqdet(c, 0, p->num); break;
     }
 }
 
@@ -95,7 +99,7 @@ static void *worker(void *arg) {
     c.deadline = run->deadline_ticks ? run->deadline_ticks : UINT64_MAX;
     if (!rc && !stopped(&c)) run_loop(&c, a->index, writer);
     c.res->t_end_ns = kv_now_ns();
-    c.res->ops[c.res->optype] = done_ops(&c);
+    if (!kv_workload_table[run->p.workload].several) c.res->ops[c.res->optype] = done_ops(&c);   /* else the loop's */
     /* only the histograms this thread recorded into (a scan of 4,864 buckets each otherwise) */
     for (int j = 0; j < KV_NOPTYPES; j++)
         if (j == c.res->optype || c.res->ops[j]) kv_hist_finish(&c.res->hist[j]);

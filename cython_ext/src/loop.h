@@ -138,6 +138,10 @@ int kv_loop_writer(ctx *c);
 int kv_loop_compact(ctx *c);
 int kv_loop_graphload(ctx *c, uint64_t first, uint64_t count);
 int kv_loop_bulkload(ctx *c, uint64_t first, uint64_t count);
+int kv_loop_readwrite(ctx *c, uint64_t count);
+int kv_loop_update(ctx *c, uint64_t count);
+int kv_loop_multiread(ctx *c, uint64_t count);
+int kv_loop_fillseqdet(ctx *c, uint64_t first, uint64_t count);
 /* loop_mix.c: the generic loop, a mix of transaction templates */
 int kv_loop_mix(ctx *c);
 /* loop_crash.c: kvlab crashtest's writer */

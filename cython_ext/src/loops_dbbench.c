@@ -257,3 +257,128 @@ int kv_loop_bulkload(ctx *c, uint64_t first, uint64_t count) {
     }
     return rc < 0 ? fail(c, rc) : 0;
 }
+
+/* readrandomwriterandom: `count` ops per thread on keys uniform over the key space, in db_bench's order: of
+   each 100, first read_percent gets, then the rest puts.  Each op is timed into its own type's histogram (the
+   one timing path, finish_op) and the progress counts both; the loop counts them apart in ops[] (several). */
+int kv_loop_readwrite(ctx *c, uint64_t count) {
+    const kv_run_params *p = &c->run->p;
+    const kv_engine_ops *e = c->run->ops;
+    int ks = p->key_size, vs = p->value_size, by_time = p->duration_s > 0;
+    int gets_left = 0, puts_left = 0;
+    uint64_t reads = 0, writes = 0;
+    const char *v;
+    size_t vl;
+    int rc = KV_OK;
+    for (uint64_t i = 0; by_time || i < count; i++) {
+        kv_make_key(c->key, ks, kv_rng_below(&c->rng, p->num));
+        if (gets_left == 0 && puts_left == 0) {
+            gets_left = p->read_percent;
+            puts_left = 100 - p->read_percent;
+        }
+        int optype;
+        if (gets_left > 0) {
+            gets_left--;
+            reads++;
+            optype = KV_OP_READ;
+            rc = e->get(c->t, c->key, ks, &v, &vl);
+            if (rc == KV_OK) { c->res->found++; c->res->bytes += ks + vl; }
+            else if (rc == KV_NOTFOUND) { c->res->not_found++; rc = KV_OK; }
+        } else {
+            puts_left--;
+            writes++;
+            optype = KV_OP_WRITE;
+            rc = e->put(c->t, c->key, ks, next_value(c), vs);
+            c->res->bytes += ks + vs;
+        }
+        if (rc < 0) { reads -= optype == KV_OP_READ; writes -= optype == KV_OP_WRITE; break; }
+        if (finish_op(c, optype, 1)) break;
+    }
+    c->res->ops[KV_OP_READ] = reads;
+    c->res->ops[KV_OP_WRITE] = writes;
+    return rc < 0 ? fail(c, rc) : 0;
+}
+
+/* updaterandom: `count` read-modify-writes per thread of keys uniform over the key space, as db_bench's: a get,
+   then a put of a new value (db_bench writes a fresh value, not one made from what it read); one op each (rmw). */
+int kv_loop_update(ctx *c, uint64_t count) {
+    const kv_run_params *p = &c->run->p;
+    const kv_engine_ops *e = c->run->ops;
+    int ks = p->key_size, vs = p->value_size, by_time = p->duration_s > 0;
+    const char *v;
+    size_t vl;
+    for (uint64_t i = 0; by_time || i < count; i++) {
+        kv_make_key(c->key, ks, kv_rng_below(&c->rng, p->num));
+        int rc = e->get(c->t, c->key, ks, &v, &vl);
+        if (rc == KV_OK) { c->res->found++; c->res->bytes += ks + vl; }
+        else if (rc == KV_NOTFOUND) c->res->not_found++;
+        else return fail(c, rc);
+        if ((rc = e->put(c->t, c->key, ks, next_value(c), vs)) < 0) return fail(c, rc);
+        c->res->bytes += ks + vs;
+        if (finish_op(c, KV_OP_RMW, 1)) break;
+    }
+    return 0;
+}
+
+/* multireadrandom: `count` keys per thread, uniform over the key space, read `batch` a call through the engine's
+   batched read (kv_engine.h multi_get) where it has one, else `batch` gets; one histogram entry per batch (its
+   latency), progress counting the keys, as db_bench counts them. */
+int kv_loop_multiread(ctx *c, uint64_t count) {
+    const kv_run_params *p = &c->run->p;
+    const kv_engine_ops *e = c->run->ops;
+    int ks = p->key_size, by_time = p->duration_s > 0;
+    size_t batch = p->batch > 1 ? (size_t)p->batch : 1;
+    char *keys = malloc(batch * (size_t)ks);
+    const char **kp = malloc(batch * sizeof *kp), **vs = malloc(batch * sizeof *vs);
+    size_t *kls = malloc(batch * sizeof *kls), *vls = malloc(batch * sizeof *vls);
+    int *rcs = malloc(batch * sizeof *rcs);
+    int rc = KV_OK;
+    if (!keys || !kp || !vs || !kls || !vls || !rcs) {
+        kv_seterr(&c->res->err, KV_E_OTHER, "multireadrandom: no memory for a batch of %zu keys", batch);
+        rc = KV_E_OTHER;
+        c->res->rc = rc;
+        kv_run_request_stop(c->run);
+    }
+    for (uint64_t i = 0; rc == KV_OK && (by_time || i < count);) {
+        size_t n = batch;
+        if (!by_time && count - i < n) n = (size_t)(count - i);
+        for (size_t j = 0; j < n; j++) {
+            kp[j] = keys + j * (size_t)ks;
+            kls[j] = (size_t)ks;
+            kv_make_key(keys + j * (size_t)ks, ks, kv_rng_below(&c->rng, p->num));
+        }
+        if (e->multi_get) {
+            rc = e->multi_get(c->t, n, kp, kls, vs, vls, rcs);
+        } else {
+            for (size_t j = 0; j < n && rc == KV_OK; j++) {
+                rcs[j] = e->get(c->t, kp[j], kls[j], &vs[j], &vls[j]);
+                if (rcs[j] < 0) rc = rcs[j];
+            }
+        }
+        if (rc < 0) break;
+        for (size_t j = 0; j < n; j++) {
+            if (rcs[j] == KV_OK) { c->res->found++; c->res->bytes += (uint64_t)ks + vls[j]; }
+            else c->res->not_found++;
+        }
+        i += n;
+        if (finish_op(c, KV_OP_READ, n)) break;
+    }
+    free(keys); free(kp); free(vs); free(kls); free(vls); free(rcs);
+    return rc < 0 && !c->res->rc ? fail(c, rc) : 0;
+}
+
+/* fillseqdeterministic: on one thread, keys first .. first + count - 1 in order (the fillseq loop), then the
+   whole key range compacted (the engine's compact, as the compact workload), so what the fill leaves on disk is
+   the same every time rather than wherever background compactions stood.  The compaction is inside the phase's
+   time but no op: the histogram holds the writes. */
+int kv_loop_fillseqdet(ctx *c, uint64_t first, uint64_t count) {
+    int rc = kv_loop_write(c, first, count, 1);
+    if (rc || stopped(c)) return rc;
+    rc = c->run->ops->compact(c->run->db, &c->res->err);
+    if (rc == KV_E_NOTSUP) return 0;   /* nothing to compact: the fill's shape is already its own */
+    if (rc) {
+        c->res->rc = rc;
+        kv_run_request_stop(c->run);
+    }
+    return rc;
+}

@@ -5,7 +5,7 @@
 #define KV_NAME_END {NULL, 0}
 
 const kv_workload_info kv_workload_table[KV_W__COUNT] = {
-#define KV_W_ROW(id, name, optype, writes, ops_are_num) [KV_W_##id] = {name, optype, writes, ops_are_num},
+#define KV_W_ROW(id, name, optype, writes, ops_are_num, several) [KV_W_##id] = {name, optype, writes, ops_are_num, several},
     KV_WORKLOADS(KV_W_ROW)
 #undef KV_W_ROW
 };

@@ -5,7 +5,8 @@ A seed's db_bench line runs with only the binary replaced by
 kvlab.model.dbbench_flags, shared with the engine registry (rocksdb-tuned).
 
 A flag in no db_bench is an error.  Flags that cannot be honoured for the chosen
-engine are named in one warning line, never dropped silently.
+engine are named in one warning line, never dropped silently; one that would change what is
+measured (--compaction_style, direct I/O) is refused with an error naming the engines that honour it.
 """
 from __future__ import annotations
 
@@ -33,7 +34,8 @@ TAKES_EXTRA = True   # the db_bench flags after kvlab's own
 KINDS = {
     "spec": "what to run (benchmarks, num, reads, threads, sizes, seed, ...): honoured on every engine",
     "setting": "an engine setting (cache, sync, compression, ...): honoured where the engine has it",
-    "rocksdb-option": "a RocksDB option: honoured on RocksDB, named in a warning elsewhere",
+    "rocksdb-option": "a RocksDB option: honoured on RocksDB, named in a warning elsewhere (those that change what "
+                      "is measured are refused where not honoured, or honoured in an engine's own options)",
     "special": "handled by its own rule (use_lsm picks WiredTiger's LSM or B-tree, ...)",
     "ignored": "accepted so a seed's line runs, but it changes nothing here (named in a warning)",
     "gone": "removed from RocksDB before 7.8: accepted, named in a warning",
@@ -102,6 +104,20 @@ def _who_honours(kind_or_flag: str, field: str) -> str:
     return ", ".join(d.title for d in engines.DESCRIPTORS.values() if kind_or_flag in getattr(d.dbbench, field))
 
 
+def refusal(engine: str, name: str, value) -> str:
+    """Why --name=value is refused on `engine`: it changes what is measured, and which engines honour it (and
+    how), and why those that cannot, cannot (their descriptors' refusals)."""
+    f = FLAGS[name]
+    live = [d for d in engines.DESCRIPTORS.values() if not d.planned and any(c.stores_data for c in d.configs)]
+    how = [f"{d.title} ({f.target})" for d in live if f.kind in d.dbbench.flag_kinds]
+    how += [f"{d.title} (in its own options: {d.dbbench.own_flags[name]({name: value}) or 'off'})"
+            for d in live if name in d.dbbench.own_flags]
+    why = [f"{d.title}: {d.dbbench.refusals[name]}" for d in live if name in d.dbbench.refusals]
+    shown = value if not isinstance(value, bool) else int(value)
+    return (f"--{name}={shown} changes what is measured and {engine} cannot honour it, so kvlab refuses it rather "
+            f"than run without it; honoured by {', '.join(how) or 'no engine'}" + (f"; {'; '.join(why)}" if why else ""))
+
+
 def resolve(engine: str, flags: dict) -> str:
     """The configuration `--engine` names with these flags: an alias of db_bench's own build for an adapter
     ("wiredtiger": db_bench_wiredtiger, whose --use_lsm picks LSM or B-tree), or a configuration of such an
@@ -121,7 +137,7 @@ def plan(engine: str, argv) -> DbBenchPlan:
     engine = resolve(engine, flags)
     cfg = engines.get(engine)
     rules = engines.descriptor(cfg).dbbench
-    run_args, settings, not_honoured = {}, {}, []
+    run_args, settings, not_honoured, refused, own = {}, {}, [], [], []
     for name, value in flags.items():
         f = FLAGS[name]
         if f.kind == "spec":
@@ -137,17 +153,24 @@ def plan(engine: str, argv) -> DbBenchPlan:
         elif f.kind == "ignored":
             not_honoured.append(f"--{name}" + (f" ({f.note})" if f.note else ""))
         elif f.kind != "special" and f.kind not in rules.flag_kinds:
-            not_honoured.append(f"--{name} ({_who_honours(f.kind, 'flag_kinds')} only)")
+            if name in rules.own_flags:
+                own.append(rules.own_flags[name](flags))
+            elif f.measured and value != f.default:
+                refused.append(refusal(engine, name, value))
+            else:
+                not_honoured.append(f"--{name} ({_who_honours(f.kind, 'flag_kinds')} only)")
         elif f.kind == "special" and name in _SPECIAL_FOR_SOME and name not in rules.special:
             not_honoured.append(f"--{name} ({_who_honours(name, 'special')} only)")
         elif name == "verify_checksum" and not value:
             not_honoured.append("--verify_checksum=0 (kvlab always verifies)")
         elif name == "perf_level" and value > 1:
             not_honoured.append(f"--perf_level={value} (kvlab keeps RocksDB's perf counters off, level 1)")
-    if rules.options is not None:
-        extra = rules.options(flags)
-        if extra:
-            settings["options"] = extra
+    if refused:
+        raise errors.SpecError("; ".join(refused))
+    extra = [rules.options(flags)] if rules.options is not None else []
+    extra = list(dict.fromkeys(o for o in extra + own if o))   # two flags may give one fragment (direct_io)
+    if extra:
+        settings["options"] = cfg.options_separator.join(extra)
     if "compression_type" not in flags:
         if rules.default_compression is not None:
             settings["compression"] = rules.default_compression

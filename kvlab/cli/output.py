@@ -105,8 +105,15 @@ def format_line(b) -> str:
     """db_bench's result line: `name : X micros/op Y ops/sec; Z MB/s (F of N found)`."""
     line = (f"{b.workload:<12} : {b.micros_per_op:11.3f} micros/op {b.ops_per_sec:.0f} ops/sec;"
             f" {b.mb_per_sec:6.1f} MB/s")
+    by_op = b.latency_by_op or {}
     if b.found is not None and b.workload != "deleterandom" and not getattr(b, "mix", None):
-        line += f" ({b.found} of {b.ops} found)"
+        if "read" in by_op and "write" in by_op:   # readrandomwriterandom: db_bench's own words
+            line += (f" ( reads:{by_op['read'].get('count', 0)} writes:{by_op['write'].get('count', 0)} "
+                     f"total:{b.ops} found:{b.found})")
+        elif "rmw" in by_op:   # updaterandom
+            line += f" ( updates:{b.ops} found:{b.found})"
+        else:
+            line += f" ({b.found} of {b.ops} found)"
     params = b.params or {}
     how = [f"{params['load']} load"] if params.get("load") == "bulk" else []
     if params.get("first_key"):

@@ -206,7 +206,10 @@ class DbBench:
     `in_options`: settings that go into its options string instead (built by `options(flags)`); `alias`: the name
     db_bench's build for it used (db_bench_wiredtiger), resolved with `pick(flags)` to a configuration, which
     also applies to a configuration of this adapter when a special flag is given; `default_compression`:
-    db_bench's own default compression, where it differs from the engine's."""
+    db_bench's own default compression, where it differs from the engine's; `own_flags`: db_bench flags of a
+    kind it does not honour (RocksDB's direct I/O) that it honours in its own options string, {flag: fn(flags) ->
+    an options fragment, "" for none}; `refusals`: {flag: why} for a flag that changes what is measured
+    (FLAGS' `measured`) which this engine cannot honour, said in the error that refuses it."""
     flag_kinds: frozenset = frozenset()
     special: frozenset = frozenset()
     in_options: frozenset = frozenset()
@@ -214,6 +217,8 @@ class DbBench:
     alias: str | None = None
     pick: Callable[[dict], str] | None = None
     default_compression: str | None = None
+    own_flags: Mapping[str, Callable[[dict], str]] = field(default_factory=dict)
+    refusals: Mapping[str, str] = field(default_factory=dict)
 
 
 # --- a configuration, and the descriptor ----------------------------------------------------------------------

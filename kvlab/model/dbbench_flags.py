@@ -7,10 +7,15 @@ command line).  The kinds of flag:
 
   spec      sets a RunSpec field (num, reads, threads, ...)
   setting   sets a generic engine setting (cache_size, sync, compression, ...)
-  rocksdb   becomes part of a RocksDB options string (RocksDB engines only)
+  rocksdb-option  becomes part of a RocksDB options string (RocksDB; or an engine's own options: own_flags)
   special   handled by `kvlab dbbench` (benchmarks, histogram, use_lsm, ...)
   gone      accepted, but RocksDB 7.8 no longer has it: named in the warning line
   ignored   accepted, not honoured by kvlab (yet): named in the warning line
+
+A flag marked `measured` changes what is measured (compaction_style, direct I/O): given a value other than
+db_bench's default to an engine that cannot honour it, it is refused with an error naming the engines that do,
+never named in a warning and run anyway.  An engine's descriptor may honour a RocksDB flag in its own options
+(kvlab.engines.descriptor.DbBench.own_flags: WiredTiger's direct_io) or say why it cannot (DbBench.refusals).
 """
 from __future__ import annotations
 
@@ -43,12 +48,25 @@ def _compression(v):
     return _COMPRESSION[v]
 
 
+# db_bench's --compaction_style: its integers, and RocksDB's names for them (options strings take the names)
+COMPACTION_STYLES = {0: "kCompactionStyleLevel", 1: "kCompactionStyleUniversal", 2: "kCompactionStyleFIFO"}
+
+
+def _compaction_style(v):
+    n = _int(v)
+    if n not in COMPACTION_STYLES:
+        raise ValueError("allowed: 0 (level), 1 (universal), 2 (fifo), as db_bench")
+    return n
+
+
 @dataclass(frozen=True)
 class Flag:
     kind: str             # spec | setting | rocksdb | special | gone | ignored
     parse: Callable[[str], Any] = str
     target: str = ""      # spec field / setting name / RocksDB option name
     note: str = ""
+    measured: bool = False   # changes what is measured: refused where not honoured (unless given its default)
+    default: Any = None      # db_bench's default (a measured flag given it changes nothing anywhere)
 
 
 FLAGS: dict[str, Flag] = {
@@ -67,6 +85,10 @@ FLAGS: dict[str, Flag] = {
     "writes_per_second": Flag("spec", float, "writes_per_second"),
     "seek_nexts": Flag("spec", _int, "seek_nexts"),
     "entries_per_batch": Flag("spec", _int, "batch"),
+    "batch_size": Flag("spec", _int, "batch", note="multireadrandom's keys per MultiGet (db_bench's --batch_size); "
+                       "writes per batch elsewhere, as --entries_per_batch"),
+    "readwritepercent": Flag("spec", _int, "readwritepercent", note="readrandomwriterandom: of each 100 ops, the "
+                             "reads (default 90)"),
     "cache_size": Flag("setting", _int, "cache_size"),
     "sync": Flag("setting", _bool, "sync"),
     "disable_wal": Flag("setting", _bool, "disable_wal"),
@@ -87,10 +109,15 @@ FLAGS: dict[str, Flag] = {
     "keys_per_prefix": Flag("ignored", _int, note="kvlab uses one key encoding for every engine"),
     "use_existing_keys": Flag("ignored", _bool),
     "max_num_range_tombstones": Flag("ignored", _int),
-    "readwritepercent": Flag("ignored", _int),
-    "deletepercent": Flag("ignored", _int),
-    "use_direct_reads": Flag("ignored", _bool),
-    "use_direct_io_for_flush_and_compaction": Flag("ignored", _bool),
+    "deletepercent": Flag("ignored", _int, note="randomwithverify's, a benchmark kvlab does not run"),
+    # what is measured: RocksDB's options; WiredTiger honours direct I/O in its own (its descriptor's own_flags)
+    "compaction_style": Flag("rocksdb-option", _compaction_style, "compaction_style", measured=True, default=0,
+                             note="level=0, universal=1, fifo=2 (RocksDB only; refused elsewhere)"),
+    "use_direct_reads": Flag("rocksdb-option", _bool, "use_direct_reads", measured=True, default=False,
+                             note="O_DIRECT reads (RocksDB; WiredTiger direct_io=[data]; refused elsewhere)"),
+    "use_direct_io_for_flush_and_compaction": Flag(
+        "rocksdb-option", _bool, "use_direct_io_for_flush_and_compaction", measured=True, default=False,
+        note="O_DIRECT flush and compaction writes (RocksDB; WiredTiger direct_io=[data]; refused elsewhere)"),
     # RocksDB tuning, mapped onto RocksDB 7.8's options
     "num_levels": Flag("rocksdb-option", _int, "num_levels"),
     "max_write_buffer_number": Flag("rocksdb-option", _int, "max_write_buffer_number"),
@@ -191,6 +218,8 @@ def rocksdb_options(flags: dict) -> RocksTranslation:
                 bits = bloom if bloom >= 0 else 10
                 parts.append(f"plain_table_factory={{user_key_len={key_size};bloom_bits_per_key={bits};"
                              "hash_table_ratio=0.75}")
+        elif name == "compaction_style":
+            parts.append(f"compaction_style={COMPACTION_STYLES[value]}")
         elif name == "cache_numshardbits":
             continue  # folded into the block cache below
         elif name == "min_level_to_compress":

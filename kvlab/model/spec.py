@@ -35,7 +35,7 @@ RANGES = {
     "seed": (0, 2**64 - 1), "repeat": (1, 1000), "duration": (0, WEEK_S), "warmup": (0, WEEK_S),
     # db_bench accepts ratios above 1 (seed 002 passes 50): they mean incompressible, as 1 does
     "compression_ratio": (0.01, 1000.0), "writes_per_second": (0, 1e12), "target_rate": (0, 1e9),
-    "interval": (0, 3600), "memory": (128 << 20, 1 << 50),
+    "interval": (0, 3600), "memory": (128 << 20, 1 << 50), "readwritepercent": (0, 100),
 }
 LOADS = ("batched", "bulk")   # RunSpec.load: how a load writes
 # run fields `kvlab run` has no flag for (the CLI decides them itself: --db keeps the database)
@@ -57,6 +57,7 @@ class RunSpec:
     compression_ratio: float = 0.5
     seek_nexts: int = 0
     writes_per_second: float = 0.0
+    readwritepercent: int = 90        # readrandomwriterandom: of each 100 ops, the reads (db_bench's default 90)
     db: str | None = None             # None: a temporary directory kvlab creates and removes
     use_existing_db: bool = False
     keep_db: bool = False
@@ -158,7 +159,8 @@ class RunSpec:
 
     def _validate_counts(self):
         """The numeric run fields' ranges (RANGES), from num to interval."""
-        for name in ("num", "reads", "threads", "key_size", "value_size", "batch", "seek_nexts", "seed"):
+        for name in ("num", "reads", "threads", "key_size", "value_size", "batch", "seek_nexts", "seed",
+                     "readwritepercent"):
             if name != "reads" or self.reads is not None:
                 _int_range(name, getattr(self, name), *RANGES[name])
         for name in ("duration", "compression_ratio", "writes_per_second", "interval"):
@@ -363,6 +365,8 @@ RUN_FLAGS = (
             "a fillseq's records per bulk chunk (default: about 256 MiB of them)", "K", _SHAPE),
     RunFlag("seek_nexts", "int", "seekrandom: entries read after each seek (default 0)", "N", _SHAPE),
     RunFlag("writes_per_second", "number", "readwhilewriting: the writer's rate (0: unlimited)", "RATE", _SHAPE),
+    RunFlag("readwritepercent", "int", "readrandomwriterandom: of each 100 ops, the reads, the rest writes "
+            "(default 90, as db_bench)", "PCT", _SHAPE),
     RunFlag("load", "choice", "how a load (the load phase, a fillseq workload) writes: batched (puts in batches of "
             "1000; the default, as the seeds loaded) or bulk (the engine's bulk path: LMDB MDB_APPEND, RocksDB SST "
             "ingestion, WiredTiger's bulk cursor, BerkeleyDB bulk puts; keys in order, one thread)", group=_LOADS,

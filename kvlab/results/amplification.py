@@ -198,7 +198,8 @@ def apply_phase(live: dict, pattern: str, n: int, ops: dict, entry_bytes: float,
         return live
     if pattern == "none":
         return dict(live)
-    count = ops.get("delete", 0) if pattern == "delete" else ops.get("write", 0)
+    # updaterandom's read-modify-writes store as writes do (rmw: its own op type)
+    count = ops.get("delete", 0) if pattern == "delete" else ops.get("write", 0) + ops.get("rmw", 0)
     return live_after(live, pattern, n, count, entry_bytes, arcs=arcs, streams=streams)
 
 

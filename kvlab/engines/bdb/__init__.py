@@ -1,9 +1,15 @@
 """Berkeley DB 5.3: a B-tree, in a transactional environment or a Concurrent Data Store (engine_bdb.c)."""
-from ..descriptor import AdapterFormat, Cache, Descriptor, Durability, EngineConfig, engine_share
+from ..descriptor import AdapterFormat, Cache, DbBench, Descriptor, Durability, EngineConfig, engine_share
 from . import counters, events, own_config
 
 # setup.py reads this with `ast` before kvlab can be imported: keep it a literal (kvlab.engines' docstring)
 BUILD = {"header": "db.h", "library": "db", "package": "libdb5.3-dev"}
+
+# Berkeley DB's direct I/O is DB_ENV->set_flags(DB_DIRECT_DB), but Debian's libdb5.3 is built without it: the
+# call fails with EINVAL, "DB_ENV->set_flags: direct I/O either not configured or not supported" (tried here on
+# 5.3.28, Debian 12), so db_bench's direct I/O flags are refused on it rather than run buffered
+NO_DIRECT_IO = ("Debian's libdb5.3 has no direct I/O: DB_ENV->set_flags(DB_DIRECT_DB) fails with \"direct I/O "
+                "either not configured or not supported\"")
 
 # the cache engine_bdb.c opens with when cache_size is not given (Berkeley DB's own is 256 KiB)
 DEFAULT_CACHE_BYTES = 64 << 20
@@ -49,4 +55,5 @@ DESCRIPTOR = Descriptor(
     cache=Cache("cache_size", DEFAULT_CACHE_BYTES,
                 "engine_bdb.c's default (set_cachesize); Berkeley DB's own default is 256 KiB"),
     memory=memory,
+    dbbench=DbBench(refusals={"use_direct_reads": NO_DIRECT_IO, "use_direct_io_for_flush_and_compaction": NO_DIRECT_IO}),
 )

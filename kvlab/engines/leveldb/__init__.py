@@ -1,5 +1,5 @@
 """LevelDB: Google's LSM tree (engine_leveldb.c)."""
-from ..descriptor import AdapterFormat, BuildFacts, Cache, Descriptor, Durability, EngineConfig, engine_share
+from ..descriptor import AdapterFormat, BuildFacts, Cache, DbBench, Descriptor, Durability, EngineConfig, engine_share
 from ..settings import LSM_SETTINGS, LSM_TABLE_FILES
 from . import counters, events, own_config
 from .crc32 import crc32_of_library
@@ -37,4 +37,9 @@ DESCRIPTOR = Descriptor(
     cache=Cache("cache_size", 8 << 20, "LevelDB's options.h: without a block cache it makes an 8 MB one"),
     memory=memory,
     facts=BuildFacts(crc32_of_library=crc32_of_library),
+    dbbench=DbBench(refusals={
+        "compaction_style": "it has one compaction style, leveled, and no option to choose another",
+        "use_direct_reads": "its Env reads through the OS page cache, with no direct I/O option",
+        "use_direct_io_for_flush_and_compaction": "its Env writes through the OS page cache, with no direct I/O "
+                                                  "option"}),
 )

@@ -1,5 +1,5 @@
 """LMDB: a memory-mapped B+tree with a single writer (engine_lmdb.c)."""
-from ..descriptor import Absent, AdapterFormat, Descriptor, Durability, EngineConfig
+from ..descriptor import Absent, AdapterFormat, DbBench, Descriptor, Durability, EngineConfig
 from . import counters, events, own_config
 
 # setup.py reads this with `ast` before kvlab can be imported: keep it a literal (kvlab.engines' docstring)
@@ -36,4 +36,7 @@ DESCRIPTOR = Descriptor(
     events=events.EVENTS, counters=counters.COUNTERS, own_config=own_config.own_config,
     cache=Absent("LMDB has no cache of its own: reads go through the OS page cache (its map)"),
     memory=Absent("no cache of its own: the OS page cache (its map), bounded by the memory cgroup"),
+    dbbench=DbBench(refusals={flag: "it reads and writes through its memory map and the OS page cache, which has "
+                                    "no direct I/O" for flag in ("use_direct_reads",
+                                                                 "use_direct_io_for_flush_and_compaction")}),
 )

@@ -70,6 +70,8 @@ struct kv_thread {
     int in_otxn;                   /* the open write transaction is txn */
     rocksdb_sstfilewriter_t *sst;  /* a bulk load's open chunk */
     size_t sst_entries;
+    char **mg_values, **mg_errs;   /* the last multi_get's values (RocksDB's malloc'd copies) and errors */
+    size_t mg_n, mg_cap;
 };
 
 /* A Status string the C API handed over (malloc'd): the error, with its kind (kv_status_error); frees it. */
@@ -230,8 +232,13 @@ static int rdb_thread_open(kv_db *d, kv_thread **out, kv_failure *err) {
 static void end_txn(kv_thread *t);
 static void rdb_bulk_abort(kv_thread *t);
 
+static void free_multi_get(kv_thread *t);
+
 static void rdb_thread_close(kv_thread *t) {
     rdb_bulk_abort(t);
+    free_multi_get(t);
+    free(t->mg_values);
+    free(t->mg_errs);
     if (t->it) rocksdb_iter_destroy(t->it);
     t->it = NULL;
     end_txn(t);
@@ -281,6 +288,41 @@ static int rdb_get(kv_thread *t, const char *k, size_t kl, const char **v, size_
     t->pinned = p;
     *v = rocksdb_pinnableslice_value(p, vl);
     return KV_OK;
+}
+
+/* multireadrandom's batched read: rocksdb_multi_get, RocksDB's DB::MultiGet over a vector of keys (db_bench's
+   MultiGet without --multiread_batched), each value handed back as a malloc'd copy, kept until the next call. */
+static void free_multi_get(kv_thread *t) {
+    for (size_t i = 0; i < t->mg_n; i++) {
+        if (t->mg_values[i]) rocksdb_free(t->mg_values[i]);
+        if (t->mg_errs[i]) rocksdb_free(t->mg_errs[i]);
+    }
+    t->mg_n = 0;
+}
+
+static int rdb_multi_get(kv_thread *t, size_t n, const char *const *keys, const size_t *kls, const char **vs,
+                         size_t *vls, int *rcs) {
+    free_multi_get(t);
+    if (n > t->mg_cap) {
+        char **v = realloc(t->mg_values, n * sizeof *v), **e = v ? realloc(t->mg_errs, n * sizeof *e) : NULL;
+        if (v) t->mg_values = v;
+        if (e) t->mg_errs = e;
+        if (!v || !e) return kv_seterr(&t->c.err, KV_E_OTHER, "RocksDB multi_get: out of memory");
+        t->mg_cap = n;
+    }
+    rocksdb_multi_get(t->db->db, t->ropts, n, keys, kls, t->mg_values, vls, t->mg_errs);
+    t->mg_n = n;
+    int rc = KV_OK;
+    for (size_t i = 0; i < n; i++) {
+        vs[i] = t->mg_values[i];
+        if (t->mg_errs[i]) {
+            if (rc == KV_OK) rc = kv_status_error(&t->c.err, 0, "RocksDB multi_get", t->mg_errs[i]);
+            rcs[i] = rc;
+        } else {
+            rcs[i] = t->mg_values[i] ? KV_OK : KV_NOTFOUND;
+        }
+    }
+    return rc;
 }
 
 static int rdb_batch_begin(kv_thread *t) {
@@ -485,4 +527,7 @@ const kv_engine_ops kv_engine_rocksdb = {
     .bulk_abort = rdb_bulk_abort,
     .bulk_how = "SST files written with the database's options (SstFileWriter), one a chunk, ingested with "
                 "move_files straight into the bottom level: no memtable, WAL, flush or compaction",
+    .multi_get = rdb_multi_get,
+    .multi_get_how = "rocksdb_multi_get: RocksDB's MultiGet over the batch's keys (db_bench's multireadrandom "
+                     "without --multiread_batched), each value returned as a copy",
 };

@@ -43,6 +43,14 @@ def memory(budget: int) -> dict:
     return {"cache_size": engine_share(budget) * 3 // 4}
 
 
+def direct_io(flags) -> str:
+    """db_bench's direct I/O flags as WiredTiger's: direct_io=[data] (O_DIRECT for its data files), which covers
+    both the reads (--use_direct_reads) and the checkpoints' and merges' writes
+    (--use_direct_io_for_flush_and_compaction): WiredTiger cannot have one without the other."""
+    on = flags.get("use_direct_reads") or flags.get("use_direct_io_for_flush_and_compaction")
+    return "direct_io=[data]" if on else ""
+
+
 DESCRIPTOR = Descriptor(
     "wiredtiger", title="WiredTiger", rank=40, build=BUILD,
     configs=(
@@ -70,5 +78,8 @@ DESCRIPTOR = Descriptor(
                  "2-thread readrandom here (benchmarks/instrument_cost.py)",
     # db_bench_wiredtiger's --use_lsm (default 1) picks the LSM or the B-tree configuration
     dbbench=DbBench(special=frozenset({"use_lsm"}), alias="wiredtiger",
-                    pick=lambda flags: "wiredtiger-lsm" if flags.get("use_lsm", True) else "wiredtiger-btree"),
+                    pick=lambda flags: "wiredtiger-lsm" if flags.get("use_lsm", True) else "wiredtiger-btree",
+                    own_flags={"use_direct_reads": direct_io, "use_direct_io_for_flush_and_compaction": direct_io},
+                    refusals={"compaction_style": "its LSM merges chunks by its own rules, with no compaction "
+                                                  "styles to choose"}),
 )

@@ -73,7 +73,7 @@ class PhaseAmp:
         a, b = self._ops(na), self._ops(nb)
         ops = {op: k - a.get(op, 0) for op, k in b.items()}
         # the threads' own counts are known only at the end: so far, the workers' writes shared evenly
-        workers = nb["workers"]["ops"].get("write", 0)
+        workers = nb["workers"]["ops"].get("write", 0) + nb["workers"]["ops"].get("rmw", 0)
         streams = [(self._stream("worker", i), workers / self.threads) for i in range(self.threads)]
         streams.append((self._stream("writer", self.threads), nb["writer"]["ops"].get("write", 0)))
         return amplification.interval_figures(
@@ -90,7 +90,10 @@ class PhaseAmp:
         # fillseq: each thread writes its share of the key space from its first key on (the native driver's split)
         arcs = [(self.n * t["index"] // self.threads, t["ops"].get("write", 0)) for t in threads
                 if t["role"] == "worker"]
-        streams = [(self._stream(t["role"], t["index"]), t["ops"].get("write", 0)) for t in threads]
+        # a thread's draws of its key stream: its writes (updaterandom's rmw ops too; readrandomwriterandom's
+        # writes are taken as its stream's first draws, though its reads draw from it too: an estimate)
+        streams = [(self._stream(t["role"], t["index"]), t["ops"].get("write", 0) + t["ops"].get("rmw", 0))
+                   for t in threads]
         live = self._live(ops, arcs, streams)
         carried = Carried(live=live, engine_counted=self.carried.engine_counted, log_state=self.carried.log_state)
         engine = None

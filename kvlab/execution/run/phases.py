@@ -50,6 +50,7 @@ class Phase:
     compression_ratio: float
     seek_nexts: int
     writes_per_second: float
+    read_percent: int             # readrandomwriterandom: reads in each 100 ops (RunSpec.readwritepercent)
     key_hash: bool                # records under hashed keys (YCSB's insertorder=hashed)
     settings: Mapping[str, Any]   # the engine settings it opens with (a workload's sync included)
     warmup: float | str           # seconds cut from its start, "auto" (MSER-5 finds them), 0 for a load
@@ -77,6 +78,8 @@ class Phase:
             "key_size": self.key_size, "value_size": self.value_size, "batch": self.batch, "seed": self.seed,
             "compression_ratio": self.compression_ratio, "seek_nexts": self.seek_nexts,
             "writes_per_second": self.writes_per_second, "key_hash": self.key_hash}
+        if self.loop == "readrandomwriterandom":
+            out["read_percent"] = self.read_percent
         if self.load is not None:
             out.update(load=self.load, first_key=0)
         if self.loop != self.workload.native:
@@ -123,7 +126,7 @@ def _phase(spec, wl: Workload, kind: str, graph, key_hash: bool, value_size: int
         settings["sync"] = implies.pop("sync")
     num = spec.num // implies.pop("num_divisor", 1) or 1
     f: dict[str, Any] = dict(num=spec.num if load else num, reads=spec.reads_per_thread,
-                             threads=1 if load else spec.threads, duration=0.0 if load else float(spec.duration),
+                             threads=1 if load else implies.pop("threads", spec.threads), duration=0.0 if load else float(spec.duration),
                              batch=loads.LOAD_BATCH if load else implies.pop("batch", spec.batch), loop=wl.native,
                              load=None, mix=None, graph=None)
     if wl.fills == "records":   # the load phase or a fillseq workload: a load (RunSpec.load, resume)
@@ -144,7 +147,7 @@ def _phase(spec, wl: Workload, kind: str, graph, key_hash: bool, value_size: int
             f.update(threads=graph["loaders"], batch=1)
     return Phase(workload=wl, kind=kind, key_size=spec.key_size, value_size=value_size, seed=spec.seed,
                  compression_ratio=float(spec.compression_ratio), seek_nexts=spec.seek_nexts,
-                 writes_per_second=float(spec.writes_per_second),
+                 writes_per_second=float(spec.writes_per_second), read_percent=spec.readwritepercent,
                  key_hash=key_hash and (load or wl.mix is not None), settings=MappingProxyType(settings),
                  warmup=0.0 if load else spec.warmup, counts_found=wl.counts_found,
                  one_thread_only=wl.one_thread_only, has_writer=wl.has_writer, uniform_reads=wl.uniform_reads,
@@ -296,8 +299,10 @@ def _cut(phase: Phase, whole: Counted, workers, writer, warm, plan) -> Counted:
         if how:
             pro_rated.append("found")
         if warm_mix is None:   # one outcome per op: the rest were not found (readseq finds every one)
-            found = min(found, ops)
-            not_found = ops - found
+            # readrandomwriterandom: only its reads have an outcome
+            outcomes = by_op["read"].count if "read" in by_op and "write" in by_op else ops
+            found = min(found, outcomes)
+            not_found = outcomes - found
         else:
             not_found = round((whole.not_found or 0) * share)
             pro_rated.append("not_found")

@@ -78,7 +78,8 @@ def build(phase: Phase, m: Measurement, facts: TrialFacts) -> BenchmarkResult:
         seconds=c.seconds, thread_seconds=c.thread_seconds, found=c.found, not_found=c.not_found, bytes=c.bytes,
         latency_us=overall.summary_us(),
         latency_by_op={op: h.summary_us() for op, h in c.by_op.items()},
-        latency_unit="txn" if plan else "batch" if m.params["batch"] > 1 and wl.writes else "op",
+        latency_unit="txn" if plan else "batch" if m.params["batch"] > 1 and wl.batches
+        else "op",
         seed=spec.seed, params={**m.params, "workload": wl.name, "native_loop": phase.loop,
                                 "engine_config": dict(facts.effective_config),
                                 "instruments": dict(facts.instruments),

@@ -176,6 +176,9 @@ class Trial:
         """One phase on the open engine, measured and recorded; None where a resumed load finds every record
         already there."""
         params = phase.params()
+        if phase.workload.batches and not phase.writes:   # reads in batches (multireadrandom): a batched read or gets
+            params["batched_read"] = self.native.batched_reads().get(self.cfg.adapter) or (
+                f"none: {self.cfg.adapter} has no batched read, so each batch is {params['batch']} get calls")
         engine = self.open(dict(phase.settings))
         if phase.load is not None:
             params["load_method"] = loads.method(self.spec, self.native, self.cfg.adapter)

@@ -49,6 +49,8 @@ class Workload:
     live_pattern: str = "none"  # how it changes the live set (LIVE_PATTERNS)
     fills: str | None = None    # fills the key space; what the marker's fill record counts (FILL_UNITS)
     graph: bool = False         # runs on a LinkBench graph: its load, or a mix of its operations
+    batches: bool = False       # its loop makes `batch` ops one timed call (a write batch, a MultiGet): with a
+    #                             batch above 1, a latency is a batch's
 
     def __post_init__(self):
         if self.live_pattern not in LIVE_PATTERNS:
@@ -68,15 +70,15 @@ def _add(*args, **kw):
 
 
 _add("fillseq", "fillseq", "write num keys in key order; threads split the key range", writes=True,
-     live_pattern="sequential", fills="records")
+     live_pattern="sequential", fills="records", batches=True)
 _add("fillrandom", "fillrandom", "write num keys drawn uniformly with replacement", writes=True,
-     live_pattern="random", fills="writes")
+     live_pattern="random", fills="writes", batches=True)
 _add("overwrite", "overwrite", "fillrandom over an existing key space", needs_data=True, writes=True,
-     live_pattern="random")
+     live_pattern="random", batches=True)
 _add("fillbatch", "fillseq", "fillseq in batches of 1000 puts", writes=True, implies={"batch": 1000},
-     live_pattern="sequential", fills="records")
+     live_pattern="sequential", fills="records", batches=True)
 _add("fillsync", "fillrandom", "fillrandom with sync on every write, num/1000 writes", writes=True,
-     implies={"sync": True, "num_divisor": 1000}, live_pattern="random", fills="writes")
+     implies={"sync": True, "num_divisor": 1000}, live_pattern="random", fills="writes", batches=True)
 _add("readrandom", "readrandom", "reads per thread, keys uniform over the key space", needs_data=True,
      uniform_reads=True, counts_found=True)
 _add("readmissing", "readmissing", "random reads of keys that are never present", needs_data=True,
@@ -93,6 +95,19 @@ _add("readwhilewriting", "readwhilewriting",
      "the writer is reported apart", needs_data=True, writes=True, uniform_reads=True, counts_found=True,
      has_writer=True, live_pattern="random")
 _add("compact", "compact", "compact the whole key range once", needs_data=False, one_thread_only=True)
+_add("readrandomwriterandom", "readrandomwriterandom",
+     "reads per thread of keys uniform over the key space, of each 100 first readwritepercent gets (default 90), "
+     "then puts; reads and writes timed apart", needs_data=True, writes=True, counts_found=True,
+     live_pattern="random")
+_add("updaterandom", "updaterandom", "reads per thread of read-modify-writes of uniform keys: a get, then a put "
+     "of a new value (one rmw op)", needs_data=True, writes=True, counts_found=True, live_pattern="random")
+_add("multireadrandom", "multireadrandom", "reads keys per thread, uniform, batch keys a call through the "
+     "engine's batched read (RocksDB's MultiGet) or batch gets where it has none; a latency is a batch's",
+     needs_data=True, uniform_reads=True, counts_found=True, batches=True)
+_add("fillseqdeterministic", "fillseqdeterministic",
+     "fillseq on one thread, then the whole key range compacted inside the phase, so the fill leaves the same "
+     "shape every time (db_bench's keeps each LSM level's shape instead: docs/dbbench.md)", writes=True,
+     implies={"threads": 1}, live_pattern="sequential", batches=True)
 _add("linkbench-load", "graphload", "LinkBench's load: nodes, their links and link counts (kv_graph.h's encoding); "
      "the load phase of a LinkBench mix, which gives the graph", writes=True, live_pattern="graph", fills="nodes",
      graph=True)
