@@ -362,6 +362,8 @@ def test_reproduce_000_at_smoke_scale_end_to_end(smoke000, capsys):
                       str(store)]) == 0
     out = capsys.readouterr().out
     assert out.startswith("seed 000 at scale smoke on lmdb, leveldb; this machine: ")
+    assert out.splitlines()[1].startswith("memory budget: 256 MiB each (256MiB), page cache included where a memory "
+                                          "cgroup can be made")
     for c in ("000-wiredtiger-scales", "000-leveldb-peaks", "000-wiredtiger-faster"):
         assert f"\n{c}: " in out
     assert "why: not measured: no rows for wiredtiger-btree" in out   # not asked for: not run
@@ -375,6 +377,12 @@ def test_reproduce_stores_the_runs_and_tests_them_on_this_machine(smoke000):
     assert set(done.measured.threads) == {1, 2}
     assert done.setup["cache_bytes"] >= done.setup["data_bytes"]
     assert not Store(store).query("SELECT * FROM benchmarks WHERE sweep_id = 'reproduce-000-smoke'").empty
+    # the verdicts are stored with the runs behind them: the sweep's points
+    stored = Store(store).verdicts("000")
+    assert set(stored.claim) == set(done.table.claim) and set(stored.scale) == {"smoke"}
+    runs = Store(store).query("SELECT DISTINCT run_id FROM benchmarks WHERE sweep_id = 'reproduce-000-smoke'").run_id
+    assert set(stored.run_ids.iloc[-1]) == set(runs)
+    assert done.memory == "256MiB" and done.setup["memory"] == "256MiB"
     cores = claims.this_machine().cores
     peaks = done.table.set_index("claim").loc["000-leveldb-peaks"]
     if cores <= 8:   # this 2-core machine: the peak near 8 threads is out of reach

@@ -75,9 +75,10 @@ def test_a_notebook_runs_only_through_its_seeds_plans(name):
                    if any(hasattr(m, f"{n}_plan") for m in seeds)}
     assert experiments == planned, (experiments, planned)
     if name == "00_quickstart":
-        assert re.search(r'kvlab\.start\("lmdb", "fillseq,readrandom", num=p\["num"\], threads=2', source)
+        assert re.search(r'kvlab\.start\("lmdb", "fillseq,readrandom", num=p\["num"\], threads=2, '
+                         r'memory=p\["memory"\]', source)
         assert inspect.getsource(module.notebook_plan).count('dict(workload="fillseq,readrandom", num=p["num"], '
-                                                            'threads=2)') == 1
+                                                            'threads=2, memory=p["memory"])') == 1
 
 
 def test_an_experiment_runs_its_plans_steps_in_order(monkeypatch):

@@ -1,6 +1,8 @@
-"""Every notebook runs at smoke scale with papermill and exports its figures, each passing the figure check;
-the committed notebooks carry no outputs and open with a parameters cell."""
+"""Every notebook runs at smoke scale with papermill and exports its figures, each passing the figure check, says
+its memory budget near the top, and (each seed's) ends with the seed's verdict table; the committed notebooks
+carry no outputs and open with a parameters cell."""
 import json
+import re
 import subprocess
 import sys
 import time
@@ -11,6 +13,8 @@ import pytest
 from kvlab.lab import notebooks
 
 NB = Path(__file__).resolve().parent.parent / "notebooks"
+SEED_NOTEBOOKS = {"01_read_scalability": "000", "02_readwhilewriting": "001", "03_dbbench_suite": "002",
+                  "04_transactions": "003", "06_linkbench": "004"}
 
 
 @pytest.mark.parametrize("path", sorted(NB.glob("*.ipynb")), ids=lambda p: p.stem)
@@ -63,6 +67,17 @@ def test_all_notebooks_run_at_smoke_scale(tmp_path):
     # every exported figure passed the figure check (plots.save writes NAME.check.txt beside one that did not)
     failed = {str(p.relative_to(folder)): p.read_text() for p in sorted(folder.rglob("*.check.txt"))}
     assert not failed, "figures that failed the figure check:\n" + "\n".join(f"{k}:\n{v}" for k, v in failed.items())
+    # every notebook says its memory budget near the top; each seed's notebook ends with its verdict table
+    for name in notebooks.available():
+        executed = json.loads((folder / name / f"{name}.ipynb").read_text())
+        code = [c for c in executed["cells"] if c["cell_type"] == "code"
+                and "injected-parameters" not in c["metadata"].get("tags", [])]
+        said = "".join("".join(o.get("text", "")) for o in code[1]["outputs"] if o.get("name") == "stdout")
+        assert said.startswith(("memory budget: ", "engine defaults: ")), (name, said)
+        if name in SEED_NOTEBOOKS:
+            shown = "".join("".join(o.get("data", {}).get("text/plain", "")) for o in code[-1]["outputs"])
+            assert shown.startswith(f"{SEED_NOTEBOOKS[name]}-"), (name, shown[:300])
+            assert re.search(r"\d+ reproduced, \d+ not reproduced, \d+ cannot test here$", shown), (name, shown)
     # the figures the issues name: seed 003's tests and ratios, YCSB A-F and its latency-throughput curve
     for name, stem in (("04_transactions", "transactions_tests"), ("04_transactions", "transactions_ratios"),
                        ("05_ycsb", "ycsb_throughput"), ("05_ycsb", "ycsb_latency_throughput")):

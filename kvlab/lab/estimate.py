@@ -18,10 +18,13 @@ has a large enough run, else DEFAULT_SPACE_AMP.  docs/time-to-result.md says wha
 from __future__ import annotations
 
 import ast
+import dataclasses
 import importlib
 import json
 
 from .. import _resources, errors
+from .. import engines as engine_registry
+from ..engines.descriptor import memory_split
 from ..execution.host.cgroup import parse_size
 from ..model.spec import RunSpec
 from ..results.store import Store
@@ -99,7 +102,7 @@ def step_work(step: Step) -> Work:
     if step.run is not None:
         spec = step.spec()
         paced = spec.reads_per_thread * spec.threads / spec.target_rate if spec.target_rate else 0.0
-        return _spec_work(step.label, spec, seconds=paced, in_memory=step.in_memory, **where)
+        return _budgeted(_spec_work(step.label, spec, seconds=paced, in_memory=step.in_memory, **where), spec)
     w = step.work
     if isinstance(w, PythonLoop):
         return Work(step.label, step.engine, w.num, RunSpec.key_size + len(VALUE),
@@ -113,6 +116,18 @@ def step_work(step: Step) -> Work:
         return Work(step.label, step.engine, w.num, RunSpec.key_size + RunSpec.value_size,
                     seconds=w.cuts * (w.max_s + CRASH_OVERHEAD_S), **where)
     raise errors.SpecError(f"{step.label}: no estimate for a {type(w).__name__}; add it to estimate.step_work")
+
+
+def _budgeted(work: Work, spec: RunSpec) -> Work:
+    """A run with a memory budget: its engine's cache is the budget's split (the notebooks' `memory`), not the
+    engine's default, where the spec gives no cache_size of its own."""
+    if spec.memory is None or spec.engine_settings.get("cache_size"):
+        return work
+    cfg = engine_registry.get(spec.engine)
+    d = engine_registry.descriptor(cfg)
+    split = memory_split(d, cfg, spec.memory)
+    setting = getattr(d.cache, "setting", None)
+    return dataclasses.replace(work, cache_bytes=int(split.get(setting, 0)) if setting else 0)
 
 
 def notebook_plan(name: str, scale: str) -> tuple:

@@ -6,11 +6,16 @@ stays a parameters cell plus calls.  `published(name)` loads the seed's table
 from data/reference/ (shipped in the package: kvlab._resources) to show beside the measurement.
 
 The experiments live one seed a module in kvlab/lab/seeds/ (its docstring lists them); this module is the
-one name the notebooks import, and re-exports them.
+one name the notebooks import, and re-exports them.  Each takes `memory=` (a size, or None for the engines'
+defaults), the budget every run it makes gets; `budget_line(memory, engines)` is the line a notebook prints about
+it near the top, and `verdicts(seed, measured, p, results=..., store=...)` the verdict table its last cell shows
+(kvlab.lab.seeds.claims: the same table `kvlab reproduce` prints, stored with the runs behind it where given a
+store).
 """
 from __future__ import annotations
 
-from .seeds.common import SCALES, built, published, resolve
+from .seeds.claims import setup_of, verdicts
+from .seeds.common import MEMORY, SCALES, budget_line, built, published, resolve
 from .seeds.dbbench_suite import dbbench_suite, dbbench_timelines, engine_ratio
 from .seeds.durability import durability
 from .seeds.linkbench import (
@@ -23,14 +28,22 @@ from .seeds.linkbench import (
 )
 from .seeds.quickstart import native_loop, python_loop_baseline
 from .seeds.read_scalability import read_scalability, read_scalability_table, scaling_vs_published
-from .seeds.readwhilewriting import LOAD_COLUMNS, load_and_readwhilewriting, rocksdb_tuning_report
+from .seeds.readwhilewriting import (
+    LOAD_COLUMNS,
+    SEED001_COLUMNS,
+    load_and_readwhilewriting,
+    readwhilewriting_table,
+    rocksdb_tuning_report,
+)
 from .seeds.transactions import SEED003_METRIC, seed003, seed003_sentences, seed003_shape
 from .seeds.ycsb import latency_throughput, ycsb_suite
 
 __all__ = [
-    "SCALES", "resolve", "built", "published",
+    "SCALES", "MEMORY", "resolve", "built", "published", "budget_line",
+    "verdicts", "setup_of",                                                                # every seed's claims
     "read_scalability", "read_scalability_table", "scaling_vs_published",                   # seed 000
-    "LOAD_COLUMNS", "load_and_readwhilewriting", "rocksdb_tuning_report",                  # seed 001
+    "LOAD_COLUMNS", "SEED001_COLUMNS", "load_and_readwhilewriting", "readwhilewriting_table",
+    "rocksdb_tuning_report",                                                               # seed 001
     "dbbench_suite", "dbbench_timelines", "engine_ratio",                                  # seed 002
     "SEED003_METRIC", "seed003", "seed003_shape", "seed003_sentences",                     # seed 003
     "ycsb_suite", "latency_throughput",                                                    # YCSB

@@ -39,7 +39,7 @@ from .result import BenchmarkResult, RunResult, _jsonable, load_json, write_json
 # A store made by an older kvlab has a lower version; opening it adds the columns and tables it lacks (each
 # new column filled from the stored records where the column says where its value sits in one).  A change to
 # TABLES raises STORE_VERSION by one, so that every older store is looked at again.
-STORE_VERSION = 8
+STORE_VERSION = 9
 
 # the metrics kvlab noise measures a spread for (kvlab.compare's names)
 NOISE_METRICS = ("ops_per_sec", "p50_us", "p99_us", "p999_us", "cpu_us_per_op")
@@ -241,7 +241,23 @@ NOISE = Table("noise", (
     Column("detail", "JSON", "detail"),
 ))
 
-TABLES = (BENCHMARKS, INTERVALS, SWEEPS, SWEEP_POINTS, CRASHTESTS, NOISE)
+# A seed's verdict table (kvlab reproduce, a notebook's verdicts call): one row per claim (per engine, for a claim
+# tested on each), with the runs behind it (their run ids), what the run was set up with, the machine, and kvlab's
+# version; `reproduction` ties the rows of one table together
+VERDICTS = Table("verdicts", (
+    Column("reproduction", "VARCHAR", read=_context("reproduction")),
+    Column("stored_at", "TIMESTAMP DEFAULT current_timestamp"),
+    Column("seed", "VARCHAR", read=_context("seed")),
+    Column("scale", "VARCHAR", read=_context("scale")),
+    *(Column(n, "VARCHAR", n) for n in ("claim", "statement", "published", "measured", "verdict", "reason")),
+    Column("run_ids", "VARCHAR[] DEFAULT []", read=_context("run_ids")),
+    Column("engines", "VARCHAR[] DEFAULT []", read=_context("engines")),
+    Column("setup", "JSON", read=_context("setup")),
+    Column("machine", "JSON", read=_context("machine")),
+    Column("kvlab_version", "VARCHAR", read=_context("kvlab_version")),
+))
+
+TABLES = (BENCHMARKS, INTERVALS, SWEEPS, SWEEP_POINTS, CRASHTESTS, NOISE, VERDICTS)
 
 
 STORE_NAME = "kvlab.duckdb"
@@ -523,6 +539,46 @@ class Store:
         out.update({k: row[k] for k in ("n", "method", "measured_at", "run_id", "host", "engine", "workload",
                                          "phase", "threads")})
         return out
+
+    def append_verdicts(self, rows, *, seed: str, run_ids=(), scale: str | None = None, engines=(),
+                        setup: Mapping | None = None, machine: Mapping | None = None) -> str:
+        """Store a seed's verdict table (rows with claim, statement, published, measured, verdict, reason) with the
+        run ids behind it, in one transaction; returns the id that ties its rows together (`reproduction`)."""
+        from .._version import __version__
+        reproduction = uuid.uuid4().hex[:12]
+        context = dict(reproduction=reproduction, seed=seed, scale=scale, run_ids=list(dict.fromkeys(run_ids)),
+                       engines=list(engines), setup=dict(setup or {}), machine=dict(machine or {}),
+                       kvlab_version=__version__)
+        con = self._connect()
+        try:
+            con.execute("BEGIN TRANSACTION")
+            for row in rows:
+                con.execute(VERDICTS.insert(), _utf8(VERDICTS.values(row, **context)))
+            con.execute("COMMIT")
+        except _duckdb().Error as exc:
+            with contextlib.suppress(Exception):
+                con.execute("ROLLBACK")
+            raise errors.ResultsError(f"{self.path}: the verdicts could not be stored ({exc})") from None
+        finally:
+            con.close()
+        return reproduction
+
+    def verdicts(self, seed: str | None = None, run_ids=None):
+        """Stored verdict rows (oldest first), of one seed where given, and only those whose runs include one of
+        `run_ids` where given; an empty frame where the store holds none."""
+        clauses: list[str] = []
+        args: list[Any] = []
+        if seed is not None:
+            clauses.append("seed = ?")
+            args.append(seed)
+        if run_ids is not None:
+            clauses.append("len(list_intersect(run_ids, ?)) > 0")
+            args.append(list(run_ids))
+        where = (" WHERE " + " AND ".join(clauses)) if clauses else ""
+        if not self.path.exists():
+            import pandas as pd
+            return pd.DataFrame(columns=[c.name for c in VERDICTS.columns])
+        return self.query(f"SELECT * FROM verdicts{where} ORDER BY stored_at, reproduction, rowid", args)
 
     def frame(self, **filters):
         """The queryable columns of stored benchmarks, as a pandas frame."""

@@ -20,7 +20,8 @@ left out.  A selection, the output path or a comparison that cannot be made is a
 written; the file appears whole or not at all.
 
 The package, one concern a module: gather.py (what is selected, read from the store in one query, and the
-comparison), figures.py (which figures, bounded), svg.py (a figure as inline SVG), tables.py (the summary and
+comparison), claims.py (the seeds' verdicts the store holds for these runs, and seed 001's table),
+figures.py (which figures, bounded), svg.py (a figure as inline SVG), tables.py (the summary and
 the comparison's tables), runs.py (each run's warnings and provenance), page.py (the page put together),
 style.py (its style sheet), text.py (escaping and small text helpers), write.py (the file).
 """
@@ -35,7 +36,7 @@ from ...results import compare as comparing
 from ...results.compare import Selection, parse_selection
 from ...results.formatting import num
 from ...results.store import Store
-from . import gather
+from . import claims, gather
 from .figures import MAX_BAR_GROUPS, MAX_LINES, MAX_SPECTRA, MAX_SWEEPS, MIN_SPECTRUM_OPS, draw
 from .gather import Entry, Group
 from .page import render
@@ -109,6 +110,7 @@ def build(*selections, tag=None, sweep=None, where=None, compare=None, out=None,
                                 for column, values in g.selection.terms if column == "sweep_id" for v in values))
     figures, figure_notes = draw(entries, sweeps, comparison, store)
     notes += figure_notes
-    text = render(entries, groups, where_sel, comparison, figures, notes, title)
+    verdicts = claims.stored_verdicts(store, entries)
+    text = render(entries, groups, where_sel, comparison, figures, notes, title, claims.section(verdicts, entries))
     return Page(text, len({en.run for en in entries}), len(entries), len(figures), comparison is not None, notes)
 

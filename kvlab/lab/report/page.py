@@ -13,13 +13,15 @@ from .tables import comparison_section, summary_table
 from .text import e, plural
 
 
-def render(entries, groups, where, comparison, figures, notes, title) -> str:
+def render(entries, groups, where, comparison, figures, notes, title, claims: str = "") -> str:
     runs = _runs(entries)
     title = title or "kvlab report: " + ", ".join(g.label for g in groups)
     # numbered in the order they appear: the comparison's first
     shown = [f for f in figures if f.section == "comparison"] + [f for f in figures if f.section != "comparison"]
     numbers = {id(f): i for i, f in enumerate(shown, 1)}
-    sections = [_header(entries, runs, groups, where, comparison, title), _contents(comparison, figures)]
+    sections = [_header(entries, runs, groups, where, comparison, title), _contents(comparison, figures, bool(claims))]
+    if claims:   # the seeds' verdicts stored with these runs: what the runs were for, first
+        sections.append(claims)
     if comparison is not None:
         sections.append(comparison_section(comparison, [f for f in shown if f.section == "comparison"], numbers))
     sections.append(_figures_section([f for f in shown if f.section != "comparison"], numbers, notes))
@@ -77,9 +79,10 @@ def _header(entries, runs, groups, where, comparison, title) -> str:
     return f"<header>\n<h1>{e(title)}</h1>\n<table class=\"facts\">\n{body}\n</table>\n</header>"
 
 
-def _contents(comparison, figures) -> str:
+def _contents(comparison, figures, claims: bool = False) -> str:
     plain = sum(1 for f in figures if f.section != "comparison")
-    items = ([("comparison", "Comparison")] if comparison is not None else []) + \
+    items = ([("claims", "The seeds' claims")] if claims else []) + \
+        ([("comparison", "Comparison")] if comparison is not None else []) + \
         [("figures", f"Figures ({plain})"), ("summary", "Summary"), ("runs", "Runs: warnings and provenance")]
     return "<nav><ul>" + "".join(f"<li><a href=\"#{k}\">{v}</a></li>" for k, v in items) + "</ul></nav>"
 

@@ -30,6 +30,7 @@ table.summary td.def { min-width: 10rem; max-width: 15rem; color: var(--muted); 
 table.summary td.tags { min-width: 6rem; max-width: 11rem; }
 table.summary th, table.summary td { padding-left: 0.3rem; padding-right: 0.3rem; }
 .l { text-align: left; }
+table.claims td { vertical-align: top; min-width: 6rem; word-break: break-word; }
 tr.geomean td { font-style: italic; border-top: 2px solid var(--line); }
 .tag { display: inline-block; background: #eef3f8; border: 1px solid #c8d6e5; border-radius: 3px;
        padding: 0 0.3rem; margin: 0 0.15rem 0.1rem 0; font-size: 0.8em; }

@@ -1,8 +1,10 @@
 """The seeds' claims (data/reference/claims.toml) tested on a seed experiment's frames: the verdict table.
 
     load_claims()                                   every claim, validated (kvlab.results.claims.parse)
-    verdicts(seed, measured, machine=None, setup=None)
-        one row per claim of `seed`: claim, statement, published, measured, verdict, reason
+    verdicts(seed, measured, p=None, *, machine=None, setup=None, results=None, store=None)
+        one row per claim of `seed`: claim, statement, published, measured, verdict, reason (a VerdictFrame:
+        shown whole in a notebook, printed as `kvlab reproduce` prints it); with `store`, kept there with the
+        run ids of `results` (Store.append_verdicts)
 
 `measured` is what the seed's experiment function returned (kvlab.lab.reproduce: read_scalability's sweep frame or
 read_scalability_table, load_and_readwhilewriting's (load, rww, results), dbbench_suite's, seed003's, seed004's
@@ -10,10 +12,13 @@ tuples, or a list of seed004 tuples, cached and larger than RAM), or a dict {tab
 seed's tables, in the order its experiment returns them, and how its published tables (data/reference/) line up
 with them; the published figure of a claim is its own test run on those.  `setup` holds what the run was set up
 with and the frames do not say (cache_bytes, data_bytes, sync, the memory limit), for the claims' preconditions;
-`machine` is this one by default (its cores, memory and built engines).
+setup_of(seed, p, engines, measured) makes it from the experiment's parameters `p` (a notebook's, or reproduce's),
+and verdicts does where it is given `p`.  `machine` is this one by default (its cores, memory and built engines).
 
-    reproduce(seed, scale, engines, store)          `kvlab reproduce`: the seed's experiment (RUNNERS) at a scale
-                                                    of seeds.common.SCALES, its runs stored, and its verdict table
+    reproduce(seed, scale, engines, store, memory) `kvlab reproduce`: the seed's experiment (RUNNERS) at a scale
+                                                    of seeds.common.SCALES within its memory budget (MEMORY), its
+                                                    runs and its verdict table stored
+    counts(table), markdown(table)                  the table as `kvlab reproduce` prints it (verdict_text.py)
 """
 from __future__ import annotations
 
@@ -25,6 +30,7 @@ from ... import _resources, errors
 from ... import engines as engine_registry
 from ...results import claims as logic
 from .common import built, published
+from .verdict_text import counts, markdown  # noqa: F401  (the table as `kvlab reproduce` prints it; and text)
 
 CLAIMS_FILE = "claims.toml"
 
@@ -151,15 +157,24 @@ def published_tables(seed) -> dict:
     return _seed(seed).published()
 
 
-def verdicts(seed, measured, machine: logic.Machine | None = None, setup: Mapping | None = None,
-             claims=None):
+def verdicts(seed, measured, p: Mapping | None = None, *, machine: logic.Machine | None = None,
+             setup: Mapping | None = None, claims=None, results=None, store=None, scale: str | None = None):
     """The verdict table of seed `seed`: one row per claim (per engine, for a claim tested on each), with its
-    published figure, the measured one, the verdict and why."""
+    published figure, the measured one, the verdict and why.
+
+    `measured`: what the seed's experiment returned (see the module's docstring).  `p`: the parameters it ran with
+    (a notebook's resolved parameters, or reproduce's preset), from which the setup the preconditions need is
+    made (setup_of) where `setup` is not given.  With `store` (a path or a Store), the table is stored there with
+    the runs behind it (Store.append_verdicts): `results` are those runs, a RunResult or a list of benchmarks
+    (stored now, as one run) or a Sweep (its points, stored already: their run ids).  The frame shows in full
+    in a notebook, and prints as `kvlab reproduce` prints it."""
     import pandas as pd
     key = seed_key(seed)
     measured_tables = tables(key, measured)
     pubs = published_tables(key)
     machine = machine or this_machine()
+    if setup is None and p is not None:
+        setup = setup_of(key, p, _engines_of(measured_tables), measured)
     rows = []
     for claim in (claims if claims is not None else load_claims()):
         if claim.seed != key:
@@ -172,14 +187,57 @@ def verdicts(seed, measured, machine: logic.Machine | None = None, setup: Mappin
                     and not pub.engine.isin(one.measure.engines).any() and pub.engine.nunique() == 1):
                 pub = pub.assign(engine=one.measure.engines[0])   # the seed's one engine, beside each of ours
             rows.append(logic.verdict_row(one, frame, pub, machine, setup))
-    return pd.DataFrame(rows, columns=logic.COLUMNS)
+    table = verdict_frame(pd.DataFrame(rows, columns=logic.COLUMNS))
+    if store is not None:
+        store_verdicts(store, key, table, results, scale=scale, setup=setup, machine=machine,
+                       engines=_engines_of(measured_tables))
+    return table
+
+
+def _engines_of(measured_tables: Mapping) -> list:
+    return list(dict.fromkeys(e for f in measured_tables.values() if f is not None and "engine" in f.columns
+                              for e in f.engine if isinstance(e, str)))
+
+
+def store_verdicts(store, seed, table, results=None, scale=None, setup=None, machine=None, engines=()) -> str:
+    """Store a verdict table in `store` (a path or a Store) with the run ids of `results` (see verdicts()): results
+    in hand are stored first, as one run; a Sweep's points are stored already.  Returns the table's id."""
+    from ...results.store import Store
+    from ...services.sweeps import Sweep
+    store = store if isinstance(store, Store) else Store(store)
+    run_ids: list = []
+    if isinstance(results, Sweep):
+        run_ids = sweep_run_ids(results)
+    elif results is not None and len(list(results)):
+        run_ids = [store.append(list(results))]
+    m = machine or this_machine()
+    return store.append_verdicts(table[logic.COLUMNS].to_dict("records"), seed=seed_key(seed), run_ids=run_ids,
+                                 scale=scale, engines=engines, setup={k: v for k, v in (setup or {}).items()},
+                                 machine={"cores": m.cores, "memory_bytes": m.memory_bytes,
+                                          "engines": sorted(m.engines or ())})
+
+
+def sweep_run_ids(sweep) -> list:
+    """The run ids of a sweep's finished points, as its store holds them."""
+    ids = [pt.id for pt in sweep.points()]
+    if not ids or not sweep.store.path.exists():
+        return []
+    got = sweep.store.query("SELECT DISTINCT run_id FROM sweep_points WHERE sweep_id = ? AND status = 'done' AND "
+                            "run_id IS NOT NULL AND list_contains(?, point_id) ORDER BY run_id", [sweep.id, ids])
+    return list(got.run_id)
+
+
+def verdict_frame(frame):
+    """`frame` as a VerdictFrame (verdictframe.py): a pandas DataFrame that a notebook shows whole (no text cut at
+    pandas' max_colwidth) and that prints as `kvlab reproduce` prints the table; any other use is a DataFrame's."""
+    from .verdictframe import VerdictFrame
+    return VerdictFrame(frame)
 
 
 # ---------------------------------------------------------------------------------------------------------------
 # `kvlab reproduce`: a seed's experiment at a scale, at the seed's configuration, then its verdict table.
 
 KEY_VALUE_BYTES = 16 + 100   # the seeds' 16-byte keys and 100-byte values (000, 001): the data a cache must hold
-MIN_CACHE = 64 * 2**20
 
 
 @dataclass(frozen=True)
@@ -193,55 +251,84 @@ class Reproduction:
     setup: Mapping
     results: list
     table: Any
+    memory: str | None = None
+    runs: object = None     # what verdicts' `results` takes: the results, or seed 000's Sweep
+
+
+def setup_of(seed, p: Mapping, engines=(), measured=None) -> dict:
+    """What seed `seed`'s experiment was set up with, from its parameters `p` (and, for seed 004, what its
+    larger-than-RAM run measured), as the claims' preconditions read it: the data and the cache (the smallest
+    cache the memory budget gives an engine run; without a budget, the smallest of their own defaults), sync,
+    the memory limit."""
+    from .common import cache_bytes
+    key = seed_key(seed)
+    memory = p.get("memory")
+    budget = {"memory": memory}
+    if key in ("000", "001"):
+        cache = p.get("cache_size") or cache_bytes(memory, engines) or _default_cache(engines)
+        out = {**budget, "data_bytes": p["num"] * KEY_VALUE_BYTES, "cache_bytes": cache}
+        return {**out, "sync": False} if key == "001" else out
+    if key == "003":
+        return {**budget, "sync": True}
+    if key == "004":
+        from ...execution.host.cgroup import parse_size, unavailable
+        limit = parse_size(p["memory_limit"])
+        why = unavailable(limit)   # larger than RAM is a database that outgrows the memory limit it runs in
+        io = tables(key, measured).get("io") if measured is not None else None
+        sizes = [x for x, s in zip(io["db_size_mib"], io["setting"]) if x == x and s == "larger_than_ram"] \
+            if io is not None and {"db_size_mib", "setting"} <= set(io.columns) else []
+        return {**budget, "memory_limit_bytes": None if why else limit, "memory_limit_unavailable": why,
+                "limited_data_bytes": max(sizes) * 2**20 if sizes else None}
+    return budget
+
+
+def _default_cache(engines) -> int | None:
+    caches = (engine_registry.descriptor(engine_registry.get(n)).cache for n in engines)
+    sizes = [int(getattr(c, "default_bytes", 0)) for c in caches if getattr(c, "default_bytes", None)]
+    return min(sizes) if sizes else None
 
 
 def _run000(p, engines, store, progress):
     from .read_scalability import read_scalability, read_scalability_table
-    data = p["num"] * KEY_VALUE_BYTES
-    cache = max(2 * data, MIN_CACHE)   # the seed's cache held its data (10 GB for ~1.2 GB): so does this one
-    sweep = read_scalability(engines, p["threads"], p["num"], p["reads"], cache_size=cache, repeats=p["repeats"],
-                             store=store, name=p["name"])
+    sweep = read_scalability(engines, p["threads"], p["num"], p["reads"], repeats=p["repeats"], store=store,
+                             name=p["name"], memory=p["memory"])
     sweep.run(progress=progress)
-    return read_scalability_table(sweep.frame()), {"cache_bytes": cache, "data_bytes": data}, []
+    return read_scalability_table(sweep.frame()), sweep
 
 
 def _run001(p, engines, store, progress):
     from .readwhilewriting import load_and_readwhilewriting
     load, rww, results = load_and_readwhilewriting(engines, p["num"], p["readers"], p["duration"],
-                                                   p["writes_per_second"])
-    return (load, rww), {"data_bytes": p["num"] * KEY_VALUE_BYTES, "sync": False}, results
+                                                   p["writes_per_second"], memory=p["memory"])
+    return (load, rww), results
 
 
 def _run002(p, engines, store, progress):
     from .dbbench_suite import dbbench_suite
-    frame, results = dbbench_suite(engines, p["num"], p["reads"], p["threads"])
-    return frame, {}, results
+    frame, results = dbbench_suite(engines, p["num"], p["reads"], p["threads"], memory=p["memory"])
+    return frame, results
 
 
 def _run003(p, engines, store, progress):
     from .transactions import seed003
-    frame, results = seed003(engines, p["num"], p["duration"], p["max_clients"])
-    return frame, {"sync": True}, results
+    frame, results = seed003(engines, p["num"], p["duration"], p["max_clients"], memory=p["memory"])
+    return frame, results
 
 
 def _run004(p, engines, store, progress):
-    from ...execution.host.cgroup import parse_size, unavailable
     from .linkbench import seed004
-    cached = seed004(engines, p["maxid1"], p["requesters"], p["intervals"], p["interval_seconds"])
+    cached = seed004(engines, p["maxid1"], p["requesters"], p["intervals"], p["interval_seconds"],
+                     memory=p["memory"])
     bounded = seed004(engines, p["bounded_maxid1"], p["requesters"], p["intervals"], p["interval_seconds"],
                       memory_limit=p["memory_limit"])
-    limit, io = parse_size(p["memory_limit"]), bounded[2]
-    why = unavailable(limit)   # larger than RAM is a database that outgrows the memory limit it runs in
-    sizes = [x for x in (io["db_size_mib"] if "db_size_mib" in io.columns else []) if x == x]
-    setup = {"memory_limit_bytes": None if why else limit, "memory_limit_unavailable": why,
-             "limited_data_bytes": max(sizes) * 2**20 if sizes else None}
-    return [cached[:3], bounded[:3]], setup, cached[3] + bounded[3]
+    return [cached[:3], bounded[:3]], cached[3] + bounded[3]
 
 
 @dataclass(frozen=True)
 class Runner:
-    """How `reproduce` runs a seed: its scale presets (seeds.common.SCALES), the engines it runs by default, and
-    the function that runs it: (parameters, engines, store, progress) -> (measured, setup, results)."""
+    """How `reproduce` runs a seed: its scale presets (seeds.common.SCALES, MEMORY), the engines it runs by default,
+    and the function that runs it: (parameters, engines, store, progress) -> (measured, the runs: results in hand,
+    or a Sweep whose points are stored)."""
     notebook: str
     engines: tuple
     run: Callable
@@ -256,30 +343,45 @@ RUNNERS = {
     "004": Runner("linkbench", ("wiredtiger-btree", "rocksdb"), _run004),
 }
 
+PRESET = object()   # reproduce's memory: the scale's own budget (seeds.common.MEMORY)
 
-def reproduce(seed, scale: str = "default", engines=None, store=None, progress: bool = False,
-              machine: logic.Machine | None = None) -> Reproduction:
-    """Run seed `seed`'s experiment at `scale` on `engines` (default: the seed's, those built), store what it ran
-    in `store` (a path, a Store or None: the default results store), and test its claims."""
-    from ...results.store import Store
-    from .common import SCALES
-    key = seed_key(seed)
-    runner = RUNNERS[key]
+
+def parameters(seed, scale: str, memory=PRESET) -> dict:
+    """The parameters `reproduce` runs seed `seed` with at `scale`: its notebook's preset (seeds.common.SCALES),
+    the scale's memory budget (MEMORY) unless `memory` is given (a size, or None for the engines' defaults)."""
+    from .common import MEMORY, SCALES
+    runner = RUNNERS[seed_key(seed)]
     presets = cast(dict, SCALES[runner.notebook])
     if scale not in presets:
         raise errors.SpecError(f"scale {scale!r} is unknown; allowed: {', '.join(presets)}")
+    budgets = cast(dict, MEMORY[runner.notebook])
+    p = {**presets[scale], "memory": budgets[scale] if memory is PRESET else memory}
+    if p["memory"] is not None:
+        from ...model.spec import memory_bytes
+        memory_bytes(p["memory"])   # a size that is not one: a SpecError before anything runs
+    return p
+
+
+def reproduce(seed, scale: str = "default", engines=None, store=None, progress: bool = False,
+              machine: logic.Machine | None = None, memory=PRESET) -> Reproduction:
+    """Run seed `seed`'s experiment at `scale` on `engines` (default: the seed's, those built) within the scale's
+    memory budget (or `memory`: a size, None for the engines' defaults), store what it ran in `store` (a path, a
+    Store or None: the default results store), test its claims, and store the verdicts with the runs' ids."""
+    from ...results.store import Store
+    key = seed_key(seed)
+    runner = RUNNERS[key]
+    p = parameters(key, scale, memory)
     asked = list(engines) if engines else list(runner.engines)
     for name in asked:
         engine_registry.get(name)   # an unknown name: a SpecError listing the known ones
     have = built(asked)
     if not have:
         raise errors.EngineNotBuilt(f"none of {', '.join(asked)} is built here (kvlab engines lists what is)")
-    p = dict(presets[scale])
     p["name"] = f"reproduce-{key}-{scale}"
     store = store if isinstance(store, Store) else Store(store)
-    measured, setup, results = runner.run(p, have, store, progress)
-    if results:
-        store.append(results)
+    measured, runs = runner.run(p, have, store, progress)
     machine = machine or this_machine()
-    return Reproduction(key, scale, tuple(have), measured, setup, results,
-                        verdicts(key, measured, machine=machine, setup=setup))
+    setup = setup_of(key, p, have, measured)
+    table = verdicts(key, measured, machine=machine, setup=setup, results=runs, store=store, scale=scale)
+    results = list(runs) if isinstance(runs, (list, tuple)) else []
+    return Reproduction(key, scale, tuple(have), measured, setup, results, table, p["memory"], runs)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import tempfile
+from typing import cast
 
 from ... import _resources
 from ... import engines as engine_registry
@@ -71,14 +72,80 @@ SCALES = {
 }
 
 
+# Per notebook and scale: the memory budget every kvlab run of the notebook gets (kvlab.run's memory=; None: the
+# engines' own defaults), as its seed set its caches.  Each budget splits across an engine's knobs as its descriptor
+# says (an LSM's block cache is a third of it, a B-tree's cache three quarters): where the seed's cache held its data
+# the budget gives every engine's cache at least twice the scale's data (16 + 100 bytes a key for 000 and 001; YCSB's
+# 1 KB records; LinkBench's ~1 KB an id), and where it did not, the budget stays below the data as the seed's did.
+#   000  10 GB of cache for 0.8 GB of data: held; full: WiredTiger's cache about the seed's 10 GB
+#   001  in memory (an 11 GB database in 256 GB, RocksDB's cache 32 GB): held; full: RocksDB's cache the seed's 32 GB
+#   002  its own: 1 GB of cache for 20-40 GB on disk: below the data (smoke's 8 MB fits even the least budget); full:
+#        WiredTiger's cache about the seed's 1 GB
+#   003  FoundationDB's data in its cache: held
+#   004  cached: ~70 GB of cache for 22-40 GB: held (its larger-than-RAM runs have their memory_limit instead)
+#   YCSB and the quickstart hold their data; durability's crash tests keep the engines' defaults
+MEMORY: dict[str, dict[str, str | None]] = {
+    "read_scalability": {"smoke": "256MiB", "default": "1GiB", "large": "8GiB", "full": "12GiB"},
+    "readwhilewriting": {"smoke": "256MiB", "default": "1GiB", "large": "8GiB", "full": "96GiB"},
+    "dbbench_suite": {"smoke": "128MiB", "default": "256MiB", "large": "1GiB", "full": "1.25GiB"},
+    "transactions": {"smoke": "256MiB", "default": "1GiB", "large": "1GiB", "full": "1GiB"},
+    "ycsb": {"smoke": "256MiB", "default": "1GiB", "large": "4GiB", "full": "32GiB"},
+    "linkbench": {"smoke": "256MiB", "default": "1GiB", "large": "4GiB", "full": "32GiB"},
+    "durability": {"smoke": None, "default": None, "large": None, "full": None},
+    "quickstart": {"smoke": "256MiB", "default": "1GiB", "large": "1GiB", "full": "1GiB"},
+}
+
+
 def resolve(notebook: str, scale: str, **given) -> dict:
     """The notebook's parameters: `given` (the parameters cell) at scale "default",
-    else the preset of that scale."""
-    presets = SCALES[notebook]
+    else the preset of that scale, its memory budget (MEMORY) included."""
+    presets = cast(dict, SCALES[notebook])
     if scale not in presets:
         from ...errors import SpecError
         raise SpecError(f"scale {scale!r} is unknown; allowed: {', '.join(presets)}")
-    return dict(given) if scale == "default" else {**given, **presets[scale]}
+    if scale == "default":
+        return dict(given)
+    return {**given, "memory": MEMORY[notebook][scale], **presets[scale]}
+
+
+SESSION_COVERS = ("the engines' caches only (a Python session is not held in a memory cgroup; `kvlab run --memory` "
+                  "bounds the page cache too)")
+
+
+def budget_line(memory, engines, covers: str = SESSION_COVERS) -> str:
+    """One line on the memory budget a notebook's runs get: the budget and each engine's split of it, or, without
+    one, every engine's own defaults with the figures.  In a Python session the budget sizes the engines' caches
+    only: no memory cgroup holds the kernel (kvlab.execution.run.runner), so the page cache is not in it."""
+    from ...engines.descriptor import defaults_line, memory_split
+    from ...model.spec import memory_bytes
+    if memory is None:
+        return defaults_line(engine_registry.DESCRIPTORS.values()) + " (no budget given: memory=None)"
+    budget = memory_bytes(memory)
+    parts = []
+    for name in engines:
+        cfg = engine_registry.get(name)
+        split = memory_split(engine_registry.descriptor(cfg), cfg, budget)
+        parts.append(f"{name} " + (", ".join(f"{k} {v / 2**20:.0f} MiB" for k, v in split.items())
+                                   or "no cache of its own (the OS page cache)"))
+    return f"memory budget: {budget / 2**20:,.0f} MiB each ({memory}), {covers}: " + "; ".join(parts)
+
+
+def cache_bytes(memory, engines) -> int | None:
+    """The smallest cache a budget gives any of `engines` (its split's cache setting), for the claims' 'the cache
+    holds the data'; None without a budget or where no engine has a cache of its own."""
+    from ...engines.descriptor import memory_split
+    from ...model.spec import memory_bytes
+    if memory is None:
+        return None
+    sizes = []
+    for name in engines:
+        cfg = engine_registry.get(name)
+        d = engine_registry.descriptor(cfg)
+        setting = getattr(d.cache, "setting", None)
+        split = memory_split(d, cfg, memory_bytes(memory))
+        if setting in split:
+            sizes.append(split[setting])
+    return min(sizes) if sizes else None
 
 
 def built(names) -> list:

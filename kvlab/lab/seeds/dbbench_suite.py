@@ -13,9 +13,10 @@ STEPS = (("fillseq", "fillseq", False), ("fillrandom", "fillrandom", False), ("c
          ("overwrite", "overwrite", True), ("readrandom", "readrandom", True))
 
 
-def dbbench_suite_plan(engines, num, reads, threads, value_size=800, compression="snappy", seed=1) -> list:
+def dbbench_suite_plan(engines, num, reads, threads, value_size=800, compression="snappy", seed=1,
+                       memory=None) -> list:
     """Per engine, in one database, from disk as seed 002 ran: STEPS, with the engine's compression where it
-    has it (else none)."""
+    has it (else none), each within the memory budget `memory` (None: the engines' defaults)."""
     steps = []
     for name in engines:
         comp = compression if compression in engine_registry.get(name).compressions else "none"
@@ -23,15 +24,16 @@ def dbbench_suite_plan(engines, num, reads, threads, value_size=800, compression
             steps.append(Step(name, test, dict(
                 workload=workload, num=num, reads=reads, threads=threads if workload == "readrandom" else 1,
                 value_size=value_size, use_existing_db=existing, seed=seed, compression=comp, compression_ratio=0.5,
-                interval=0), seed_db=True, in_memory=False))
+                interval=0, memory=memory), seed_db=True, in_memory=False))
     return steps
 
 
-def dbbench_suite(engines, num, reads, threads, value_size=800, compression="snappy", seed=1):
+def dbbench_suite(engines, num, reads, threads, value_size=800, compression="snappy", seed=1, memory=None):
     """fillseq; fillrandom then compact; overwrite; readrandom, per engine, as seed 002 ran them."""
     import pandas as pd
     rows, results = [], []
-    for _, steps in by_engine(dbbench_suite_plan(engines, num, reads, threads, value_size, compression, seed)):
+    for _, steps in by_engine(dbbench_suite_plan(engines, num, reads, threads, value_size, compression, seed,
+                                                 memory)):
         db = tmpdb()
         try:
             for step in steps:
@@ -48,24 +50,26 @@ def dbbench_suite(engines, num, reads, threads, value_size=800, compression="sna
     return pd.DataFrame(rows), results
 
 
-def dbbench_timelines_plan(engines, num, value_size, interval, seed=1) -> list:
+def dbbench_timelines_plan(engines, num, value_size, interval, seed=1, memory=None) -> list:
     """Per engine: fillrandom then overwrite of `num` keys, sampled every `interval` s (the notebook's
     timelines: flushes and compactions over time)."""
     return [Step(name, "timeline", dict(workload="fillrandom,overwrite", num=num, value_size=value_size, seed=seed,
-                                        interval=interval, compression_ratio=0.5), in_memory=False)
+                                        interval=interval, compression_ratio=0.5, memory=memory), in_memory=False)
             for name in engines]
 
 
-def dbbench_timelines(engines, num, value_size, interval, seed=1):
+def dbbench_timelines(engines, num, value_size, interval, seed=1, memory=None):
     """(engine, its timeline run) as each ends (dbbench_timelines_plan)."""
-    for step in dbbench_timelines_plan(engines, num, value_size, interval, seed):
+    for step in dbbench_timelines_plan(engines, num, value_size, interval, seed, memory):
         yield step.engine, execute(step)
 
 
 def notebook_plan(p, engines) -> list:
     """Notebook 03_dbbench_suite's runs: the suite, then the timelines."""
-    return (dbbench_suite_plan(engines, p["num"], p["reads"], p["threads"], value_size=p["value_size"])
-            + dbbench_timelines_plan(engines, p["timeline_num"], p["value_size"], p["timeline_interval"]))
+    return (dbbench_suite_plan(engines, p["num"], p["reads"], p["threads"], value_size=p["value_size"],
+                               memory=p.get("memory"))
+            + dbbench_timelines_plan(engines, p["timeline_num"], p["value_size"], p["timeline_interval"],
+                                     memory=p.get("memory")))
 
 
 def engine_ratio(df, value="ops_per_sec", by="benchmark", base=None):

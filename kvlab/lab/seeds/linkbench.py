@@ -24,15 +24,19 @@ class LinkBenchRun:
 
 
 def seed004_plan(engines, maxid1, requesters, intervals, interval_seconds, memory_limit=None, loaders=2,
-                 seed=1) -> list:
-    """One LinkBench (load, then requests) per engine, each in a folder of its own."""
+                 seed=1, memory=None) -> list:
+    """One LinkBench (load, then requests) per engine, each in a folder of its own.  Cached, both phases within
+    the memory budget `memory` (None: the engines' defaults); in a memory limit, the limit sizes the engine's
+    caches (kvlab.execution.orchestration.linkbench) and `memory` is not used."""
     lb = LinkBench(maxid1=maxid1, requesters=requesters, loaders=loaders, intervals=intervals,
                    interval_seconds=interval_seconds, seed=seed)
     name = f"LinkBench {lb.nodes:,} ids{' in ' + memory_limit if memory_limit else ''}"
-    return [Step(engine, name, work=LinkBenchRun(lb, memory_limit), seed_db=True) for engine in engines]
+    settings = {"memory": memory} if memory is not None and memory_limit is None else {}
+    return [Step(engine, name, work=LinkBenchRun(lb, memory_limit, settings), seed_db=True) for engine in engines]
 
 
-def seed004(engines, maxid1, requesters, intervals, interval_seconds, memory_limit=None, loaders=2, seed=1):
+def seed004(engines, maxid1, requesters, intervals, interval_seconds, memory_limit=None, loaders=2, seed=1,
+            memory=None):
     """LinkBench on each engine: a load, then `intervals` x `interval_seconds` of requests; cached (no limit)
     or in a memory cgroup of `memory_limit` (larger than RAM when the database outgrows it).  Returns
     (qps per interval, per-operation latency, I/O per query, results)."""
@@ -48,11 +52,12 @@ def seed004(engines, maxid1, requesters, intervals, interval_seconds, memory_lim
             empty = pd.DataFrame(columns=["setting", "engine"])
             return empty, pd.DataFrame(columns=["setting", "engine", "operation"]), empty, []
     qps, lat, io, results = [], [], [], []
-    for step in seed004_plan(engines, maxid1, requesters, intervals, interval_seconds, memory_limit, loaders, seed):
-        engine, lb, db = step.engine, step.work.config, tmpdb()
+    for step in seed004_plan(engines, maxid1, requesters, intervals, interval_seconds, memory_limit, loaders, seed,
+                             memory):
+        engine, lb, db, settings = step.engine, step.work.config, tmpdb(), dict(step.work.settings)
         try:
-            load = run_linkbench(engine, lb, "load", db=db)[0]
-            req = run_linkbench(engine, lb, "request", db=db, memory_limit=step.work.memory_limit)[-1]
+            load = run_linkbench(engine, lb, "load", db=db, **settings)[0]
+            req = run_linkbench(engine, lb, "request", db=db, memory_limit=step.work.memory_limit, **settings)[-1]
         finally:
             shutil.rmtree(db, ignore_errors=True)
         results += [load, req]
@@ -74,28 +79,33 @@ def seed004(engines, maxid1, requesters, intervals, interval_seconds, memory_lim
     return pd.DataFrame(qps), pd.DataFrame(lat), pd.DataFrame(io), results
 
 
-def linkbench_timeline_plan(engine, maxid1, requesters, intervals, interval_seconds, checkpoint_wait=None) -> list:
+def linkbench_timeline_plan(engine, maxid1, requesters, intervals, interval_seconds, checkpoint_wait=None,
+                            memory=None) -> list:
     """LinkBench (load and requests) on `engine`, sampled per interval; `checkpoint_wait`: WiredTiger's
     checkpoint every that many seconds (the seed's engine; its checkpoints are what the timeline shows)."""
     settings = {"options": f"checkpoint=(wait={checkpoint_wait})"} if checkpoint_wait else {}
+    if memory is not None:
+        settings["memory"] = memory
     lb = LinkBench(maxid1=maxid1, requesters=requesters, intervals=intervals, interval_seconds=interval_seconds)
     return [Step(engine, "LinkBench timeline", work=LinkBenchRun(lb, settings=settings))]
 
 
-def linkbench_timeline(engine, maxid1, requesters, intervals, interval_seconds, checkpoint_wait=None):
+def linkbench_timeline(engine, maxid1, requesters, intervals, interval_seconds, checkpoint_wait=None, memory=None):
     """The timeline's run (linkbench_timeline_plan): its RunResult, load and requests."""
     from ..api import linkbench
-    [step] = linkbench_timeline_plan(engine, maxid1, requesters, intervals, interval_seconds, checkpoint_wait)
+    [step] = linkbench_timeline_plan(engine, maxid1, requesters, intervals, interval_seconds, checkpoint_wait,
+                                     memory)
     return linkbench(step.engine, "run", config=step.work.config, **step.work.settings)
 
 
 def notebook_plan(p, engines) -> list:
     """Notebook 06_linkbench's runs: cached, then in the memory limit, then the timeline."""
-    return (seed004_plan(engines, p["maxid1"], p["requesters"], p["intervals"], p["interval_seconds"])
+    return (seed004_plan(engines, p["maxid1"], p["requesters"], p["intervals"], p["interval_seconds"],
+                         memory=p.get("memory"))
             + seed004_plan(engines, p["bounded_maxid1"], p["requesters"], p["intervals"], p["interval_seconds"],
                            memory_limit=p["memory_limit"])
             + linkbench_timeline_plan(p["timeline_engine"], p["maxid1"], p["requesters"], p["timeline_intervals"],
-                                      p["timeline_interval_seconds"], p["checkpoint_wait"]))
+                                      p["timeline_interval_seconds"], p["checkpoint_wait"], memory=p.get("memory")))
 
 
 def seed004_latency_table(lat, published_df, setting):

@@ -90,17 +90,18 @@ def _read(get, order, threads: int) -> float:
     return len(order) / (time.perf_counter() - t0)
 
 
-def native_loop_plan(engines, num, threads=(1, 2), seed=1) -> list:
-    """fillseq then readrandom on each engine in kvlab's native loop, at each thread count."""
+def native_loop_plan(engines, num, threads=(1, 2), seed=1, memory=None) -> list:
+    """fillseq then readrandom on each engine in kvlab's native loop, at each thread count, within the memory
+    budget `memory` (None: the engines' defaults)."""
     return [Step(name, f"native loop, {t} threads", dict(workload="fillseq,readrandom", num=num, reads=max(1, num // t),
-                                                         threads=t, seed=seed, interval=0))
+                                                         threads=t, seed=seed, interval=0, memory=memory))
             for name in engines for t in threads]
 
 
-def native_loop(engines, num, threads=(1, 2), seed=1):
+def native_loop(engines, num, threads=(1, 2), seed=1, memory=None):
     import pandas as pd
     rows, results = [], []
-    for step in native_loop_plan(engines, num, threads, seed):
+    for step in native_loop_plan(engines, num, threads, seed, memory):
         r = execute(step)
         results += list(r)
         rows.append({"engine": step.engine, "loop": "kvlab native", "threads": step.run["threads"],
@@ -112,5 +113,7 @@ def native_loop(engines, num, threads=(1, 2), seed=1):
 def notebook_plan(p, engines) -> list:
     """Notebook 00_quickstart's runs: its `kvlab.start` cell (LMDB in the background: the cell calls kvlab.start
     itself, as it shows a reader the API), the native loop, the Python bindings' loop."""
-    background = Step("lmdb", "kvlab.start", dict(workload="fillseq,readrandom", num=p["num"], threads=2))
-    return [background] + native_loop_plan(engines, p["num"]) + python_loop_baseline_plan(p["num"])
+    start = dict(workload="fillseq,readrandom", num=p["num"], threads=2, memory=p["memory"])
+    background = Step("lmdb", "kvlab.start", start)
+    return ([background] + native_loop_plan(engines, p["num"], memory=p.get("memory"))
+            + python_loop_baseline_plan(p["num"]))

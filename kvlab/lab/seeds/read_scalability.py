@@ -5,22 +5,25 @@ from .plan import Step
 
 
 def read_scalability(engines, threads, num, reads, cache_size=None, seed=1, repeats=1, store=None,
-                     name="read-scalability"):
+                     name="read-scalability", memory=None):
     """Seed 000's thread ladder as a sweep (engine x threads, each point repeated): every point loads a fresh
-    database (fillseq, the load phase) and reads it with that many threads.  Returns the Sweep; run it, then
-    read_scalability_table(sweep.frame()).  Points already in `store` are not run again."""
+    database (fillseq, the load phase) and reads it with that many threads, within the memory budget `memory`
+    (a size; None: the engines' defaults; `cache_size` given wins over the budget's cache).  Returns the Sweep;
+    run it, then read_scalability_table(sweep.frame()).  Points already in `store` are not run again."""
     from ..sweeps import sweep
     base = {"workload": "readrandom", "num": num, "reads": reads, "seed": seed, "interval": 0}
     if cache_size:
         base["cache_size"] = cache_size
+    if memory is not None:
+        base["memory"] = memory
     return sweep(name, axes={"engine": list(engines), "threads": list(threads)}, repeats=repeats, base=base,
                  store=store)
 
 
-def read_scalability_plan(engines, threads, num, reads, cache_size=None, seed=1, repeats=1) -> list:
+def read_scalability_plan(engines, threads, num, reads, cache_size=None, seed=1, repeats=1, memory=None) -> list:
     """The sweep's points as steps (read_scalability without a store: every point, stored or not)."""
     sweep = read_scalability(engines, threads, num, reads, cache_size=cache_size, seed=seed, repeats=repeats,
-                             store=None, name="read-scalability-plan")
+                             store=None, name="read-scalability-plan", memory=memory)
     return [Step(pt.spec.engine, pt.label(), {k: v for k, v in pt.spec.to_dict().items() if k != "engine"})
             for pt in sweep.points()]
 
@@ -28,7 +31,7 @@ def read_scalability_plan(engines, threads, num, reads, cache_size=None, seed=1,
 def notebook_plan(p, engines) -> list:
     """Notebook 01_read_scalability's runs: the ladder's points."""
     return read_scalability_plan(engines, p["threads"], p["num"], p["reads"], cache_size=p.get("cache_size"),
-                                 repeats=p["repeats"])
+                                 repeats=p["repeats"], memory=p.get("memory"))
 
 
 def read_scalability_table(frame):

@@ -27,48 +27,87 @@ def _row(engine, b):
             "ctx_voluntary": a["ctx_voluntary"], "ctx_involuntary": a["ctx_involuntary"]}
 
 
-def load_and_readwhilewriting_plan(engines, num, readers, duration, writes_per_second, seed=1) -> list:
-    """Per engine, in one database: the load (fillseq), then readwhilewriting with each reader count."""
+def load_and_readwhilewriting_plan(engines, num, readers, duration, writes_per_second, seed=1, memory=None) -> list:
+    """Per engine, in one database: the load (fillseq), then readwhilewriting with each reader count, each within
+    the memory budget `memory` (None: the engines' defaults)."""
     steps = []
     for name in engines:
-        steps.append(Step(name, "load", dict(workload="fillseq", num=num, seed=seed, interval=0), seed_db=True))
+        steps.append(Step(name, "load", dict(workload="fillseq", num=num, seed=seed, interval=0, memory=memory),
+                          seed_db=True))
         for n in readers:   # the writer overwrites loaded keys
             steps.append(Step(name, f"{n} readers", dict(workload="readwhilewriting", num=num, threads=n,
                                                          duration=duration, use_existing_db=True,
-                                                         writes_per_second=writes_per_second, seed=seed + n),
+                                                         writes_per_second=writes_per_second, seed=seed + n,
+                                                         memory=memory),
                               seed_db=True))
     return steps
 
 
-def load_and_readwhilewriting(engines, num, readers, duration, writes_per_second, seed=1):
+def load_and_readwhilewriting(engines, num, readers, duration, writes_per_second, seed=1, memory=None):
     """Seed 001: load (fillseq) then readwhilewriting per reader count: (load table, rww table, results)."""
-    import pandas as pd
-    load_rows, rww_rows, results = [], [], []
+    results = []
     for name, steps in by_engine(load_and_readwhilewriting_plan(engines, num, readers, duration, writes_per_second,
-                                                                seed)):
+                                                                seed, memory)):
         db = tmpdb()
         try:
             for step in steps:
                 r = execute(step, db)
-                if step.run["workload"] == "fillseq":
-                    b = r[0]
-                    results.append(b)
-                    load_rows.append(_row(name, b))
-                    continue
-                b = r.by_workload("readwhilewriting")
-                n = step.run["threads"]
-                results.append(b)
-                rww_rows.append({**_row(name, b), "readers": n, "writes_per_sec": b.writer["ops_per_sec"],
-                                 "reads_per_sec": b.ops_per_sec, "read_p99_us": b.latency_us["p99"],
-                                 "ideal_cpu_pct": 100 * (n + 1)})
+                results.append(r[0] if step.run["workload"] == "fillseq" else r.by_workload("readwhilewriting"))
         finally:
             shutil.rmtree(db, ignore_errors=True)
-    return pd.DataFrame(load_rows, columns=LOAD_COLUMNS), pd.DataFrame(rww_rows), results
+    load, rww = tables_of(results)
+    return load, rww, results
+
+
+def tables_of(results) -> tuple:
+    """Seed 001's two tables (load, readwhilewriting per reader count) from its runs' benchmarks, in hand or read
+    back from the store: a fillseq benchmark is a load row, a readwhilewriting one a row of its reader count."""
+    import pandas as pd
+    load_rows, rww_rows = [], []
+    for b in results:
+        if b.workload == "fillseq":
+            load_rows.append(_row(b.engine, b))
+        elif b.workload == "readwhilewriting":
+            n = b.threads
+            rww_rows.append({**_row(b.engine, b), "readers": n, "writes_per_sec": (b.writer or {}).get("ops_per_sec"),
+                             "reads_per_sec": b.ops_per_sec, "read_p99_us": (b.latency_us or {}).get("p99"),
+                             "ideal_cpu_pct": 100 * (n + 1)})
+    return pd.DataFrame(load_rows, columns=LOAD_COLUMNS), pd.DataFrame(rww_rows, columns=RWW_COLUMNS)
+
+
+# the seed's readwhilewriting table, per engine and reader count: run time (wall), CPU % and user/sys, DB size,
+# process size, total size, context switches (voluntary, involuntary), write rate, read rate
+SEED001_COLUMNS = ["wall_s", "cpu_pct", "user_s", "sys_s", "db_size_kb", "process_size_kb", "total_size_kb",
+                   "ctx_voluntary", "ctx_involuntary", "writes_per_sec", "reads_per_sec"]
+RWW_COLUMNS = LOAD_COLUMNS + ["readers", "writes_per_sec", "reads_per_sec", "read_p99_us", "ideal_cpu_pct"]
+
+
+def readwhilewriting_table(rww, published_df=None):
+    """Seed 001's readwhilewriting table in full, per engine and reader count, the published row (the seed's
+    engine, at that reader count) beside the measured one: SEED001_COLUMNS, indexed by (engine, readers, source),
+    source "measured" or "published".  Only the engines measured, at the seed's reader counts and at the ones
+    measured."""
+    import pandas as pd
+    frames = []
+    if rww is not None and not rww.empty:
+        frames.append(rww.assign(source="measured"))
+    if published_df is not None and rww is not None and not rww.empty:
+        pub = published_df[published_df.engine.isin(set(rww.engine))]
+        frames.append(pub.assign(source="published"))
+    if not frames:
+        return pd.DataFrame(columns=["engine", "readers", "source", *SEED001_COLUMNS]).set_index(
+            ["engine", "readers", "source"])
+    order = {e: i for i, e in enumerate(dict.fromkeys(rww.engine))}
+    out = pd.concat([f[["engine", "readers", "source", *SEED001_COLUMNS]] for f in frames], ignore_index=True)
+    out["_engine"] = out.engine.map(order)
+    out = out.sort_values(["_engine", "readers", "source"], kind="stable").drop(columns="_engine")
+    return out.set_index(["engine", "readers", "source"])
 
 
 def notebook_plan(p, engines) -> list:
     """Notebook 02_readwhilewriting's runs."""
-    return load_and_readwhilewriting_plan(engines, p["num"], p["readers"], p["duration"], p["writes_per_second"])
+    return load_and_readwhilewriting_plan(engines, p["num"], p["readers"], p["duration"], p["writes_per_second"],
+                                          memory=p.get("memory"))
 
 
 def rocksdb_tuning_report() -> dict:

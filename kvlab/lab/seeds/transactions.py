@@ -10,7 +10,7 @@ SEED003_METRIC = {"fdb-write-1": "writes_per_sec", "fdb-write-10": "writes_per_s
                   "fdb-90-10-c100": "ops_per_sec", "fdb-range-1000-c100": "keys_per_sec"}
 
 
-def seed003_plan(engines, num, duration, max_clients=100, sync=True, cpus=None, seed=1) -> list:
+def seed003_plan(engines, num, duration, max_clients=100, sync=True, cpus=None, seed=1, memory=None) -> list:
     """Seed 003's six tests (the fdb-* presets) per engine, the range test only where the engine reads in key
     order; each with its preset's clients, at most `max_clients`."""
     from ...model.workloads.presets import PRESETS
@@ -22,16 +22,16 @@ def seed003_plan(engines, num, duration, max_clients=100, sync=True, cpus=None, 
                 continue
             clients = min(PRESETS[test].run_defaults["clients"], max_clients)
             steps.append(Step(name, test, dict(workload=test, num=num, duration=duration, clients=clients, sync=sync,
-                                               cpus=cpus, seed=seed, interval=0)))
+                                               cpus=cpus, seed=seed, interval=0, memory=memory)))
     return steps
 
 
-def seed003(engines, num, duration, max_clients=100, sync=True, cpus=None, seed=1):
+def seed003(engines, num, duration, max_clients=100, sync=True, cpus=None, seed=1, memory=None):
     """Seed 003's six tests (the fdb-* presets) per engine, with sync on as the seed's FDB commits:
     (table in the seed's units, results).  `max_clients` caps the seed's 100 clients (smoke scale)."""
     import pandas as pd
     rows, results = [], []
-    for step in seed003_plan(engines, num, duration, max_clients, sync, cpus, seed):
+    for step in seed003_plan(engines, num, duration, max_clients, sync, cpus, seed, memory):
         b = execute(step)[-1]
         results.append(b)
         m, metric = b.mix, SEED003_METRIC[step.name]
@@ -43,7 +43,7 @@ def seed003(engines, num, duration, max_clients=100, sync=True, cpus=None, seed=
 
 def notebook_plan(p, engines) -> list:
     """Notebook 04_transactions's runs."""
-    return seed003_plan(engines, p["num"], p["duration"], p["max_clients"], cpus=p.get("cpus"))
+    return seed003_plan(engines, p["num"], p["duration"], p["max_clients"], cpus=p.get("cpus"), memory=p.get("memory"))
 
 
 def seed003_shape(measured, published_df):
