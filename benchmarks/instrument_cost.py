@@ -60,13 +60,16 @@ def wall(args, bare):
     for name in args.engines:
         cfg = engines.get(name)
         sides = [s for s in SIDES if s != "counters" or engines.descriptor(cfg).costly_counters]
+        if cfg.config({}, max_threads=4).get("options"):   # the bare loop opens an adapter's defaults only
+            sides.remove("bare")
         base = tempfile.mkdtemp(prefix="kvlab-instr-", dir=os.environ.get("KVLAB_TMPDIR"))
         db = os.path.join(base, "db")
         try:
             kvlab.run(name, "fillseq", num=args.num, db=db, seed=1, interval=0)
             for threads in args.threads:
-                # reads a thread for about args.seconds, from a short bare run
-                probe = _bare(bare, cfg, db, args.num, 50_000, threads, 1)
+                # reads a thread for about args.seconds, from a short run
+                probe = (_bare(bare, cfg, db, args.num, 50_000, threads, 1) if "bare" in sides
+                         else _kvlab(name, db, args.num, 50_000, threads, 1, "off"))
                 reads = max(20_000, int(probe / threads * args.seconds))
                 got = {s: [] for s in sides}
                 for r in range(args.rounds):
