@@ -5,7 +5,7 @@ Every caption names the engines with their library version and build, flags
 builds with assertions, and states the scale and the machine.
 
 The house style and the palette live in `style`; each kind of figure has a module of its own (`bar`, `line`,
-`latency`, `sweepgrid`, `comparison`, `timeline`) that imports from `style` and from nothing above it; this
+`latency`, `sweepgrid`, `comparison`, `timeline`, `sla`) that imports from `style` and from nothing above it; this
 module only re-exports, so `plots.bars(...)`, `plots.timeline(...)` (the function, not its module) and
 `plots.save(...)` are what the notebooks call.
 """
@@ -15,6 +15,7 @@ from .bar import bars, seed003_tests
 from .comparison import compare
 from .latency import latency_spectrum, latency_throughput
 from .line import _machine_cores, linkbench_qps, read_scalability, rww, speedup  # noqa: F401 (tests read _machine_cores)
+from .sla import sla
 from .style import (
     ENGINE_COLOURS,
     OTHER_COLOURS,
@@ -37,5 +38,5 @@ __all__ = [
     "bars", "seed003_tests",                                                                      # bar
     "read_scalability", "speedup", "rww", "linkbench_qps",                                        # line
     "latency_spectrum", "latency_throughput",                                                     # latency
-    "sweep", "compare", "timeline",
+    "sweep", "compare", "timeline", "sla",
 ]
