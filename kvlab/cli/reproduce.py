@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 
+from .. import errors
 from ..lab import notebooks
 from ..lab.seeds import claims
 from ..lab.seeds.common import budget_line
@@ -57,6 +58,9 @@ def handle(args) -> int:
     machine = claims.this_machine()
     for name in engines or ():
         claims.engine_registry.get(name)   # an unknown name: a SpecError listing the known ones, before the lines
+    twice = sorted({n for n in engines or () if engines.count(n) > 1})
+    if twice:
+        raise errors.SpecError(f"--engines names {', '.join(twice)} more than once; allowed: each engine once")
     have = claims.built(engines or claims.RUNNERS[claims.seed_key(args.seed)].engines)
     ran = f" on {', '.join(have)}" if have else ""
     print(f"seed {claims.seed_key(args.seed)} at scale {args.scale}{ran}; this machine: {machine.cores} cores, "
