@@ -350,7 +350,7 @@ def _data(notebook, tmp):
         return dict(p=p, load=load, rww=rww, results=results)
     if notebook == "03_dbbench_suite":
         import kvlab
-        p = dict(num=3000, reads=1000, threads=2, timeline_num=3000, timeline_interval=0.05)
+        p = dict(num=3000, reads=1000, threads=2, timeline_num=3000, timeline_interval=0.05, memory=None)
         measured, results = reproduce.dbbench_suite(engines, p["num"], p["reads"], p["threads"], value_size=800)
         return dict(p=p, measured=measured, results=results, value_size=800, kvlab=kvlab, engines=engines)
     if notebook == "04_transactions":
@@ -366,7 +366,7 @@ def _data(notebook, tmp):
         return dict(p=p, suite=suite, results=results, curve=curve, curve_results=curve_results, curve_engine="lmdb")
     if notebook == "06_linkbench":
         p = dict(maxid1=2001, bounded_maxid1=2001, requesters=2, intervals=2, interval_seconds=0.3,
-                 memory_limit="256M", timeline_intervals=3, timeline_interval_seconds=0.3)
+                 memory_limit="256M", timeline_intervals=3, timeline_interval_seconds=0.3, memory=None)
         qps_c, lat_c, io_c, res_c = reproduce.seed004(engines, p["maxid1"], p["requesters"], p["intervals"],
                                                       p["interval_seconds"])
         # larger than RAM needs a memory cgroup and a larger database: the cached run, relabelled, gives the
