@@ -98,11 +98,12 @@ def warnings(state: dict | None) -> list:
                    f"with the run, so its figures may be low and noisy")
     load, cores = state.get("load") or {}, state.get("cores") or 1
     others = load.get("others_1min")
-    # the load average lags a minute: it is said only when other work runs now (runnable tasks at the start, or
-    # a busy process seen), so the work that just ended (the last run of a sequence of kvlab processes) does not
-    # make a quiet machine busy; a record without the count (an older one) keeps the average's word
+    # the load average lags a minute: it is said only when another process is seen using a CPU now (the look),
+    # so neither work that just ended (the last run of a sequence of kvlab processes) nor this process's own
+    # threads (an engine's background work) make a quiet machine busy; a record without the look's count (an
+    # older one) keeps the average's word
     runnable = state.get("others_runnable")
-    running_now = bool(busy) or runnable is None or runnable > 0
+    running_now = bool(busy) or runnable is None
     if others is not None and others > LOAD_PER_CORE * cores and running_now:
         out.append(f"machine busy at the start: load average {load['avg_1min']:.2f} over the last minute "
                    f"({others:.2f} besides this process) on {cores} core{'s' if cores > 1 else ''}, above "
