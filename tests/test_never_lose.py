@@ -23,9 +23,17 @@ from .conftest import CONFORMANCE, require
 NUM = 20_000
 
 
+def _default_stop_signals():
+    """The child starts with the stop signals' default dispositions: an ignored SIGHUP or SIGINT is inherited
+    across exec (nohup, a shell's background job, an earlier test), and kvlab keeps an ignored signal ignored."""
+    for s in (signal.SIGHUP, signal.SIGINT, signal.SIGTERM):
+        signal.signal(s, signal.SIG_DFL)
+
+
 def _kvlab(*args, env=None, **kw):
     return subprocess.Popen([sys.executable, "-m", "kvlab.cli", *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env={**os.environ, **(env or {})}, **kw)
+                            stderr=subprocess.PIPE, text=True, env={**os.environ, **(env or {})},
+                            preexec_fn=_default_stop_signals, **kw)
 
 
 def _wait_for(predicate, timeout=60.0, what="it"):
