@@ -10,6 +10,7 @@ releases the GIL once, for the whole run; other Python threads may call
 from libc.stdint cimport uint64_t
 from libc.stdlib cimport calloc, free
 from libc.string cimport memcpy, memset, strlen
+from posix.dlfcn cimport RTLD_LOCAL, RTLD_NOW, dlclose, dlerror, dlopen, dlsym
 from posix.stdlib cimport posix_memalign
 
 # the C core's declarations, one .pxd beside each header (cython_ext/include)
@@ -17,8 +18,8 @@ from kv_dist cimport KV_STREAM_READ, kv_dist, kv_dist_fill, kv_dist_init, kv_fnv
 from kv_driver cimport (KV_CRASH_MAX_BATCH, KV_MIX_MAX_DISTS, KV_MIX_MAX_OPS, KV_MIX_MAX_TXNS, KV_NOPTYPES,
                         KV_ROLE_WRITER, KV_W__COUNT, kv_mix, kv_run, kv_run_execute, kv_run_init, kv_run_request_stop,
                         kv_run_thread_count, kv_thread_result, kv_workload_table)
-from kv_engine cimport (KV_E_NOTSUP, KV_NOTFOUND, KV_OK, KV_TXN_WRITE, kv_config, kv_db, kv_engine_ops, kv_engines,
-                        kv_failure, kv_thread, kv_thread_error)
+from kv_engine cimport (KV_E_NOTSUP, KV_ENGINE_ABI, KV_NOTFOUND, KV_OK, KV_PLUGIN_SYMBOL, KV_TXN_WRITE, kv_config, kv_db,
+                        kv_engine_ops, kv_engines, kv_failure, kv_plugin_entry, kv_thread, kv_thread_error)
 from kv_gen cimport KV_KEY_ENCODING, KV_KEY_MAX, KV_VALUE_BUFFER, kv_make_key, kv_make_key_portable
 from kv_graph cimport KV_G__COUNT, kv_graph, kv_graph_degree, kv_graph_state, kv_graph_state_init
 from kv_hist cimport KV_HIST_BUCKETS, KV_HIST_SUB_BITS, kv_hist, kv_hist_finish, kv_hist_init, kv_hist_record
@@ -100,13 +101,60 @@ cdef inline void _no_failure(kv_failure *e) noexcept nogil:
     memset(e, 0, sizeof(kv_failure))
 
 
+# The adapters loaded at run time (kv_plugin.h): name -> (the shared object's path, its table's address).  A loaded
+# object stays mapped for the process's life: a run on another thread may be calling through its table.
+cdef dict _loaded = {}
+
+
 cdef const kv_engine_ops *find_adapter(str name) except NULL:
     cdef int i = 0
+    if name in _loaded:
+        return <const kv_engine_ops *><size_t>_loaded[name][1]
     while kv_engines[i] != NULL:
         if kv_engines[i].name.decode() == name:
             return kv_engines[i]
         i += 1
     raise _errors.EngineNotBuilt(name)
+
+
+def load_adapter(str name, str path):
+    """Map the loadable adapter at `path` (a shared object exporting kvlab_engine: kv_plugin.h) as adapter
+    `name`, local to itself (RTLD_LOCAL: two versions of one engine coexist), and return (its table's name, the
+    library version it reports).  Loading a name again with the same path is a no-op; with another, a SpecError.
+    An object that is no kvlab adapter, or one built against another contract version, is refused unloaded
+    where dlopen allows (the object's own initialisers have run by then)."""
+    cdef void *handle
+    cdef kv_plugin_entry entry
+    cdef int abi = -1
+    cdef size_t size = 0
+    cdef const kv_engine_ops *ops
+    if name in _loaded:
+        if _loaded[name][0] != path:
+            raise _errors.SpecError(f"adapter {name!r} is already loaded from {_loaded[name][0]}, not {path}")
+        ops = <const kv_engine_ops *><size_t>_loaded[name][1]
+        return ops.name.decode(), ops.version().decode()
+    handle = dlopen(path.encode(), RTLD_NOW | RTLD_LOCAL)
+    if handle == NULL:
+        raise _errors.EngineNotBuilt(name, f"cannot load {path}: {dlerror().decode(errors='replace')}")
+    entry = <kv_plugin_entry>dlsym(handle, KV_PLUGIN_SYMBOL)
+    if entry == NULL:
+        dlclose(handle)
+        raise _errors.EngineNotBuilt(name, f"{path} is not a kvlab engine: it exports no "
+                                           f"{KV_PLUGIN_SYMBOL.decode()} (cython_ext/include/kv_plugin.h)")
+    ops = entry(&abi, &size)
+    if abi != KV_ENGINE_ABI or size != sizeof(kv_engine_ops) or ops == NULL:
+        dlclose(handle)
+        raise _errors.EngineNotBuilt(name, f"{path} was built against kv_engine.h version {abi} ({size}-byte table); "
+                                           f"this kvlab has version {KV_ENGINE_ABI} ({sizeof(kv_engine_ops)} bytes): "
+                                           "rebuild it (`kvlab engines build`, or its own build line)")
+    _loaded[name] = (path, <size_t>ops)
+    return ops.name.decode(), ops.version().decode()
+
+
+def loaded_adapters():
+    """{name: (path, library version)} for every adapter loaded at run time in this process."""
+    return {name: (path, (<const kv_engine_ops *><size_t>addr).version().decode())
+            for name, (path, addr) in _loaded.items()}
 
 
 def adapters():

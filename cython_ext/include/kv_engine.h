@@ -215,4 +215,8 @@ static inline const char *kv_thread_errmsg(kv_thread *t) { return kv_thread_erro
 /* The registry: NULL-terminated list of adapters compiled into this build. */
 extern const kv_engine_ops *const kv_engines[];
 
+/* This contract's version: a loadable adapter (kv_plugin.h) built against another is refused when loaded.  Raise
+   it with any change to kv_engine_ops, kv_config, kv_failure or kv_thread_common. */
+#define KV_ENGINE_ABI 1
+
 #endif

@@ -9,6 +9,7 @@ cdef extern from "kv_engine.h":
         KV_E_OTHER
         KV_E_NOTSUP
         KV_ERRMSG_MAX
+        KV_ENGINE_ABI
         KV_TXN_READ
         KV_TXN_WRITE
     ctypedef struct kv_failure:
@@ -68,3 +69,8 @@ cdef extern from "kv_engine.h":
         const char *multi_get_how
     const kv_engine_ops *kv_engines[]
     kv_failure *kv_thread_error(kv_thread *t) nogil
+
+
+cdef extern from "kv_plugin.h":
+    const char *KV_PLUGIN_SYMBOL
+    ctypedef const kv_engine_ops *(*kv_plugin_entry)(int *abi, size_t *ops_size)

@@ -1,9 +1,11 @@
-"""`kvlab engines`: the engine configurations, whether each is built, and against which library."""
+"""`kvlab engines`: the engine configurations, whether each is built, and against which library; the versions kvlab
+can build (`kvlab engines build NAME@VERSION`)."""
 from __future__ import annotations
 
 import json
 
 from ..execution import native
+from ..execution.plugins import build as plugin_build
 from . import output
 
 NAME = "engines"
@@ -11,12 +13,27 @@ HELP = "list engine configurations, whether they are built, and the library each
 
 
 def add_parser(sub, make):
-    e = make(sub, NAME, help=HELP, description=HELP)
+    e = make(sub, NAME, help=HELP, description=HELP + "; `kvlab engines build NAME@VERSION` builds a version")
     e.add_argument("--json", action="store_true", help="print the list as JSON instead of a table")
+    actions = e.add_subparsers(dest="action", metavar="{build}")
+    b = actions.add_parser("build", help="build a version of an engine from its pinned recipe (the versions "
+                                         "`kvlab engines` lists), as a shared object kvlab loads at run time",
+                           description="build a version of an engine from its pinned recipe: a Debian package "
+                                       "or a crates.io -sys crate (its checksum checked first), the engine's "
+                                       "adapter compiled with it into a shared object in kvlab's engine folder "
+                                       "($KVLAB_ENGINES_DIR, kvlab/engines/_built, or the per-user folder); then "
+                                       "`--engine NAME@VERSION` runs it in every command")
+    b.add_argument("names", nargs="+", metavar="NAME@VERSION", help="e.g. lmdb@0.9.70")
     return e
 
 
 def handle(args) -> int:
+    if getattr(args, "action", None) == "build":
+        for name in args.names:   # every name checked before the first build starts
+            plugin_build.recipe_of(name)
+        for name in args.names:
+            plugin_build.build(name)
+        return 0
     rows = native.describe()
     if args.json:
         print(json.dumps(rows, indent=1))
@@ -24,7 +41,8 @@ def handle(args) -> int:
     shown = [{"engine": r["engine"], "built": "yes" if r["built"] else "no", "version": r["version"] or "-",
               "asserts": {True: "ON", False: "off", None: "-"}[r["assertions"]],
               "build": r["origin"] or (f"not obtainable here: {r['unobtainable']}" if r["unobtainable"]
-                                       else f"not built: install {r['package']}"),
+                                       else f"not built: {r['build_command']} (about {r['build_minutes']:g} min)"
+                                       if r.get("build_command") else f"not built: install {r['package']}"),
               "description": r["description"]}
              for r in rows]
     output.table(shown, [("engine", "engine", "<"), ("built", "built", "<"), ("version", "version", "<"),

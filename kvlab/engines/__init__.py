@@ -20,10 +20,11 @@ kvlab.execution.native's business).
 from __future__ import annotations
 
 import importlib
+from dataclasses import replace
 from pathlib import Path
 
 from .. import errors
-from .descriptor import Absent, Descriptor, EngineConfig
+from .descriptor import Absent, Descriptor, EngineConfig, Recipe
 from .settings import ENGINE_SETTINGS, SETTINGS, parse_setting
 
 HERE = Path(__file__).resolve().parent
@@ -79,16 +80,42 @@ def known_as(name: str) -> str | None:
     return None
 
 
+VERSION_MARK = "@"
+
+
+def versioned(cfg: EngineConfig, version: str) -> EngineConfig:
+    """Configuration `cfg` on another version of its engine (its descriptor's `versions`): "lmdb@0.9.70", the same
+    settings and rules, its own name in every result, and no colour or alias of the compiled-in one's."""
+    return replace(cfg, name=f"{cfg.name}{VERSION_MARK}{version}", build=version, colour="", aliases=())
+
+
+def versions_of(name: str) -> list[str]:
+    """Every CONFIG@VERSION name the recipes give configuration `name` (an offered one)."""
+    cfg = REGISTRY[name]
+    return [f"{name}{VERSION_MARK}{v}" for v in descriptor(cfg).versions]
+
+
 def get(name: str) -> EngineConfig:
-    """The configuration called `name`, or a SpecError listing the known ones."""
-    try:
-        cfg = REGISTRY[name]
-    except KeyError:
-        planned = PLANNED.get(name)
-        note = f"; {name} is not obtainable here: {unobtainable(planned)}" if planned is not None else ""
-        raise errors.SpecError(f"engine {name!r} is unknown; allowed: {', '.join(REGISTRY)}{note}") from None
-    return cfg
+    """The configuration called `name` (CONFIG@VERSION for a version its descriptor has a recipe for), or a
+    SpecError listing the known ones."""
+    cfg = REGISTRY.get(name)
+    if cfg is not None:
+        return cfg
+    base, mark, version = str(name).partition(VERSION_MARK)
+    if mark and base in REGISTRY:
+        known = descriptor(REGISTRY[base]).versions
+        if version not in known:
+            raise errors.SpecError(
+                f"engine {name!r}: kvlab has no recipe for {base} version {version!r}; allowed: "
+                + (", ".join(versions_of(base)) or f"none (only the {base} compiled into kvlab)")
+                + " (`kvlab engines` lists what is built and what can be built)")
+        return versioned(REGISTRY[base], version)
+    planned = PLANNED.get(name)
+    note = f"; {name} is not obtainable here: {unobtainable(planned)}" if planned is not None else ""
+    raise errors.SpecError(f"engine {name!r} is unknown; allowed: {', '.join(REGISTRY)}, or CONFIG@VERSION for a "
+                           f"version `kvlab engines` lists{note}")
 
 
 __all__ = ["ADAPTERS", "DESCRIPTORS", "ENGINE_SETTINGS", "PLANNED", "REGISTRY", "SETTINGS", "Absent", "Descriptor",
-           "EngineConfig", "descriptor", "get", "known_as", "listed", "parse_setting", "unobtainable"]
+           "EngineConfig", "Recipe", "VERSION_MARK", "descriptor", "get", "known_as", "listed", "parse_setting",
+           "unobtainable", "versioned", "versions_of"]

@@ -247,6 +247,13 @@ class EngineConfig:
     durability: tuple = ()                    # Durability settings a crash test knows (empty: sync on or off)
     format: AdapterFormat | None = None       # reopen rules where they differ from its adapter's
     max_key_size: int | None = None           # the engine's own key limit, below kvlab's (None: kvlab's applies)
+    build: str = ""                           # "": compiled into kvlab; a version: the adapter built by `kvlab engines
+    #                                           build` with that version linked in, loaded at run time ("lmdb@0.9.70")
+
+    @property
+    def native_name(self) -> str:
+        """The name kvlab._native knows its adapter by: the adapter compiled in, or ADAPTER@VERSION loaded."""
+        return f"{self.adapter}@{self.build}" if self.build else self.adapter
 
     def config(self, settings: Mapping[str, object], max_threads: int) -> dict:
         """The adapter config: defaults, then the caller's settings on top."""
@@ -265,6 +272,32 @@ class EngineConfig:
     def ignored(self, settings: Mapping[str, object]) -> list[str]:
         """Settings the caller gave that this engine cannot honour."""
         return [k for k, v in settings.items() if v not in (None, "", 0, False) and k not in self.honours]
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """How `kvlab engines build ADAPTER@VERSION` gets one version of an engine, pinned: where its source comes from
+    and the checksum it must have.  The adapter is the engine folder's own C file, compiled into a shared object
+    with the engine linked in (kvlab.execution.plugins.build)."""
+    source: str                  # "debian": the system's -dev package, the adapter linked to its shared library;
+    #                              "crate": a crates.io -sys crate whose build compiles the engine into a static library
+    package: str                 # the Debian package, or the crate
+    pin: str = ""                # the crate's exact version
+    sha256: str = ""             # the crate's checksum as the crates.io index has it: checked before anything builds
+    include: str = ""            # the engine's headers, within the crate's source
+    library: str = ""            # the static library the crate's build makes: lib<library>.a
+    features: tuple = ()         # the crate's features to build with
+    link: tuple = ()             # libraries the engine needs beside it (stdc++)
+    minutes: float = 1.0         # about how long the build takes on a 2-core machine
+
+    def __post_init__(self):
+        if self.source not in RECIPE_SOURCES:
+            raise ValueError(f"recipe source {self.source!r} is unknown; allowed: {', '.join(RECIPE_SOURCES)}")
+        if self.source == "crate" and not (self.pin and self.sha256 and self.library):
+            raise ValueError(f"crate recipe {self.package!r} needs its pin, sha256 and library")
+
+
+RECIPE_SOURCES = ("debian", "crate")
 
 
 @dataclass(frozen=True)
@@ -296,6 +329,9 @@ class Descriptor:
     # the engine's counters (RunSpec.engine_counters, --engine-counters): what they are and what they cost.
     # Without them the engine's events and its own write counters are not read (its settings still are).
     counter_cost: str | Absent = Absent("the statistics kvlab reads cost nothing per operation here")
+    # version -> Recipe: the versions `kvlab engines build ADAPTER@VERSION` can build (an engine run as
+    # "lmdb@0.9.70"), beside the one compiled into kvlab (plain "lmdb")
+    versions: Mapping[str, Recipe] = field(default_factory=dict)
 
     @property
     def costly_counters(self) -> bool:
@@ -327,5 +363,5 @@ def _replace(cfg, **changes):
 
 
 __all__ = ["Absent", "AdapterFormat", "BuildFacts", "Cache", "Descriptor", "DbBench", "Durability", "EngineConfig",
-           "EngineCounters", "EngineEvents", "Field", "RecoveryLog", "no_log", "pick", "stat",
+           "EngineCounters", "EngineEvents", "Field", "Recipe", "RecoveryLog", "no_log", "pick", "stat",
            "stat_delta"]

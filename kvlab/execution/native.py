@@ -17,6 +17,7 @@ from pathlib import Path
 from .. import engines, errors
 from ..results import store
 from .host import buildfacts
+from .plugins import where as plugin_where
 
 _BUILD_CONFIG = Path(__file__).resolve().parent.parent / "_build_config.json"   # written by setup.py
 
@@ -101,13 +102,44 @@ def build_config() -> dict:
 
 
 def require_built(name: str) -> engines.EngineConfig:
-    """The configuration `name`, or EngineNotBuilt naming the package to install."""
+    """The configuration `name`, or EngineNotBuilt naming the package to install (for CONFIG@VERSION, the build
+    command); a version built at run time is loaded here."""
     cfg = engines.get(name)
+    if cfg.build:
+        adapter_name(cfg)
+        return cfg
     if cfg.adapter not in built_adapters():
         raise errors.EngineNotBuilt(
             name, f"install {cfg.debian_package} (scripts/setup.sh does) and rebuild kvlab "
                   f"(`pip install --no-build-isolation -e .`); {cfg.notes}".rstrip("; "))
     return cfg
+
+
+def adapter_name(cfg: engines.EngineConfig) -> str:
+    """The name kvlab._native opens configuration `cfg`'s adapter by, its built version loaded first where it is one
+    (kvlab.execution.plugins; EngineNotBuilt naming `kvlab engines build` where that version is not built)."""
+    if not cfg.build:
+        return cfg.adapter
+    name = cfg.native_name
+    library = plugin_where.library(name)
+    if library is None:
+        minutes = engines.descriptor(cfg).versions[cfg.build].minutes
+        raise errors.EngineNotBuilt(cfg.name, f"{name} is not built: `kvlab engines build {name}` builds it "
+                                              f"(about {minutes:g} min here)")
+    load().load_adapter(name, str(library))
+    return name
+
+
+def loaded_facts(name: str) -> dict:
+    """A version built at run time, for `kvlab engines` and every result: what its build recorded, as build
+    facts (kvlab.execution.host.buildfacts' keys where they apply)."""
+    built = plugin_where.facts(name)
+    source = built.get("source", {})
+    origin = (f"{source.get('crate')} {source.get('crate_version')} (crates.io, sha256 {source.get('sha256', '')[:12]})"
+              if source.get("kind") == "crate" else f"Debian {source.get('package')} {source.get('package_version')}")
+    return {"library": str(plugin_where.library(name)), "origin": f"kvlab engines build: {origin}",
+            "assertions": False, "crc32": None, "compiler_flags": " ".join(built.get("cflags", [])),
+            "linkage": built.get("linkage"), "loaded": True, "build": built}
 
 
 def library_path(adapter: str) -> tuple[str | None, str]:
@@ -133,7 +165,10 @@ def library_facts(adapter: str) -> dict:
 
 def facts_for_result(adapter: str, db_path) -> dict:
     """The library's facts plus what the database says about the build (RocksDB's CRC32) and, for a library
-    linked into the module, whether its thread-locals are on glibc's static path in this process."""
+    linked into the module, whether its thread-locals are on glibc's static path in this process.  `adapter` may
+    be a version loaded at run time (ADAPTER@VERSION): its build's facts."""
+    if engines.VERSION_MARK in adapter:
+        return buildfacts.with_db_facts(loaded_facts(adapter), db_path)
     facts = buildfacts.with_db_facts(library_facts(adapter), db_path)
     if facts.get("linkage") == "static":
         facts["static_tls_room"] = started_with_static_tls_room()
@@ -213,4 +248,18 @@ def describe() -> list[dict]:
             "package": cfg.debian_package, "description": cfg.description, "stores_data": cfg.stores_data,
             "unobtainable": engines.unobtainable(cfg),
         })
+        if cfg.name != cfg.adapter or engines.unobtainable(cfg):
+            continue   # a version is listed once, under its adapter's first configuration
+        for version, recipe in engines.descriptor(cfg).versions.items():
+            vname = f"{name}{engines.VERSION_MARK}{version}"
+            built = plugin_where.built(vname) is not None
+            facts = loaded_facts(vname) if built else {}
+            rows.append({
+                "engine": vname, "adapter": cfg.adapter, "variant": cfg.variant, "built": built,
+                "origin": facts.get("origin"), "assertions": False if built else None,
+                "version": facts.get("build", {}).get("reported_version"), "library_prefix": None,
+                "package": recipe.package, "description": f"{cfg.description}, version {version}",
+                "stores_data": cfg.stores_data, "unobtainable": None,
+                "build_command": f"kvlab engines build {vname}", "build_minutes": recipe.minutes,
+            })
     return rows

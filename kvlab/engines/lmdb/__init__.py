@@ -1,5 +1,5 @@
 """LMDB: a memory-mapped B+tree with a single writer (engine_lmdb.c)."""
-from ..descriptor import Absent, AdapterFormat, DbBench, Descriptor, Durability, EngineConfig
+from ..descriptor import Absent, AdapterFormat, DbBench, Descriptor, Durability, EngineConfig, Recipe
 from . import counters, events, own_config
 
 # setup.py reads this with `ast` before kvlab can be imported: keep it a literal (kvlab.engines' docstring)
@@ -17,6 +17,16 @@ DURABILITY = (
     Durability("writemap,mapasync", {"sync": True, "options": "writemap,mapasync"}, "none",
                "MDB_MAPASYNC: asynchronous flushes of the map; as MDB_NOSYNC, a system crash can corrupt or lose"),
 )
+
+# The versions `kvlab engines build lmdb@VERSION` makes (both in seconds; scripts/setup.sh builds them): Debian's, the
+# library kvlab links (the adapter as a loaded object, the dispatch's own A/B), and mdb.master's 0.9.70, which the
+# lmdb-master-sys crate compiles (checksum from the crates.io index, checked before the build).
+VERSIONS = {
+    "0.9.24": Recipe("debian", "liblmdb-dev", minutes=0.1),
+    "0.9.70": Recipe("crate", "lmdb-master-sys", pin="0.2.6",
+                     sha256="aaeb9bd22e73bd1babffff614994b341e9b2008de7bb73bf1f7e9154f1978f8b",
+                     include="lmdb/libraries/liblmdb", library="lmdb", minutes=0.5),
+}
 
 DESCRIPTOR = Descriptor(
     "lmdb", title="LMDB", rank=10, build=BUILD,
@@ -39,4 +49,5 @@ DESCRIPTOR = Descriptor(
     dbbench=DbBench(refusals={flag: "it reads and writes through its memory map and the OS page cache, which has "
                                     "no direct I/O" for flag in ("use_direct_reads",
                                                                  "use_direct_io_for_flush_and_compaction")}),
+    versions=VERSIONS,
 )

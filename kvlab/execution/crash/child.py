@@ -80,7 +80,7 @@ def _writer(args: dict):
     """The writing process: open the engine as the parent will, say ready, write until killed."""
     lib = native.load()
     cfg = engines.get(args["engine"])
-    db = lib.Engine(cfg.adapter, args["path"], engine_config(args["engine"], args["settings"]))
+    db = lib.Engine(native.adapter_name(cfg), args["path"], engine_config(args["engine"], args["settings"]))
     fd = args["fd"]
     os.write(fd, struct.pack("<Q", READY))
     params = dict(num=args["num"], reads=0, threads=1, duration=3600.0, key_size=KEY_SIZE,
@@ -92,11 +92,12 @@ def _writer(args: dict):
 
 def reopen(cfg, path: Path, settings: dict, env=None):
     """(state, recovery ms, None), or (None, ms or None, what went wrong)."""
-    lib = native.load()   # not timed: loading the extension is no part of recovery
+    lib = native.load()   # not timed: loading the extension (and a version's adapter) is no part of recovery
+    adapter = native.adapter_name(cfg)
     t0 = time.perf_counter()
     recovery_ms = None
     try:
-        handle = lib.Engine(cfg.adapter, str(path), engine_config(cfg.name, settings))
+        handle = lib.Engine(adapter, str(path), engine_config(cfg.name, settings))
         recovery_ms = (time.perf_counter() - t0) * 1e3
         try:
             return read_state(handle), recovery_ms, None

@@ -307,7 +307,7 @@ def _fresh(c: _Campaign, clear: bool = False):
     for name, text in c.chosen.files:
         (c.path / name).write_text(text)
     if c.power_loss:
-        c.lib.Engine(c.cfg.adapter, str(c.path), crashchild.engine_config(c.cfg.name, c.settings)).close()
+        c.lib.Engine(native.adapter_name(c.cfg), str(c.path), crashchild.engine_config(c.cfg.name, c.settings)).close()
 
 
 def _one_kill(c: _Campaign, i: int, h: _History) -> tuple:

@@ -15,7 +15,7 @@ from ...results import amplification, sanity
 from ...results.result import BenchmarkResult
 from ..dbfiles import dbdir
 from ..host import accounting, buildfacts, system
-from ..native import build_config, facts_for_result, started_with_static_tls_room
+from ..native import adapter_name, build_config, facts_for_result, started_with_static_tls_room
 from ..progress import ProgressTracker
 from . import loads, mixplan, phases, record, workingset
 from .events import reader_for
@@ -105,7 +105,7 @@ class Trial:
             config["engine_counters"] = True
         self.where.engine_opening()
         try:
-            self.engine = self.native.Engine(self.cfg.adapter, str(self.where.path), config)
+            self.engine = self.native.Engine(adapter_name(self.cfg), str(self.where.path), config)
         except BaseException:
             if not self.where.unclean:
                 self.where.engine_closed()   # it never opened: nothing left unclosed
@@ -143,9 +143,11 @@ class Trial:
     def facts(self) -> record.TrialFacts:
         """What a record needs of this trial, the engine as now opened included."""
         adapter = self.cfg.adapter
-        build_facts = facts_for_result(adapter, self.where.path)
+        build_facts = facts_for_result(self.cfg.native_name, self.where.path)
+        library = (self.native.loaded_adapters()[self.cfg.native_name][1] if self.cfg.build
+                   else self.native.adapters()[adapter])
         return record.TrialFacts(
-            spec=self.spec, trial=self.trial, adapter=adapter, engine_library=self.native.adapters()[adapter],
+            spec=self.spec, trial=self.trial, adapter=adapter, engine_library=library,
             key_encoding=self.native.KEY_ENCODING, given_config=dict(self.given_config),
             effective_config=dict(self.effective_config),
             isolation=self.engine.isolation if self.engine is not None else None, warnings=tuple(self.warnings),

@@ -1,0 +1,173 @@
+"""`kvlab engines build ADAPTER@VERSION`: a version of an engine, from its pinned recipe (the engine folder's
+`versions`, kvlab.engines.descriptor.Recipe), as a shared object kvlab loads at run time.
+
+The adapter is the engine folder's own C file, compiled as the extension compiles it, with the one line of
+cython_ext/include/kv_plugin.h that exports its table.  The engine comes from:
+  - "debian": the system's -dev package; the object links its shared library (the version Debian has).
+  - "crate":  a crates.io -sys crate, as the one dependency of a throw-away Cargo package: cargo checks the crate's
+    checksum against the one the recipe pins (before any build), its build script compiles the engine into static
+    libraries, and the object links those in, every symbol but `kvlab_engine` kept inside (--exclude-libs and a
+    version script), so that its calls bind to its own copy and two versions coexist in one process.
+What was built, from what and how, goes to build.json beside the object (kvlab.execution.plugins.where); every
+result of a run on it carries those facts."""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+import tomllib
+from pathlib import Path
+
+from ... import engines, errors
+from ..._version import __version__
+from . import where
+
+CFLAGS = ["-DNDEBUG", "-O2", "-fPIC", "-fwrapv", "-Wall", "-Wextra"]   # the extension's (setup.py: -O2 last)
+LIBDIR = Path("/usr/lib/x86_64-linux-gnu")
+ROOT = Path(__file__).resolve().parents[3]                                # the checkout: cython_ext/include
+
+
+def recipe_of(native_name: str):
+    """(adapter, version, its Recipe) for ADAPTER@VERSION, or a SpecError naming what can be built."""
+    adapter, mark, version = native_name.partition(engines.VERSION_MARK)
+    d = engines.DESCRIPTORS.get(adapter)
+    recipes = d.versions if d is not None else {}
+    if not mark or version not in recipes:
+        can = [f"{a}{engines.VERSION_MARK}{v}" for a, dd in engines.DESCRIPTORS.items() for v in dd.versions]
+        raise errors.SpecError(f"no recipe for {native_name!r}; kvlab can build: {', '.join(can) or 'nothing'}")
+    return adapter, version, recipes[version]
+
+
+def build(native_name: str, *, log=lambda line: print(line, file=sys.stderr)) -> dict:
+    """Build ADAPTER@VERSION into where.target() and return its facts (build.json).  A version already built is
+    built again (its folder replaced only once the new one loads and reports the right version)."""
+    adapter, version, recipe = recipe_of(native_name)
+    source = Path(engines.__file__).resolve().parent / adapter / f"engine_{adapter}.c"
+    include = ROOT / "cython_ext" / "include"
+    if not source.is_file() or not (include / "kv_plugin.h").is_file():
+        raise errors.KvlabError(f"building {native_name} needs kvlab's C sources ({source}, {include}): "
+                                "build from a checkout of kvlab")
+    for tool in ("gcc",) + (("cargo",) if recipe.source == "crate" else ()):
+        if shutil.which(tool) is None:
+            raise errors.KvlabError(f"building {native_name} needs {tool}, which is not on PATH")
+    home = where.target()
+    work = home / ".work" / native_name
+    shutil.rmtree(work, ignore_errors=True)   # kvlab's own scratch folder, made below
+    work.mkdir(parents=True)
+    log(f"kvlab engines build {native_name}: {recipe.source} {recipe.package}"
+        f"{' ' + recipe.pin if recipe.pin else ''} (about {recipe.minutes:g} min here)")
+    started = time.monotonic()
+    if recipe.source == "crate":
+        headers, link, origin = _crate(recipe, work, log)
+    else:
+        headers, link, origin = _debian(adapter, recipe)
+    defines = {macro: value.format(version=version, libdir=str(LIBDIR))
+               for macro, value in engines.ADAPTERS[adapter].get("defines", {}).items()}
+    staged = work / "out"
+    staged.mkdir()
+    library = staged / where.library_name(adapter)
+    entry = work / "kvlab_entry.c"
+    entry.write_text(f'#include "kv_plugin.h"\nextern const kv_engine_ops kv_engine_{adapter};\n'
+                     f"KV_PLUGIN(kv_engine_{adapter})\n")
+    script = work / "exports.map"
+    script.write_text("{ global: kvlab_engine; local: *; };\n")
+    command = (["gcc", "-shared", *CFLAGS, f"-I{include}", f"-I{headers}"]
+               + [f'-D{m}="{v}"' for m, v in defines.items()]
+               + [str(source), str(entry), "-o", str(library), "-Wl,--no-undefined", "-Wl,--exclude-libs,ALL",
+                  f"-Wl,--version-script={script}", *link, "-lpthread", "-lm"])
+    _run(command, cwd=work, log=log)
+    name, reported = _load_check(native_name, library, version)
+    facts = {
+        "engine": native_name, "adapter": adapter, "version": version, "reported_version": reported,
+        "table": name, "source": origin, "compiler": _first_line(["gcc", "--version"]), "cflags": CFLAGS,
+        "defines": defines, "link": link, "adapter_source": str(source),
+        "adapter_sha256": hashlib.sha256(source.read_bytes()).hexdigest(), "kvlab_version": __version__,
+        "built": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "seconds": round(time.monotonic() - started, 1),
+        "linkage": "shared" if recipe.source == "debian" else "static",
+    }
+    (staged / where.FACTS).write_text(json.dumps(facts, indent=1) + "\n")
+    final = home / native_name
+    old = home / ".work" / f"{native_name}.old"
+    shutil.rmtree(old, ignore_errors=True)
+    if final.exists():
+        final.rename(old)
+    staged.rename(final)
+    shutil.rmtree(work, ignore_errors=True)
+    shutil.rmtree(old, ignore_errors=True)
+    log(f"built {native_name} in {facts['seconds']:.0f} s: {final / where.library_name(adapter)} "
+        f"(reports {reported})")
+    return facts
+
+
+def _debian(adapter: str, recipe) -> tuple[Path, list[str], dict]:
+    row = engines.ADAPTERS[adapter]
+    header = Path("/usr/include") / row["header"]
+    if not header.is_file():
+        raise errors.KvlabError(f"{header} is missing: install {recipe.package} (apt-get install {recipe.package})")
+    package_version = _first_line(["dpkg-query", "-W", "-f=${Version}", recipe.package])
+    return (header.parent, [f"-l{row['library']}", *(f"-l{x}" for x in row.get("extra_libraries", []))],
+            {"kind": "debian", "package": recipe.package, "package_version": package_version})
+
+
+def _crate(recipe, work: Path, log) -> tuple[Path, list[str], dict]:
+    """Fetch and build the crate with cargo; (its headers, what to link, the source's facts)."""
+    features = f", features = {json.dumps(list(recipe.features))}" if recipe.features else ""
+    (work / "Cargo.toml").write_text(
+        '[package]\nname = "kvlab-engine-source"\nversion = "0.0.0"\nedition = "2021"\npublish = false\n\n'
+        '[lib]\npath = "lib.rs"\n\n[workspace]\n\n'
+        f'[dependencies]\n{recipe.package} = {{ version = "={recipe.pin}"{features} }}\n')
+    (work / "lib.rs").write_text(f"// only to have cargo build {recipe.package}\n")
+    env = {**os.environ, "CARGO_TARGET_DIR": str(work / "target")}
+    _run(["cargo", "generate-lockfile", "-q"], cwd=work, log=log, env=env)
+    lock = tomllib.loads((work / "Cargo.lock").read_text())
+    got = next((p.get("checksum") for p in lock.get("package", []) if p["name"] == recipe.package), None)
+    if got != recipe.sha256:
+        raise errors.KvlabError(f"{recipe.package} {recipe.pin}: crates.io's checksum is {got}, the recipe pins "
+                                f"{recipe.sha256}; nothing was built")
+    out = _run(["cargo", "build", "--release", "--message-format=json-render-diagnostics"], cwd=work, log=log,
+               env=env, keep=True)
+    out_dirs = [Path(m["out_dir"]) for m in map(json.loads, filter(None, out.splitlines()))
+                if m.get("reason") == "build-script-executed"]
+    archives = sorted(str(a) for d in out_dirs for a in d.rglob("*.a"))
+    if not any(Path(a).name == f"lib{recipe.library}.a" for a in archives):
+        raise errors.KvlabError(f"{recipe.package}'s build made no lib{recipe.library}.a (found: {archives})")
+    meta = json.loads(_run(["cargo", "metadata", "--format-version", "1"], cwd=work, log=log, env=env, keep=True))
+    manifest = next(Path(p["manifest_path"]) for p in meta["packages"] if p["name"] == recipe.package)
+    headers = manifest.parent / recipe.include
+    return (headers, ["-Wl,--start-group", *archives, "-Wl,--end-group", *(f"-l{x}" for x in recipe.link)],
+            {"kind": "crate", "crate": recipe.package, "crate_version": recipe.pin, "sha256": recipe.sha256,
+             "features": list(recipe.features), "archives": [Path(a).name for a in archives]})
+
+
+def _load_check(native_name: str, library: Path, version: str) -> tuple[str, str]:
+    """Load the new object in a child process (this one may hold another build of it) and read what it reports."""
+    code = ("import sys, kvlab.execution.native as n; lib = n.load(); "
+            "print(*lib.load_adapter(sys.argv[1], sys.argv[2]), sep='\\n')")
+    got = subprocess.run([sys.executable, "-c", code, f"{native_name}.check", str(library)], capture_output=True,
+                         text=True)
+    if got.returncode != 0:
+        raise errors.KvlabError(f"the built {native_name} does not load: {got.stderr.strip().splitlines()[-1:]}")
+    name, reported = got.stdout.split()
+    if reported != version:
+        raise errors.KvlabError(f"the built {native_name} reports version {reported}, not {version}: the recipe's "
+                                f"source is not that version; nothing was installed")
+    return name, reported
+
+
+def _run(command: list[str], *, cwd: Path, log, env=None, keep=False) -> str:
+    got = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True)
+    if got.returncode != 0:
+        tail = "\n".join((got.stderr or got.stdout).strip().splitlines()[-15:])
+        raise errors.KvlabError(f"`{' '.join(command[:3])} ...` failed ({got.returncode}):\n{tail}")
+    return got.stdout if keep else ""
+
+
+def _first_line(command: list[str]) -> str:
+    try:
+        return subprocess.run(command, capture_output=True, text=True).stdout.strip().splitlines()[0]
+    except (OSError, IndexError):
+        return ""
