@@ -6,7 +6,11 @@ twice, N and 2N gets: the difference over N is the per-get cost, so what either 
 once (thread start, histograms set up and summarised) cancels out.  kvlab's side starts with
 room in glibc's static TLS, as the `kvlab` command and kvlab's kernel do (kvlab.execution.native).
 
-    python benchmarks/harness_instructions.py [--engine lmdb] [--num 100000]
+    python benchmarks/harness_instructions.py [--engine lmdb] [--num 100000] [--loaded lmdb@0.9.24]
+
+--loaded NAME@VERSION adds a third side: kvlab on the adapter loaded at run time (`kvlab engines build`), linked to
+the same library as the compiled-in one (each engine's Debian version): the difference is the dispatch's cost
+(issue "Several versions of one engine side by side": at most 0.5%).
 
 LMDB readrandom is the worst case: its gets are the cheapest, so the harness's fixed
 per-op cost is the largest fraction.  Targets (issue "Workloads as data"): LMDB within 1.5% of
@@ -31,6 +35,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--engine", default="lmdb")
     ap.add_argument("--num", type=int, default=100_000)
+    ap.add_argument("--loaded", metavar="NAME@VERSION",
+                    help="also count kvlab on this version loaded at run time (built with `kvlab engines build`)")
     ap.add_argument("--descriptors", action="store_true",
                     help="a release RocksDB through TLS descriptors (kvlab/_native), "
                          "not initial-exec (kvlab/_native_ie)")
@@ -56,8 +62,8 @@ def main():
                                                   db, "readrandom", str(args.num), str(reads), "1", "1"],
                                             capture_output=True, text=True, env=env).stderr)
 
-        def kvlab_side(reads):
-            code = (f"import kvlab; kvlab.run({args.engine!r}, 'readrandom', num={args.num}, reads={reads}, "
+        def kvlab_side(reads, engine=args.engine):
+            code = (f"import kvlab; kvlab.run({engine!r}, 'readrandom', num={args.num}, reads={reads}, "
                     f"db={db!r}, use_existing_db=True, map_size=1 << 30, seed=1, interval=0, engine_stats=False); "
                     f"from kvlab.execution import native; print(native.tls_model({cfg.adapter!r}))")
             side_env = native.with_static_tls_room(env)
@@ -70,6 +76,8 @@ def main():
 
         ib1, ib2 = bare_side(args.num), bare_side(2 * args.num)
         ik1, ik2 = kvlab_side(args.num), kvlab_side(2 * args.num)
+        if args.loaded:
+            il1, il2 = kvlab_side(args.num, args.loaded), kvlab_side(2 * args.num, args.loaded)
     finally:
         shutil.rmtree(base, ignore_errors=True)
     ib, ik = (ib2 - ib1) / args.num, (ik2 - ik1) / args.num
@@ -79,6 +87,10 @@ def main():
     print(f"  bare C loop : {ib:>10,.1f}   (all of the {args.num:,}-get run: {ib1:,})")
     print(f"  kvlab       : {ik:>10,.1f}   (all of the {args.num:,}-get run: {ik1:,})")
     print(f"  harness cost: {(ik / ib - 1) * 100:.2f}%" + (f" (target < {target}%)" if target else ""))
+    if args.loaded:
+        il = (il2 - il1) / args.num
+        print(f"  kvlab, {args.loaded} loaded at run time: {il:>10,.1f}   (all of the {args.num:,}-get run: {il1:,})")
+        print(f"  dispatch cost (loaded vs compiled in): {(il / ik - 1) * 100:+.2f}% (target <= 0.5%)")
     if args.engine == "rocksdb" and tls.get("kvlab") not in (None, "None"):
         print(f"  RocksDB's thread-locals in kvlab's module: {tls['kvlab']}; the bare loop links the "
               f"{'initial-exec' if ie else 'TLS-descriptor'} build")

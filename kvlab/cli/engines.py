@@ -6,6 +6,7 @@ import json
 
 from ..execution import native
 from ..execution.plugins import build as plugin_build
+from ..execution.plugins import where as plugin_where
 from . import output
 
 NAME = "engines"
@@ -24,6 +25,8 @@ def add_parser(sub, make):
                                        "($KVLAB_ENGINES_DIR, kvlab/engines/_built, or the per-user folder); then "
                                        "`--engine NAME@VERSION` runs it in every command")
     b.add_argument("names", nargs="+", metavar="NAME@VERSION", help="e.g. lmdb@0.9.70")
+    b.add_argument("--skip-built", action="store_true",
+                   help="leave a version that is already built as it is (scripts/setup.sh)")
     return e
 
 
@@ -32,6 +35,9 @@ def handle(args) -> int:
         for name in args.names:   # every name checked before the first build starts
             plugin_build.recipe_of(name)
         for name in args.names:
+            if args.skip_built and plugin_where.built(name) is not None:
+                print(f"{name}: built already ({plugin_where.built(name)})")
+                continue
             plugin_build.build(name)
         return 0
     rows = native.describe()

@@ -137,9 +137,13 @@ def loaded_facts(name: str) -> dict:
     source = built.get("source", {})
     origin = (f"{source.get('crate')} {source.get('crate_version')} (crates.io, sha256 {source.get('sha256', '')[:12]})"
               if source.get("kind") == "crate" else f"Debian {source.get('package')} {source.get('package_version')}")
-    return {"library": str(plugin_where.library(name)), "origin": f"kvlab engines build: {origin}",
-            "assertions": False, "crc32": None, "compiler_flags": " ".join(built.get("cflags", [])),
-            "linkage": built.get("linkage"), "loaded": True, "build": built}
+    library = str(plugin_where.library(name))
+    # the engine's code: Debian's shared library, or the object itself where the engine is linked in
+    facts = buildfacts.library_facts(source.get("engine_library") or library, built.get("linkage", "static"))
+    return {**facts, "library": library, "origin": f"kvlab engines build: {origin}",
+            "compiler_flags": (facts["compiler_flags"] if source.get("kind") == "debian"
+                               else f"the crate's build; the adapter: {' '.join(built.get('cflags', []))}"),
+            "loaded": True, "build": built}
 
 
 def library_path(adapter: str) -> tuple[str | None, str]:
@@ -248,17 +252,19 @@ def describe() -> list[dict]:
             "package": cfg.debian_package, "description": cfg.description, "stores_data": cfg.stores_data,
             "unobtainable": engines.unobtainable(cfg),
         })
-        if cfg.name != cfg.adapter or engines.unobtainable(cfg):
-            continue   # a version is listed once, under its adapter's first configuration
-        for version, recipe in engines.descriptor(cfg).versions.items():
-            vname = f"{name}{engines.VERSION_MARK}{version}"
+        d = engines.descriptor(cfg)
+        if cfg is not d.configs[-1] or engines.unobtainable(cfg):
+            continue   # an adapter's versions are listed once, after its last configuration
+        for version, recipe in d.versions.items():
+            vname = f"{cfg.adapter}{engines.VERSION_MARK}{version}"
             built = plugin_where.built(vname) is not None
             facts = loaded_facts(vname) if built else {}
+            runs = ", ".join(f"{c.name}{engines.VERSION_MARK}{version}" for c in d.configs)
             rows.append({
-                "engine": vname, "adapter": cfg.adapter, "variant": cfg.variant, "built": built,
-                "origin": facts.get("origin"), "assertions": False if built else None,
+                "engine": vname, "adapter": cfg.adapter, "variant": None, "built": built,
+                "origin": facts.get("origin"), "assertions": facts.get("assertions"),
                 "version": facts.get("build", {}).get("reported_version"), "library_prefix": None,
-                "package": recipe.package, "description": f"{cfg.description}, version {version}",
+                "package": recipe.package, "description": f"{d.title} {version}, loaded at run time: --engine {runs}",
                 "stores_data": cfg.stores_data, "unobtainable": None,
                 "build_command": f"kvlab engines build {vname}", "build_minutes": recipe.minutes,
             })

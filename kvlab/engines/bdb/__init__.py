@@ -1,5 +1,5 @@
 """Berkeley DB 5.3: a B-tree, in a transactional environment or a Concurrent Data Store (engine_bdb.c)."""
-from ..descriptor import AdapterFormat, Cache, DbBench, Descriptor, Durability, EngineConfig, engine_share
+from ..descriptor import AdapterFormat, Cache, DbBench, Descriptor, Durability, EngineConfig, Recipe, engine_share
 from . import counters, events, own_config
 
 # setup.py reads this with `ast` before kvlab can be imported: keep it a literal (kvlab.engines' docstring)
@@ -56,4 +56,7 @@ DESCRIPTOR = Descriptor(
                 "engine_bdb.c's default (set_cachesize); Berkeley DB's own default is 256 KiB"),
     memory=memory,
     dbbench=DbBench(refusals={"use_direct_reads": NO_DIRECT_IO, "use_direct_io_for_flush_and_compaction": NO_DIRECT_IO}),
+    # the version Debian has, as an adapter loaded at run time (`kvlab engines build bdb@5.3.28`): the same library as
+    # the compiled-in bdb, so the two differ only by the dispatch (benchmarks/harness_instructions.py --loaded)
+    versions={"5.3.28": Recipe("debian", "libdb5.3-dev", minutes=0.1)},
 )

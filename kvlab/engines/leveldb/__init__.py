@@ -1,5 +1,15 @@
 """LevelDB: Google's LSM tree (engine_leveldb.c)."""
-from ..descriptor import AdapterFormat, BuildFacts, Cache, DbBench, Descriptor, Durability, EngineConfig, engine_share
+from ..descriptor import (
+    AdapterFormat,
+    BuildFacts,
+    Cache,
+    DbBench,
+    Descriptor,
+    Durability,
+    EngineConfig,
+    Recipe,
+    engine_share,
+)
 from ..settings import LSM_SETTINGS, LSM_TABLE_FILES
 from . import counters, events, own_config
 from .crc32 import crc32_of_library
@@ -42,4 +52,7 @@ DESCRIPTOR = Descriptor(
         "use_direct_reads": "its Env reads through the OS page cache, with no direct I/O option",
         "use_direct_io_for_flush_and_compaction": "its Env writes through the OS page cache, with no direct I/O "
                                                   "option"}),
+    # the version Debian has, as an adapter loaded at run time (`kvlab engines build leveldb@1.23`): the same library as
+    # the compiled-in leveldb, so the two differ only by the dispatch (benchmarks/harness_instructions.py --loaded)
+    versions={"1.23": Recipe("debian", "libleveldb-dev", minutes=0.1)},
 )

@@ -1,6 +1,16 @@
 """RocksDB: Meta's LSM tree, with its default options and with seed 001's tuning (engine_rocksdb.c)."""
 from ...model.dbbench_flags import rocksdb_options, translate_rocksdb_flags
-from ..descriptor import AdapterFormat, BuildFacts, Cache, DbBench, Descriptor, Durability, EngineConfig, engine_share
+from ..descriptor import (
+    AdapterFormat,
+    BuildFacts,
+    Cache,
+    DbBench,
+    Descriptor,
+    Durability,
+    EngineConfig,
+    Recipe,
+    engine_share,
+)
 from ..settings import LSM_SETTINGS, LSM_TABLE_FILES
 from . import counters, events, own_config
 from .crc32 import crc32_from_log
@@ -78,4 +88,7 @@ DESCRIPTOR = Descriptor(
     dbbench=DbBench(flag_kinds=frozenset({"rocksdb-option", "gone"}), in_options=frozenset({"cache_size", "block_size",
                                                                                        "bloom_bits"}),
                     options=lambda flags: rocksdb_options(flags).options, default_compression="snappy"),
+    # the version Debian has, as an adapter loaded at run time (`kvlab engines build rocksdb@7.8.3`): the same library as
+    # the compiled-in rocksdb, so the two differ only by the dispatch (benchmarks/harness_instructions.py --loaded)
+    versions={"7.8.3": Recipe("debian", "librocksdb-dev", minutes=0.3)},
 )

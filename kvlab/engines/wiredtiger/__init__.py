@@ -1,7 +1,17 @@
 """WiredTiger: MongoDB's engine, as a row-store B-tree and as an LSM tree (engine_wiredtiger.c)."""
 import re
 
-from ..descriptor import AdapterFormat, Cache, DbBench, Descriptor, Durability, EngineConfig, RecoveryLog, engine_share
+from ..descriptor import (
+    AdapterFormat,
+    Cache,
+    DbBench,
+    Descriptor,
+    Durability,
+    EngineConfig,
+    Recipe,
+    RecoveryLog,
+    engine_share,
+)
 from . import counters, events, own_config
 
 # setup.py reads this with `ast` before kvlab can be imported: keep it a literal (kvlab.engines' docstring).
@@ -82,4 +92,7 @@ DESCRIPTOR = Descriptor(
                     own_flags={"use_direct_reads": direct_io, "use_direct_io_for_flush_and_compaction": direct_io},
                     refusals={"compaction_style": "its LSM merges chunks by its own rules, with no compaction "
                                                   "styles to choose"}),
+    # the version Debian has, as an adapter loaded at run time (`kvlab engines build wiredtiger@3.2.1`): the same library as
+    # the compiled-in wiredtiger, so the two differ only by the dispatch (benchmarks/harness_instructions.py --loaded)
+    versions={"3.2.1": Recipe("debian", "libwiredtiger-dev", minutes=0.2)},
 )

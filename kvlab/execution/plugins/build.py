@@ -109,8 +109,10 @@ def _debian(adapter: str, recipe) -> tuple[Path, list[str], dict]:
     if not header.is_file():
         raise errors.KvlabError(f"{header} is missing: install {recipe.package} (apt-get install {recipe.package})")
     package_version = _first_line(["dpkg-query", "-W", "-f=${Version}", recipe.package])
+    shared = (LIBDIR / f"lib{row['library']}.so").resolve()
     return (header.parent, [f"-l{row['library']}", *(f"-l{x}" for x in row.get("extra_libraries", []))],
-            {"kind": "debian", "package": recipe.package, "package_version": package_version})
+            {"kind": "debian", "package": recipe.package, "package_version": package_version,
+             "engine_library": str(shared)})
 
 
 def _crate(recipe, work: Path, log) -> tuple[Path, list[str], dict]:

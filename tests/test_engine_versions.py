@@ -1,0 +1,108 @@
+"""Versions of an engine loaded at run time (issue "Several versions of one engine side by side"): two LMDB versions
+in one process and in one compare, the facts each result carries, and the refusals (a version not built, one with
+no recipe, an object that is no kvlab engine or was built against another contract)."""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import kvlab
+from kvlab import cli, engines, errors
+from kvlab.execution import native
+from kvlab.execution.plugins import build as plugin_build
+from kvlab.execution.plugins import where
+
+from .conftest import require
+
+OLD, NEW = "lmdb@0.9.24", "lmdb@0.9.70"      # Debian's, and mdb.master's from the lmdb-master-sys crate
+INCLUDE = Path(__file__).resolve().parents[1] / "cython_ext" / "include"
+
+
+@pytest.fixture(scope="module")
+def two_lmdbs():
+    """Both versions built (scripts/setup.sh builds them; a checkout without them builds them here, in seconds)."""
+    require("lmdb")
+    for name in (OLD, NEW):
+        if where.built(name) is None:
+            plugin_build.build(name)
+    return OLD, NEW
+
+
+def test_two_versions_side_by_side_in_one_process(two_lmdbs, tmp_path):
+    got = {}
+    for name in ("lmdb", OLD, NEW):
+        r = kvlab.run(name, "fillseq,readrandom", num=2000, db=str(tmp_path / name), seed=1, interval=0)
+        got[name] = r[1]
+    assert {n: got[n].versions["engine_library"] for n in got} == {"lmdb": "0.9.24", OLD: "0.9.24", NEW: "0.9.70"}
+    assert all(got[n].engine == n and got[n].found == got[n].ops for n in got)
+    assert native.load().loaded_adapters()[NEW][1] == "0.9.70"     # still mapped, beside the compiled-in 0.9.24
+    build = got[NEW].versions["engine_build"]
+    assert "lmdb-master-sys 0.2.6" in build["origin"] and build["build"]["source"]["sha256"].startswith("aaeb9bd2")
+    assert build["build"]["reported_version"] == "0.9.70" and build["linkage"] == "static"
+    # one file format: what 0.9.70 wrote, the compiled-in 0.9.24 reads, in the same process
+    lib = native.load()
+    old = lib.Engine("lmdb", str(tmp_path / NEW), {})
+    try:
+        assert old.version == "0.9.24" and old.get(b"0" * 16) is not None
+    finally:
+        old.close()
+
+
+def test_two_versions_in_one_compare(two_lmdbs, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("KVLAB_TMPDIR", str(tmp_path))
+    out = tmp_path / "c.json"
+    assert cli.main(["compare", "--engines", f"lmdb,{NEW}", "--num", "2000", "--repeat", "2", "--duration", "0.3",
+                     "--warmup", "0.1", "--memory", "none", "--json", str(out), "--no-store"]) == 0
+    records = json.loads(out.read_text())
+    assert {(r["engine"], r["versions"]["engine_library"]) for r in records} == {("lmdb", "0.9.24"), (NEW, "0.9.70")}
+    assert f"{NEW} " in capsys.readouterr().out
+
+
+def test_a_version_not_built_names_the_command(monkeypatch, tmp_path):
+    monkeypatch.setattr(where, "folders", lambda: [tmp_path])
+    with pytest.raises(errors.EngineNotBuilt, match=r"kvlab engines build lmdb@0.9.70` builds it"):
+        kvlab.run(NEW, "fillseq", num=100, db=str(tmp_path / "db"))
+    assert not (tmp_path / "db").exists()                                  # refused before anything was made
+
+
+def test_a_version_without_a_recipe_is_refused_with_the_known_ones():
+    with pytest.raises(errors.SpecError, match=r"no recipe for lmdb version '9\.9'; allowed: lmdb@0\.9\.24, "):
+        engines.get("lmdb@9.9")
+    with pytest.raises(errors.SpecError, match="no recipe for 'lmdb@9.9'"):
+        plugin_build.recipe_of("lmdb@9.9")
+    cfg = engines.get("wiredtiger-lsm@3.2.1")
+    assert (cfg.adapter, cfg.variant, cfg.native_name, cfg.colour) == ("wiredtiger", "lsm", "wiredtiger@3.2.1", "")
+
+
+def _shared_object(tmp_path, body: str) -> Path:
+    src, lib = tmp_path / "x.c", tmp_path / "libx.so"
+    src.write_text('#include "kv_plugin.h"\n' + body)
+    subprocess.run(["gcc", "-shared", "-fPIC", f"-I{INCLUDE}", str(src), "-o", str(lib)], check=True)
+    return lib
+
+
+def test_an_object_that_is_no_kvlab_engine_is_refused(tmp_path):
+    lib = _shared_object(tmp_path, "int unrelated(void) { return 1; }\n")
+    with pytest.raises(errors.EngineNotBuilt, match="exports no kvlab_engine"):
+        native.load().load_adapter("x@1", str(lib))
+    with pytest.raises(errors.EngineNotBuilt, match="cannot load"):
+        native.load().load_adapter("y@1", str(tmp_path / "missing.so"))
+
+
+def test_an_object_built_against_another_contract_is_refused(tmp_path):
+    lib = _shared_object(tmp_path, "static const kv_engine_ops ops = {.name = \"old\"};\n"
+                                   "const kv_engine_ops *kvlab_engine(int *abi, size_t *size) "
+                                   "{ *abi = KV_ENGINE_ABI + 1; *size = 8; return &ops; }\n")
+    with pytest.raises(errors.EngineNotBuilt, match=r"built against kv_engine.h version \d+ \(8-byte table\)"):
+        native.load().load_adapter("old@1", str(lib))
+    assert "old@1" not in native.load().loaded_adapters()
+
+
+def test_engines_lists_what_is_built_and_what_can_be(two_lmdbs):
+    got = subprocess.run([sys.executable, "-m", "kvlab.cli", "engines", "--json"], capture_output=True, text=True,
+                         check=True)
+    rows = {r["engine"]: r for r in json.loads(got.stdout)}
+    assert rows[NEW]["built"] and rows[NEW]["version"] == "0.9.70"
+    assert rows["rocksdb@7.8.3"]["build_command"] == "kvlab engines build rocksdb@7.8.3"
