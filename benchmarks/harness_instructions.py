@@ -62,9 +62,13 @@ def main():
                                                   db, "readrandom", str(args.num), str(reads), "1", "1"],
                                             capture_output=True, text=True, env=env).stderr)
 
+        if args.loaded:   # its own database (a database is its engine's: dbdir's marker), loaded the same way
+            kvlab.run(args.loaded, "fillseq", num=args.num, db=db + "-loaded", map_size=1 << 30, seed=1, interval=0)
+
         def kvlab_side(reads, engine=args.engine):
+            where = db + "-loaded" if engine != args.engine else db
             code = (f"import kvlab; kvlab.run({engine!r}, 'readrandom', num={args.num}, reads={reads}, "
-                    f"db={db!r}, use_existing_db=True, map_size=1 << 30, seed=1, interval=0, engine_stats=False); "
+                    f"db={where!r}, use_existing_db=True, map_size=1 << 30, seed=1, interval=0, engine_stats=False); "
                     f"from kvlab.execution import native; print(native.tls_model({cfg.adapter!r}))")
             side_env = native.with_static_tls_room(env)
             if args.descriptors:

@@ -106,3 +106,33 @@ def test_engines_lists_what_is_built_and_what_can_be(two_lmdbs):
     rows = {r["engine"]: r for r in json.loads(got.stdout)}
     assert rows[NEW]["built"] and rows[NEW]["version"] == "0.9.70"
     assert rows["rocksdb@7.8.3"]["build_command"] == "kvlab engines build rocksdb@7.8.3"
+
+
+def test_versions_prints_the_small_datum_table(two_lmdbs, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("KVLAB_TMPDIR", str(tmp_path))
+    out = tmp_path / "v.json"
+    assert cli.main(["versions", OLD, NEW, "--num", "2000", "--repeat", "3", "--duration", "0.3", "--warmup", "0.1",
+                     "--memory", "none", "--workload", "readrandom", "--json", str(out), "--no-store",
+                     "--progress", "off"]) == 0
+    stdout = capsys.readouterr().out
+    assert f"readrandom 1 thr, relative to {OLD} (1.00):" in stdout
+    base = next(ln for ln in stdout.splitlines() if ln.startswith(OLD + " "))
+    other = next(ln for ln in stdout.splitlines() if ln.startswith(NEW + " "))
+    assert " 1.00 " in base and "base" in base and " .. " in other and "(90%)" in other   # 3 a side: all 9 ratios, 1 - 2/C(6,3)
+    records = json.loads(out.read_text())
+    assert [r["engine"] for r in records[:2]] == [OLD, NEW] and len(records) == 2 + 2 * 3
+
+
+@pytest.mark.parametrize("argv, said", [
+    (["versions", OLD], "needs at least two versions"),
+    (["versions", OLD, OLD], "given twice"),
+    (["versions", OLD, "rocksdb@7.8.3"], "versions of one engine configuration"),
+    (["versions", OLD, "lmdb@1.0"], "no recipe for lmdb version '1.0'"),
+    (["versions", OLD, NEW, "--workload", "readrandom,nosuch"], "nosuch is no db_bench workload"),
+    (["versions", OLD, NEW, "--threads", "0"], "--threads '0'"),
+])
+def test_versions_refuses_bad_input_before_anything_runs(argv, said, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("KVLAB_TMPDIR", str(tmp_path))
+    assert cli.main([*argv, "--no-store"]) != 0
+    assert said in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []

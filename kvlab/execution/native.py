@@ -132,7 +132,14 @@ def adapter_name(cfg: engines.EngineConfig) -> str:
 
 def loaded_facts(name: str) -> dict:
     """A version built at run time, for `kvlab engines` and every result: what its build recorded, as build
-    facts (kvlab.execution.host.buildfacts' keys where they apply)."""
+    facts (kvlab.execution.host.buildfacts' keys where they apply); read once per build (dpkg is slow)."""
+    folder = plugin_where.built(name)
+    stamp = (folder / plugin_where.FACTS).stat().st_mtime_ns if folder else None
+    return dict(_loaded_facts(name, stamp))
+
+
+@lru_cache(maxsize=None)
+def _loaded_facts(name: str, stamp) -> dict:
     built = plugin_where.facts(name)
     source = built.get("source", {})
     origin = (f"{source.get('crate')} {source.get('crate_version')} (crates.io, sha256 {source.get('sha256', '')[:12]})"

@@ -159,6 +159,26 @@ def mann_whitney_u(x, y) -> tuple:
     return u1, min(max(p, 0.0), 1.0)
 
 
+def ratio_interval(base, other, level: float = LEVEL) -> dict | None:
+    """How many times `base` `other` is, distribution-free: the Hodges-Lehmann estimate (the median of every
+    ratio other_j / base_i) with the interval the Mann-Whitney test inverts to (order statistics k and N-k+1 of the
+    N = n1*n2 ratios, k the largest with 2 P(U < k) <= 1 - level; below that, all the ratios' range with the
+    confidence it has).  {"ratio", "interval": [lo, hi], "level"}, or None without MIN_SAMPLES a side or a
+    value that is not positive."""
+    x, y = clean(base), clean(other)
+    if len(x) < MIN_SAMPLES or len(y) < MIN_SAMPLES or (x <= 0).any() or (y <= 0).any():
+        return None
+    logs = np.sort((np.log(y)[None, :] - np.log(x)[:, None]).ravel())
+    counts = _u_counts(min(len(x), len(y)), max(len(x), len(y)))
+    below = np.cumsum(counts) / counts.sum()          # P(U <= u)
+    k = 1
+    while k < len(logs) // 2 and 2 * below[k] <= 1 - level:   # 2 P(U <= k) = 2 P(U < k + 1)
+        k += 1
+    confidence = 1 - 2 * float(below[k - 1])
+    return {"ratio": float(np.exp(np.median(logs))),
+            "interval": [float(np.exp(logs[k - 1])), float(np.exp(logs[len(logs) - k]))], "level": confidence}
+
+
 def smallest_p(n1: int, n2: int) -> float:
     """The smallest two-sided p-value samples of these sizes can give (no ties): 2 / C(n1 + n2, n1)."""
     log_ways = math.lgamma(n1 + n2 + 1) - math.lgamma(n1 + 1) - math.lgamma(n2 + 1)

@@ -61,6 +61,7 @@ class Plan:
     engines: tuple
     num: int = 200_000
     threads: tuple = (1, 2)
+    workloads: tuple = (READ,)       # each run at every thread count on the loaded database (`kvlab versions`)
     repeat: int = REPEAT
     duration: float = DURATION_S
     warmup: float = WARMUP_S
@@ -70,7 +71,7 @@ class Plan:
 
     @property
     def points(self) -> tuple:
-        return tuple(Point(READ, t) for t in self.threads)
+        return tuple(Point(w, t) for w in self.workloads for t in self.threads)
 
     def load_spec(self, engine: str, db: str) -> RunSpec:
         return RunSpec(engine=engine, workloads=(READ,), num=self.num, seed=self.seed, db=db, memory=self.memory)
