@@ -26,8 +26,10 @@ DEFAULT_CACHE_BYTES = 2000 * 1024
 
 def memory(budget: int) -> dict:
     """A memory budget as SQLite's settings: its page cache (PRAGMA cache_size) is the one knob, and it is private
-    to each connection; the adapter opens one connection per thread and gives each cache_size / max_threads (so
-    the pages every thread reads, the B-tree's upper levels, are held once per thread).  SQLite reads its files
+    to each connection; the adapter opens one connection per thread and gives each cache_size / max_threads, so the
+    caches together never pass cache_size (kvlab's runner passes max_threads = threads + 2: a run of T threads
+    fills at most T / (T + 2) of it; and the pages every thread reads, the B-tree's upper levels, are held once per
+    thread).  SQLite reads its files
     through the OS (no direct I/O; mmap_size=0 by default), so the page cache of the database and WAL files needs
     room in the same memory, and the wal-index (-shm) and statement memory come on top: half of what the process
     leaves goes to the connections' caches, half to the OS page cache.  SQLite's documentation gives no split."""

@@ -99,8 +99,10 @@ struct kv_thread {
     sqlite3_stmt *st[SQ_COUNT];
     int in_txn;              /* 0, or the open BEGIN's kind: KV_TXN_READ or KV_TXN_WRITE (a batch is WRITE) */
     int iter_live;           /* the SEEK statement is stepping */
-    char *buf;               /* a get's value, copied */
+    char *buf;               /* the value a get copied */
     size_t cap;
+    int seen[SQ_CS_COUNT];   /* the cache counters as last read (sqlite3_db_status: 31 bits, wrapping) */
+    long long counted[SQ_CS_COUNT];   /* their increase since the connection opened, 64 bits (under db->mu) */
     kv_thread *next, *prev;
 };
 
@@ -285,10 +287,16 @@ static int sq_close(kv_db *d, kv_failure *err) {
     return rc ? sq_code(rc, 0) : KV_OK;
 }
 
-static void cache_stats(sqlite3 *conn, long long *acc) {
+/* A thread connection's cache counters into t->counted (under db->mu).  sqlite3_db_status gives each as an int
+   masked to 31 bits, which wraps within minutes of a fast run: the increase since the last reading is taken modulo
+   2^31, so a reading at least that often (stats, at every interval and phase end) counts it whole. */
+static void cache_stats(kv_thread *t) {
     int cur, hi, i = 0;
-#define SQ_CS_READ(op, name) \
-    if (sqlite3_db_status(conn, op, &cur, &hi, 0) == SQLITE_OK) acc[i] += cur; \
+#define SQ_CS_READ(op, name)                                                     \
+    if (sqlite3_db_status(t->conn, op, &cur, &hi, 0) == SQLITE_OK) {             \
+        t->counted[i] += (long long)((unsigned)(cur - t->seen[i]) & 0x7fffffffu); \
+        t->seen[i] = cur;                                                        \
+    }                                                                            \
     i++;
     SQ_CACHE_STATS(SQ_CS_READ)
 #undef SQ_CS_READ
@@ -300,7 +308,10 @@ static void sq_thread_close(kv_thread *t) {
     if (t->prev) t->prev->next = t->next;
     else if (d->threads == t) d->threads = t->next;
     if (t->next) t->next->prev = t->prev;
-    if (t->conn) cache_stats(t->conn, d->closed);
+    if (t->conn) {
+        cache_stats(t);
+        for (int i = 0; i < SQ_CS_COUNT; i++) d->closed[i] += t->counted[i];
+    }
     pthread_mutex_unlock(&d->mu);
     for (int i = 0; i < SQ_COUNT; i++) sqlite3_finalize(t->st[i]);
     sqlite3_close(t->conn);   /* an open transaction is rolled back */
@@ -516,7 +527,10 @@ static int sq_stats(kv_db *d, char *buf, size_t len) {
     long long acc[SQ_CS_COUNT];
     pthread_mutex_lock(&d->mu);
     memcpy(acc, d->closed, sizeof acc);
-    for (kv_thread *t = d->threads; t; t = t->next) cache_stats(t->conn, acc);
+    for (kv_thread *t = d->threads; t; t = t->next) {
+        cache_stats(t);
+        for (int i = 0; i < SQ_CS_COUNT; i++) acc[i] += t->counted[i];
+    }
     pthread_mutex_unlock(&d->mu);
     int i = 0;
 #define SQ_CS_PRINT(op, name) \
