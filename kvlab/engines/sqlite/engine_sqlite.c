@@ -225,8 +225,10 @@ static int sq_connect(kv_db *d, int flags, long cache_kib, sqlite3 **out, kv_fai
     if (cache_kib) snprintf(sql + strlen(sql), sizeof sql - strlen(sql), "PRAGMA cache_size=-%ld;", cache_kib);
     char *msg = NULL;
     if ((rc = sqlite3_exec(conn, sql, NULL, NULL, &msg))) {
-        kv_seterr(err, sq_code(rc, 0) ? sq_code(rc, 0) : KV_E_OTHER, "SQLite settings (%s): %s: %s", sql,
-                  sq_name(rc) ? sq_name(rc) : "?", msg ? msg : sqlite3_errstr(rc));
+        /* the connection's first statement: the first to read the file (its header and schema) */
+        int more = msg && strcmp(msg, sqlite3_errstr(rc)) != 0;
+        kv_engine_error(err, sq_code(rc, 0) ? sq_code(rc, 0) : KV_E_OTHER, rc, sq_name(rc), 0, "SQLite open",
+                        sqlite3_errstr(rc), "%s%s (running %s)", more ? " | " : "", more ? msg : "", sql);
         sqlite3_free(msg);
         sqlite3_close(conn);
         return sq_code(rc, 0) ? sq_code(rc, 0) : KV_E_OTHER;
