@@ -99,6 +99,7 @@ struct kv_thread {
     sqlite3_stmt *st[SQ_COUNT];
     int in_txn;              /* 0, or the open BEGIN's kind: KV_TXN_READ or KV_TXN_WRITE (a batch is WRITE) */
     int iter_live;           /* the SEEK statement is stepping */
+    int failed;              /* a write in the open batch or transaction failed: its commit rolls back */
     char *buf;               /* the value a get copied */
     size_t cap;
     int seen[SQ_CS_COUNT];   /* the cache counters as last read (sqlite3_db_status: 31 bits, wrapping) */
@@ -371,14 +372,18 @@ static int sq_put(kv_thread *t, const char *k, size_t kl, const char *v, size_t 
     int rc = bind_blob(st, 1, k, kl);
     if (!rc) rc = bind_blob(st, 2, v, vl);
     if (rc) return fail(&t->c.err, t->conn, rc, "bind");
-    return run(t, SQ_PUT, "put");
+    if ((rc = run(t, SQ_PUT, "put")) && t->in_txn) t->failed = 1;
+    return rc;
 }
 
 static int sq_del(kv_thread *t, const char *k, size_t kl) {
     sq_iter_close(t);
     int rc = bind_blob(t->st[SQ_DEL], 1, k, kl);
     if (rc) return fail(&t->c.err, t->conn, rc, "bind");
-    if ((rc = run(t, SQ_DEL, "del"))) return rc;
+    if ((rc = run(t, SQ_DEL, "del"))) {
+        if (t->in_txn) t->failed = 1;
+        return rc;
+    }
     return sqlite3_changes(t->conn) ? KV_OK : KV_NOTFOUND;
 }
 
@@ -411,6 +416,8 @@ static int sq_get(kv_thread *t, const char *k, size_t kl, const char **v, size_t
 
 /* --- batches and transactions --------------------------------------------------------------------------------- */
 
+static int sq_batch_abort(kv_thread *t);
+
 static int sq_batch_begin(kv_thread *t) {
     if (t->in_txn) return kv_seterr(&t->c.err, KV_E_OTHER, "SQLite: a batch or transaction is already open");
     sq_iter_close(t);
@@ -422,8 +429,13 @@ static int sq_batch_begin(kv_thread *t) {
 static int sq_batch_commit(kv_thread *t) {
     sq_iter_close(t);
     if (!t->in_txn) return kv_seterr(&t->c.err, KV_E_OTHER, "SQLite: no batch or transaction is open");
+    if (t->failed) {   /* SQLite keeps a transaction open past a failed statement: none of it is committed */
+        sq_batch_abort(t);
+        return kv_seterr(&t->c.err, KV_E_OTHER, "SQLite: a write of this batch or transaction failed; it was "
+                         "rolled back, not committed");
+    }
     int rc = run(t, SQ_COMMIT, "COMMIT");
-    if (rc && !sqlite3_get_autocommit(t->conn)) run(t, SQ_ROLLBACK, "ROLLBACK");   /* still open: end it */
+    if (rc && !sqlite3_get_autocommit(t->conn)) sq_batch_abort(t);   /* still open: end it */
     t->in_txn = 0;
     return rc;
 }
@@ -431,7 +443,7 @@ static int sq_batch_commit(kv_thread *t) {
 static int sq_batch_abort(kv_thread *t) {
     sq_iter_close(t);
     if (t->in_txn && !sqlite3_get_autocommit(t->conn)) run(t, SQ_ROLLBACK, "ROLLBACK");
-    t->in_txn = 0;
+    t->in_txn = t->failed = 0;
     return KV_OK;
 }
 
