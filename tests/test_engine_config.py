@@ -91,6 +91,8 @@ def test_sqlite_refuses_an_unknown_option_naming_those_it_takes():
         kvlab.run("sqlite", "fillseq", num=100, options="journal_mode=delete")
     with pytest.raises(kvlab.errors.EngineConfigError, match=r"must be a word or a number"):
         kvlab.run("sqlite", "fillseq", num=100, options="mmap_size=1 OR 1")
+    with pytest.raises(kvlab.errors.EngineConfigError, match=r"block_size 1000: .* power of two from 512 to 65536"):
+        kvlab.run("sqlite", "fillseq", num=100, block_size=1000)
 
 
 def test_config_pairs_splits_at_the_top_level():

@@ -29,7 +29,7 @@ def memory(budget: int) -> dict:
     to each connection; the adapter opens one connection per thread and gives each cache_size / max_threads, so the
     caches together never pass cache_size (kvlab's runner passes max_threads = threads + 2: a run of T threads
     fills at most T / (T + 2) of it; and the pages every thread reads, the B-tree's upper levels, are held once per
-    thread).  SQLite reads its files
+    thread); the adapter's own connection (PRAGMAs, VACUUM) keeps 256 KiB besides.  SQLite reads its files
     through the OS (no direct I/O; mmap_size=0 by default), so the page cache of the database and WAL files needs
     room in the same memory, and the wal-index (-shm) and statement memory come on top: half of what the process
     leaves goes to the connections' caches, half to the OS page cache.  SQLite's documentation gives no split."""

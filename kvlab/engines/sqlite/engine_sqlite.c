@@ -44,6 +44,7 @@
 
 #define KV_SQLITE_FILE "kvlab.sqlite"
 #define KV_SQLITE_BUSY_MS 60000
+#define KV_SQLITE_ADMIN_CACHE_KIB 256
 
 /* The statements each thread prepares (X(id, SQL)). */
 #define SQ_STATEMENTS(X)                                                           \
@@ -259,8 +260,12 @@ static int sq_open(const char *path, const kv_config *cfg, kv_db **out, kv_failu
     if (!rc && !cfg->create && stat(d->file, &sb) != 0)
         rc = kv_engine_error(err, KV_E_IO, errno, kv_errno_name(errno), errno, "SQLite open", strerror(errno),
                              " (%s)", d->file);
-    /* the admin connection's cache: SQLite's smallest useful, it reads little */
-    if (!rc) rc = sq_connect(d, SQLITE_OPEN_FULLMUTEX, 0, &d->admin, err);
+    int bs = cfg->block_size;
+    if (!rc && bs && (bs < 512 || bs > 65536 || (bs & (bs - 1))))
+        rc = kv_seterr(err, KV_E_CONFIG, "SQLite block_size %d: its page size is a power of two from 512 to 65536",
+                       bs);
+    /* the admin connection's own cache, outside cache_size: small (it reads PRAGMAs; VACUUM passes through it) */
+    if (!rc) rc = sq_connect(d, SQLITE_OPEN_FULLMUTEX, KV_SQLITE_ADMIN_CACHE_KIB, &d->admin, err);
     if (rc) { free(d->file); free(d); return rc; }
     char sql[128], *msg = NULL;
     snprintf(sql, sizeof sql, "%s", "");
@@ -282,7 +287,7 @@ static int sq_open(const char *path, const kv_config *cfg, kv_db **out, kv_failu
 
 static int sq_close(kv_db *d, kv_failure *err) {
     /* the last connection's close checkpoints the WAL into the database and deletes it */
-    int rc = sqlite3_close(d->admin);
+    int rc = sqlite3_close_v2(d->admin);
     if (rc) fail(err, d->admin, rc, "close");
     pthread_mutex_destroy(&d->mu);
     free(d->file);
