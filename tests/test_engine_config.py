@@ -75,6 +75,26 @@ def test_bdb_reports_its_page_size():
     assert reported("bdb")["page_size"] >= 512
 
 
+def test_sqlite_reports_its_pragmas_and_splits_its_cache_over_the_connections():
+    """sync is synchronous=FULL (on) or NORMAL (off), block_size the page size the file is made with, options
+    reach SQLite as PRAGMAs, and cache_size is divided over the max_threads connections (kvlab.run: threads + 2)."""
+    got = reported("sqlite", sync=True, block_size=8192, cache_size=12 << 20, options="wal_autocheckpoint=500")
+    assert got["synchronous"] == "FULL" and got["journal_mode"] == "wal" and got["page_size"] == 8192
+    assert got["wal_autocheckpoint"] == 500 and got["cache_size_kib_per_thread"] == (12 << 20) // 3 // 1024
+    assert reported("sqlite", sync=False)["synchronous"] == "NORMAL"
+    assert reported("sqlite", options="synchronous=off")["synchronous"] == "OFF"
+
+
+def test_sqlite_refuses_an_unknown_option_naming_those_it_takes():
+    require("sqlite")
+    with pytest.raises(kvlab.errors.EngineConfigError, match=r"journal_mode.* is unknown; allowed: synchronous"):
+        kvlab.run("sqlite", "fillseq", num=100, options="journal_mode=delete")
+    with pytest.raises(kvlab.errors.EngineConfigError, match=r"must be a word or a number"):
+        kvlab.run("sqlite", "fillseq", num=100, options="mmap_size=1 OR 1")
+    with pytest.raises(kvlab.errors.EngineConfigError, match=r"block_size 1000: .* power of two from 512 to 65536"):
+        kvlab.run("sqlite", "fillseq", num=100, block_size=1000)
+
+
 def test_config_pairs_splits_at_the_top_level():
     assert config_pairs('a=1,b=(c=2,d=3),e=[x,y],f="g,h",i=') == {"a": "1", "b": "(c=2,d=3)", "e": "[x,y]",
                                                                   "f": '"g,h"', "i": ""}
