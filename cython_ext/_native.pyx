@@ -13,8 +13,8 @@ from libc.string cimport memcpy, memset, strlen
 from posix.stdlib cimport posix_memalign
 
 # the C core's declarations, one .pxd beside each header (cython_ext/include)
-from kv_dist cimport (KV_STREAM_READ, kv_dist, kv_dist_fill, kv_dist_init, kv_dist_key_ranges, kv_fnv_abs, kv_key_hash,
-                     kv_pareto_size, kv_rng, kv_rng_seed)
+from kv_dist cimport (KV_STREAM_READ, kv_dist, kv_dist_fill, kv_dist_init, kv_dist_key_ranges, kv_fnv_abs,
+                      kv_key_hash, kv_pareto_size, kv_rng, kv_rng_seed)
 from kv_driver cimport (KV_CRASH_MAX_BATCH, KV_MIX_MAX_DISTS, KV_MIX_MAX_OPS, KV_MIX_MAX_TXNS, KV_NOPTYPES,
                         KV_ROLE_WRITER, KV_W__COUNT, kv_mix, kv_run, kv_run_execute, kv_run_init, kv_run_request_stop,
                         kv_run_thread_count, kv_thread_result, kv_workload_table)

@@ -168,7 +168,8 @@ cdef class Run:
             self.mix.ops[i].optype, self.mix.ops[i].count, self.mix.ops[i].dist = op.optype, op.count, op.dist
             self.mix.ops[i].length, self.mix.ops[i].min_length = op.length, op.min_length
             self.mix.ops[i].length_dist, self.mix.ops[i].graph_op = op.length_dist, op.graph_op
-            self.mix.ops[i].len_k, self.mix.ops[i].len_sigma, self.mix.ops[i].len_theta = op.len_k, op.len_sigma, op.len_theta
+            self.mix.ops[i].len_k, self.mix.ops[i].len_sigma = op.len_k, op.len_sigma
+            self.mix.ops[i].len_theta = op.len_theta
         for i, d in enumerate(dists):
             self.mix.dists[i].kind, self.mix.dists[i].theta = d.kind, d.theta
             self.mix.dists[i].hot_fraction, self.mix.dists[i].hot_ops = d.hot_fraction, d.hot_ops

@@ -17,7 +17,6 @@ from kvlab.results.result import frame_rows
 
 from .conftest import require
 
-
 # --- the schedule as data -----------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("text,match", [

@@ -5,8 +5,8 @@ from __future__ import annotations
 from ...results import events
 from ...results.histogram import Histogram
 from .. import native
-from . import mixrecord
 from ..host import accounting
+from . import mixrecord
 
 
 def _interval_hist(counts, ns_per_tick) -> Histogram:

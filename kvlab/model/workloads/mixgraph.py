@@ -20,7 +20,7 @@ from it) where db_bench caps a closed loop with rate limiters.
 """
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Any, Mapping
 
 from ... import errors
 from .distributions import Distribution
@@ -29,7 +29,7 @@ from .rate import RateSchedule
 from .sizes import Pareto
 
 # db_bench's defaults for each mixgraph flag (RocksDB 7.x's db_bench_tool.cc), the names kvlab dbbench takes
-DEFAULTS: dict[str, float] = {
+DEFAULTS: dict[str, Any] = {
     "mix_get_ratio": 1.0, "mix_put_ratio": 0.0, "mix_seek_ratio": 0.0,
     "keyrange_dist_a": 0.0, "keyrange_dist_b": 0.0, "keyrange_dist_c": 0.0, "keyrange_dist_d": 0.0,
     "keyrange_num": 1, "key_dist_a": 0.0, "key_dist_b": 0.0,
@@ -40,7 +40,7 @@ DEFAULTS: dict[str, float] = {
     "sine_mix_rate_interval_milliseconds": 10000, "sine_mix_rate_noise": 0.0,
 }
 # the paper's fitted "all_dist" parameters for its UDB workload (and db_bench's mixgraph examples): the preset
-PAPER = {
+PAPER: dict[str, Any] = {
     "mix_get_ratio": 0.83, "mix_put_ratio": 0.14, "mix_seek_ratio": 0.03,
     "keyrange_dist_a": 14.18, "keyrange_dist_b": -2.917, "keyrange_dist_c": 0.0164, "keyrange_dist_d": -0.08082,
     "keyrange_num": 30, "key_dist_a": 0.002312, "key_dist_b": 0.3467,

@@ -26,7 +26,7 @@ import math
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Mapping
+from typing import Any, Mapping
 
 from ... import errors
 
@@ -271,7 +271,7 @@ def parse(value, base: Path | None = None) -> RateSchedule:
             raise errors.SpecError(f"rate schedule {kind}: {part!r} is not name=value; allowed: {_FORMS}")
         pairs.append((key.strip(), v.strip()))
     if kind == "sine":
-        args = {}
+        args: dict[str, Any] = {}
         for key, v in pairs:
             if key not in ("a", "b", "c", "d", "interval"):
                 raise errors.SpecError(f"rate schedule sine: {key!r} unknown; allowed: a, b, c, d, interval")
