@@ -35,8 +35,12 @@ lengths from a generalized Pareto:
     value_pareto = { k = 0.2615, sigma = 25.45, theta = 0 }
     [[template]]
     name = "seek"
-    ops = [ { kind = "scan", length = 10000, min_length = 0, length_distribution = "pareto",
-              length_pareto = { k = 2.517, sigma = 14.236 } } ]
+    [[template.ops]]
+    kind = "scan"
+    length = 10000
+    min_length = 0
+    length_distribution = "pareto"
+    length_pareto = { k = 2.517, sigma = 14.236 }
 """
 from __future__ import annotations
 
