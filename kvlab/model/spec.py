@@ -385,7 +385,7 @@ RUN_FLAGS = (
     RunFlag("resume", "switch", "continue an interrupted load in --db from the last record it committed, instead "
             "of starting over; needs --db", group=_LOADS),
     RunFlag("distribution", "text", "a mix's key distribution instead of its own: uniform, zipfian, zipfian-plain, "
-            "latest, hotspot, sequential, exponential", "NAME", _MIXES),
+            "latest, hotspot, sequential, exponential, two-term-exp (mixgraph's key ranges)", "NAME", _MIXES),
     RunFlag("target_rate", "number", "run the mix in open loop at this many transactions/s in total (0: closed "
             "loop)", "OPS_PER_SEC", _MIXES),
     RunFlag("rate_schedule", "text", "run the mix in open loop at a target that varies in time, transactions/s in "
