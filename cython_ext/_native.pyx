@@ -14,7 +14,8 @@ from posix.dlfcn cimport RTLD_LOCAL, RTLD_NOW, dlclose, dlerror, dlopen, dlsym
 from posix.stdlib cimport posix_memalign
 
 # the C core's declarations, one .pxd beside each header (cython_ext/include)
-from kv_dist cimport KV_STREAM_READ, kv_dist, kv_dist_fill, kv_dist_init, kv_fnv_abs, kv_key_hash, kv_rng, kv_rng_seed
+from kv_dist cimport (KV_STREAM_READ, kv_dist, kv_dist_fill, kv_dist_init, kv_dist_key_ranges, kv_fnv_abs,
+                      kv_key_hash, kv_pareto_size, kv_rng, kv_rng_seed)
 from kv_driver cimport (KV_CRASH_MAX_BATCH, KV_MIX_MAX_DISTS, KV_MIX_MAX_OPS, KV_MIX_MAX_TXNS, KV_NOPTYPES,
                         KV_ROLE_WRITER, KV_W__COUNT, kv_mix, kv_run, kv_run_execute, kv_run_init, kv_run_request_stop,
                         kv_run_thread_count, kv_thread_result, kv_workload_table)
@@ -25,6 +26,7 @@ from kv_graph cimport KV_G__COUNT, kv_graph, kv_graph_degree, kv_graph_state, kv
 from kv_hist cimport KV_HIST_BUCKETS, KV_HIST_SUB_BITS, kv_hist, kv_hist_finish, kv_hist_init, kv_hist_record
 from kv_names cimport (kv_compression_names, kv_dist_names, kv_error_names, kv_graph_op_names, kv_length_dist_names,
                        kv_name, kv_optype_names, kv_txn_kind_names)
+from kv_rate cimport kv_rate, kv_rate_time
 
 import operator
 from collections import namedtuple

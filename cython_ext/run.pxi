@@ -81,6 +81,9 @@ cdef int _check_mix(dict m, value_size) except -1:
               f"{vmin} (value_min) to {values} bytes (the run's value buffer: {KV_VALUE_BUFFER} bytes, or 4 values "
               f"of the run's value_size)")
     _in_range("the mix's max_retries", m["max_retries"], 0, _C_INT_MAX, f"0 to {_C_INT_MAX}")
+    rate = m.get("rate")
+    if rate and not (0 < len(rate["t_ns"]) == len(rate["per_ns"]) == len(rate["cum"]) <= _C_INT_MAX):
+        raise _errors.SpecError("the mix's rate schedule: t_ns, per_ns and cum are one entry per segment, at least one")
     return 0
 
 
@@ -95,6 +98,7 @@ cdef class Run:
     cdef kv_hist *txn_hists
     cdef uint64_t *txn_counts
     cdef object template_names
+    cdef object arrays             # what the mix's pointers point into (key ranges, the rate schedule): kept alive
     cdef bint several              # the loop's ops are of several types (KV_WORKLOADS' several)
 
     def __cinit__(self, Engine engine, str workload, dict params, dict mix=None, dict graph=None):
@@ -164,13 +168,28 @@ cdef class Run:
             self.mix.ops[i].optype, self.mix.ops[i].count, self.mix.ops[i].dist = op.optype, op.count, op.dist
             self.mix.ops[i].length, self.mix.ops[i].min_length = op.length, op.min_length
             self.mix.ops[i].length_dist, self.mix.ops[i].graph_op = op.length_dist, op.graph_op
+            self.mix.ops[i].len_k, self.mix.ops[i].len_sigma = op.len_k, op.len_sigma
+            self.mix.ops[i].len_theta = op.len_theta
         for i, d in enumerate(dists):
             self.mix.dists[i].kind, self.mix.dists[i].theta = d.kind, d.theta
             self.mix.dists[i].hot_fraction, self.mix.dists[i].hot_ops = d.hot_fraction, d.hot_ops
             self.mix.dists[i].percentile, self.mix.dists[i].frac = d.percentile, d.frac
             self.mix.dists[i].expected_inserts = d.expected_inserts
+            if d.range_cum:
+                self.mix.dists[i].range_cum = self._keep(d.range_cum)
+                self.mix.dists[i].nranges = len(d.range_cum)
+            self.mix.dists[i].key_a, self.mix.dists[i].key_b = d.key_a, d.key_b
         self.mix.value_min, self.mix.value_max, self.mix.max_retries = m["value_min"], m["value_max"], m["max_retries"]
         self.mix.interval_ns, self.mix.poisson = m.get("interval_ns", 0.0), m.get("poisson", 0)
+        if m.get("value_pareto"):
+            self.mix.value_pareto = 1
+            self.mix.value_k, self.mix.value_sigma, self.mix.value_theta = m["value_pareto"]
+        rate = m.get("rate")
+        if rate:
+            self.mix.rate.n = len(rate["t_ns"])
+            self.mix.rate.t_ns, self.mix.rate.per_ns = self._keep(rate["t_ns"]), self._keep(rate["per_ns"])
+            self.mix.rate.cum = self._keep(rate["cum"])
+            self.mix.rate.period_ns, self.mix.rate.period_cum = rate["period_ns"], rate["period_cum"]
         self.run.p.mix = self.mix
         self.template_names = list(m["template_names"])
         cdef size_t n = <size_t> self.nthreads * len(txns) * 2     # service, then response, per template
@@ -192,6 +211,17 @@ cdef class Run:
         for i in range(self.nthreads):
             self.run.results[i].txn_hist = &self.txn_hists[i * len(txns) * 2]
             self.run.results[i].txn_count = &self.txn_counts[i * stride]
+
+    cdef const double *_keep(self, values) except NULL:
+        """A C array of `values` that lives as long as this Run."""
+        a = np.ascontiguousarray(values, dtype=np.float64)
+        if len(a) == 0:
+            raise _errors.SpecError("an empty table in a compiled mix (key ranges, rate schedule)")
+        if self.arrays is None:
+            self.arrays = []
+        self.arrays.append(a)
+        cdef double[::1] view = a
+        return &view[0]
 
     def __dealloc__(self):
         free(self.run.results)

@@ -423,7 +423,7 @@ def dbbench_page() -> str:
 @page("reference/workloads.md")
 def workloads_page() -> str:
     from kvlab.model import workloads
-    from kvlab.model.workloads import distributions, mako, mix
+    from kvlab.model.workloads import distributions, mako, mix, rate
     lines = [GENERATED.format(source="the registries in kvlab/model/workloads/"), "# Workload reference", "",
              "## Named workloads", "", "What `kvlab workloads` lists: db_bench's loops, then the preset mixes.", "",
              "| name | kind | what it does |", "|---|---|---|"]
@@ -446,6 +446,9 @@ def workloads_page() -> str:
               "| name | what it draws | parameters |", "|---|---|---|"]
     lines += [f"| `{k.name}` | {cell(k.description)} | {', '.join(f'`{p}` ({v})' for p, v in k.params.items())} |"
               for k in distributions.KINDS.values()]
+    lines += ["", "## Rate schedules", "", "An open loop's target over time (`rate.KINDS`; `--rate-schedule`, a "
+              "TOML mix's `[pacing] schedule`).", "", "| kind | target |", "|---|---|"]
+    lines += [f"| `{k}` | {cell(v)} |" for k, v in rate.KINDS.items()]
     return "\n".join(lines) + "\n"
 
 

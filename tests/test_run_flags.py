@@ -41,6 +41,8 @@ SPECS = [
     dict(engine="wiredtiger-btree", workload="ycsb-b", num=2000, reads=50, threads=2, distribution="uniform",
          target_rate=500.0, table_options="leaf_page_max=16KB", seed=11),
     dict(engine="bdb", workload="txn:g9u1", num=1000, duration=1.0, threads=2, seed=5),
+    dict(engine="lmdb", workload="mixgraph", num=500, duration=1.0, rate_schedule="sine:a=100,b=1,d=200", seed=4),
+    dict(engine="lmdb", workload="ycsb-c", num=500, reads=50, threads=2, rate_schedule="steps:0=100,2=800,3=100,repeat=10", seed=6),
     dict(engine="rocksdb", workload="seekrandom", num=64, key_size=3, seek_nexts=2, seed=9, disable_wal=True),
 ]
 

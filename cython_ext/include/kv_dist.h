@@ -20,6 +20,13 @@
  *   sequential     key after key, wrapping; each thread starts at its share of the key space
  *   exponential    YCSB's ExponentialGenerator counted back from the newest key: `percentile` percent of
  *                  the draws fall in the newest `frac` of the keys
+ *   two-term-exp   Meta's mixgraph (Cao et al., FAST 2020; db_bench's GenerateTwoTermExpKeys): the keys split
+ *                  into equal key ranges whose shares follow a*exp(b*x) + c*exp(d*x), placed in a shuffled
+ *                  order (the table of cumulative shares is made by kvlab.model, shared read-only by the
+ *                  threads); within a range a rank drawn from the power law P(rank <= s) = key_a * s^key_b,
+ *                  hashed onto the range's keys (uniform within the range when key_a or key_b is 0)
+ *
+ * And the sizes mixgraph draws (value sizes, scan lengths): a generalized Pareto (kv_pareto_size).
  */
 #ifndef KV_DIST_H
 #define KV_DIST_H
@@ -31,7 +38,8 @@
 /* The distributions above, X(id, name as kvlab.model.workloads.distributions writes it). */
 #define KV_DISTS(X)                                                                                   \
     X(UNIFORM, "uniform") X(ZIPFIAN, "zipfian") X(ZIPFIAN_PLAIN, "zipfian-plain") X(LATEST, "latest")  \
-    X(HOTSPOT, "hotspot") X(SEQUENTIAL, "sequential") X(EXPONENTIAL, "exponential")
+    X(HOTSPOT, "hotspot") X(SEQUENTIAL, "sequential") X(EXPONENTIAL, "exponential")                 \
+    X(TWO_TERM_EXP, "two-term-exp")
 
 enum kv_dist_kind {
 #define KV_DIST_ENUM(id, name) KV_DIST_##id,
@@ -62,6 +70,10 @@ typedef struct {
     /* exponential */
     double gamma;
     uint64_t cursor;        /* sequential */
+    /* two-term-exp: the key ranges' cumulative shares, in key order (the last is 1), and the power law */
+    const double *range_cum;
+    int nranges;
+    double key_a, key_b;
 } kv_dist;
 
 static inline double kv_unit(kv_rng *r) { return (double)(kv_rng_next(r) >> 11) * 0x1.0p-53; }
@@ -248,6 +260,58 @@ static inline void kv_dist_init(kv_dist *d, int kind, uint64_t count, double the
     }
 }
 
+/* two-term-exp's table (not copied: the caller keeps it alive for the generator's life) and power law. */
+static inline void kv_dist_key_ranges(kv_dist *d, const double *range_cum, int nranges, double key_a, double key_b) {
+    d->range_cum = range_cum;
+    d->nranges = nranges;
+    d->key_a = key_a;
+    d->key_b = key_b;
+}
+
+/* A key range by its share (binary search of the cumulative shares), then a key within it: a rank from the
+   power law (db_bench's PowerCdfInversion: ceil((u / a)^(1 / b))), hashed onto the range's keys as db_bench
+   seeds a generator with it (kvlab hashes with FNV-1a, so which key gets which rank differs, the ranks'
+   distribution does not).  The ranges are count / nranges keys each (at least one). */
+static inline uint64_t kv_two_term_next(const kv_dist *d, kv_rng *r, uint64_t count) {
+    int lo = 0, hi = d->nranges - 1;
+    if (hi > 0) {
+        double u = kv_unit(r);
+        while (lo < hi) {
+            int mid = (lo + hi) / 2;
+            if (u < d->range_cum[mid]) hi = mid;
+            else lo = mid + 1;
+        }
+    }
+    uint64_t size = count / (uint64_t)(d->nranges > 0 ? d->nranges : 1);
+    if (size < 1) size = 1;
+    uint64_t offset;
+    if (d->key_a > 0 && d->key_b > 0) {
+        double rank = ceil(pow(kv_unit(r) / d->key_a, 1.0 / d->key_b));
+        offset = kv_fnv_abs(rank < 1.8e19 ? (uint64_t)rank : UINT64_MAX) % size;
+    } else {
+        offset = kv_rng_below(r, size);
+    }
+    uint64_t k = (uint64_t)lo * size + offset;
+    return k < count ? k : k % count;
+}
+
+/* A generalized Pareto draw by inversion (db_bench's ParetoCdfInversion), rounded up: theta + sigma * (u^-k -
+   1) / k, or theta - sigma * ln u when k is 0; u uniform in (0, 1]. */
+static inline double kv_pareto(kv_rng *r, double k, double sigma, double theta) {
+    double u = 1.0 - kv_unit(r);
+    double x = k == 0.0 ? theta - sigma * log(u) : theta + sigma * (pow(u, -k) - 1.0) / k;
+    return ceil(x);
+}
+
+/* A size from the Pareto as db_bench's mixgraph bounds it: below 0 it is 0, past `max` it wraps (modulo
+   max, db_bench's rule for value sizes and scan lengths); then at least `least`. */
+static inline uint64_t kv_pareto_size(kv_rng *r, double k, double sigma, double theta, uint64_t max, uint64_t least) {
+    double x = kv_pareto(r, k, sigma, theta);
+    uint64_t v = x <= 0 ? 0 : x >= 1.8e19 ? UINT64_MAX : (uint64_t)x;
+    if (max > 0 && v > max) v %= max;
+    return v < least ? least : v;
+}
+
 /* YCSB's scrambled zipfian: its item count is fixed, so zeta never grows. */
 static inline __attribute__((always_inline)) uint64_t kv_dist_zipfian(const kv_dist *d, kv_rng *r, uint64_t count) {
     uint64_t k;
@@ -280,6 +344,7 @@ static inline uint64_t kv_dist_next(kv_dist *d, kv_rng *r, uint64_t count) {
             double back = -log(kv_unit(r)) / d->gamma;
             if (back < (double)count) return count - 1 - (uint64_t)back;
         }
+    case KV_DIST_TWO_TERM_EXP: return kv_two_term_next(d, r, count);
     default: return kv_rng_below(r, count);
     }
 }

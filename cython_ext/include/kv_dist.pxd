@@ -15,5 +15,7 @@ cdef extern from "kv_dist.h":
                       int thread, int threads) nogil
     uint64_t kv_dist_next(kv_dist *d, kv_rng *r, uint64_t count) nogil
     void kv_dist_fill(kv_dist *d, kv_rng *r, uint64_t count, uint64_t *out, uint64_t n) nogil
+    void kv_dist_key_ranges(kv_dist *d, const double *range_cum, int nranges, double key_a, double key_b) nogil
+    uint64_t kv_pareto_size(kv_rng *r, double k, double sigma, double theta, uint64_t max, uint64_t least) nogil
     uint64_t kv_key_hash(uint64_t record) nogil
     uint64_t kv_fnv_abs(uint64_t v) nogil

@@ -10,6 +10,7 @@
 #include "kv_engine.h"
 #include "kv_graph.h"
 #include "kv_hist.h"
+#include "kv_rate.h"
 
 /* Op types: each has its own latency histogram, named as here in results.  A mix's ops are read (get),
    write (put), delete, insert, rmw, range, scan and clear_range; `txn` is a mix's whole transaction;
@@ -77,7 +78,7 @@ extern const kv_workload_info kv_workload_table[KV_W__COUNT];
 #define KV_MIX_MAX_OPS 128
 #define KV_MIX_MAX_DISTS 16
 /* How a range, scan or clear_range op draws its length: X(id, name as kvlab.model.workloads.mix writes it). */
-#define KV_LENGTH_DISTS(X) X(CONSTANT, "constant") X(UNIFORM, "uniform") X(ZIPFIAN, "zipfian")
+#define KV_LENGTH_DISTS(X) X(CONSTANT, "constant") X(UNIFORM, "uniform") X(ZIPFIAN, "zipfian") X(PARETO, "pareto")
 
 enum kv_length_dist {
 #define KV_LEN_ENUM(id, name) KV_LEN_##id,
@@ -85,14 +86,24 @@ enum kv_length_dist {
 #undef KV_LEN_ENUM
 };
 
-typedef struct { int optype, count, dist, length, min_length, length_dist, graph_op; } kv_mix_op;  /* graph_op: enum kv_graph_op */
+typedef struct {
+    int optype, count, dist, length, min_length, length_dist, graph_op;   /* graph_op: enum kv_graph_op */
+    double len_k, len_sigma, len_theta;   /* KV_LEN_PARETO: the generalized Pareto's shape, scale and location */
+} kv_mix_op;
 /* txn: the enum kv_txn_kind the template runs in: KV_TXN_NONE (one op that is atomic by itself: a get, a
    blind put), KV_TXN_READ (reads of one snapshot) or KV_TXN_WRITE. */
 /* simple: one op once (in the transaction `txn` it needs alone, if any), and no other template has that
    op type: the loop then records only the op's histogram (begin and commit included) and derives the
    template's and the transactions' from it. */
 typedef struct { int first, nops, txn, simple; double cum; } kv_mix_txn;
-typedef struct { int kind; double theta, hot_fraction, hot_ops, percentile, frac; uint64_t expected_inserts; } kv_mix_dist;
+typedef struct {
+    int kind;
+    double theta, hot_fraction, hot_ops, percentile, frac;
+    uint64_t expected_inserts;
+    const double *range_cum;    /* two-term-exp: the key ranges' cumulative shares (kv_dist_key_ranges) */
+    int nranges;
+    double key_a, key_b;
+} kv_mix_dist;
 typedef struct kv_mix {
     int ntxns, nops, ndists;
     kv_mix_txn txns[KV_MIX_MAX_TXNS];
@@ -102,6 +113,10 @@ typedef struct kv_mix {
     int max_retries;                /* a conflicted transaction is retried from its start */
     double interval_ns;             /* open loop: each client's mean gap between intended starts; 0 = closed */
     int poisson;                    /* open loop: exponential gaps (Poisson arrivals), else even ones */
+    int value_pareto;               /* value sizes from a generalized Pareto (db_bench's mixgraph), bounded by
+                                       value_min and value_max; else uniform */
+    double value_k, value_sigma, value_theta;
+    kv_rate rate;                   /* open loop: the target rate over time (kv_rate.h); rate.n 0: constant */
 } kv_mix;
 
 /* kvlab crashtest's writer: records of 64-bit words down ack_fd, each written whole (under PIPE_BUF):

@@ -4,6 +4,7 @@ from libc.stdint cimport int64_t, uint64_t
 from kv_engine cimport kv_db, kv_engine_ops, kv_failure
 from kv_graph cimport kv_graph
 from kv_hist cimport kv_hist
+from kv_rate cimport kv_rate
 
 
 cdef extern from "kv_driver.h":
@@ -21,6 +22,7 @@ cdef extern from "kv_driver.h":
     const kv_workload_info kv_workload_table[]
     ctypedef struct kv_mix_op:
         int optype, count, dist, length, min_length, length_dist, graph_op
+        double len_k, len_sigma, len_theta
     ctypedef struct kv_mix_txn:
         int first, nops, txn, simple
         double cum
@@ -28,6 +30,9 @@ cdef extern from "kv_driver.h":
         int kind
         double theta, hot_fraction, hot_ops, percentile, frac
         uint64_t expected_inserts
+        const double *range_cum
+        int nranges
+        double key_a, key_b
     ctypedef struct kv_mix:
         int ntxns, nops, ndists
         kv_mix_txn txns[KV_MIX_MAX_TXNS]
@@ -36,6 +41,9 @@ cdef extern from "kv_driver.h":
         int value_min, value_max, max_retries
         double interval_ns
         int poisson
+        int value_pareto
+        double value_k, value_sigma, value_theta
+        kv_rate rate
     ctypedef struct kv_run_params:
         int workload
         uint64_t num, reads

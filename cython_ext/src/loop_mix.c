@@ -6,9 +6,12 @@
  */
 #include "loop.h"
 
-/* A value of a size drawn in [value_min, value_max], a slice of the shared buffer. */
+/* A value of a size drawn in [value_min, value_max] (uniformly, or from the mix's Pareto), a slice of the
+   shared buffer. */
 static inline const char *mix_value(ctx *c, const kv_mix *m, int *vs) {
-    int n = m->value_min == m->value_max ? m->value_max
+    int n = m->value_pareto ? (int)kv_pareto_size(&c->rng, m->value_k, m->value_sigma, m->value_theta,
+                                                  (uint64_t)m->value_max, (uint64_t)m->value_min)
+          : m->value_min == m->value_max ? m->value_max
           : m->value_min + (int)kv_rng_below(&c->rng, (uint64_t)(m->value_max - m->value_min + 1));
     if (c->value_pos + (size_t)n > c->run->values_len) c->value_pos = 0;
     const char *v = c->run->values + c->value_pos;
@@ -33,6 +36,9 @@ static inline int mix_length(ctx *c, mix_state *s, const kv_mix_op *op, int i) {
         return op->min_length + (int)kv_rng_below(&c->rng, (uint64_t)(op->length - op->min_length + 1));
     case KV_LEN_ZIPFIAN:
         return op->min_length + (int)kv_dist_next(&s->len_zipf[i], &c->rng, (uint64_t)(op->length - op->min_length + 1));
+    case KV_LEN_PARETO:
+        return (int)kv_pareto_size(&c->rng, op->len_k, op->len_sigma, op->len_theta, (uint64_t)op->length,
+                                   (uint64_t)op->min_length);
     default: return op->length;
     }
 }
@@ -401,6 +407,7 @@ static mix_state *mix_state_new(ctx *c) {
         uint64_t modulus = md->kind == KV_DIST_ZIPFIAN ? p->num + md->expected_inserts + 1 : 0;
         kv_dist_init(&s->dist[d], md->kind, p->num, md->theta, modulus, md->hot_fraction, md->hot_ops,
                      md->percentile, md->frac, index, p->threads);
+        if (md->kind == KV_DIST_TWO_TERM_EXP) kv_dist_key_ranges(&s->dist[d], md->range_cum, md->nranges, md->key_a, md->key_b);
     }
     for (int i = 0; i < m->nops; i++)
         if (m->ops[i].length_dist == KV_LEN_ZIPFIAN)
@@ -428,7 +435,7 @@ static int mix_draws_ahead(const kv_mix *m) {
     for (int ti = 0; ti < m->ntxns && ahead; ti++) {
         const kv_mix_op *op = &m->ops[m->txns[ti].first];
         ahead = !m->txns[ti].txn && (op->optype == KV_OP_READ || op->optype == KV_OP_DELETE ||
-                                     (op->optype == KV_OP_WRITE && m->value_min == m->value_max));
+                                     (op->optype == KV_OP_WRITE && m->value_min == m->value_max && !m->value_pareto));
     }
     return ahead;
 }
@@ -511,7 +518,12 @@ static int loop_mix_general(ctx *c, mix_state *s, int open, int tsc) {
     int by_time = p->duration_s > 0;
     double gap_ticks = m->interval_ns / c->run->ns_per_tick;
     /* clients start a random fraction of a gap apart, so they do not arrive in step */
-    uint64_t next_start = c->last + (open ? (uint64_t)(kv_unit(&c->rng) * gap_ticks) : 0);
+    double phase = open ? kv_unit(&c->rng) : 0;
+    uint64_t next_start = c->last + (uint64_t)(phase * gap_ticks);
+    /* a rate schedule (kv_rate.h): arrivals counted from the loop's start, each start from the count */
+    uint64_t t_zero = c->last;
+    double work = phase;
+    int segment = 0;
     for (uint64_t n = 0; by_time || n < p->reads; n++) {
         int ti = mix_pick(c, m), rc;
         const kv_mix_txn *tx = &m->txns[ti];
@@ -520,10 +532,16 @@ static int loop_mix_general(ctx *c, mix_state *s, int open, int tsc) {
             if ((rc = mix_one_op_template(c, s, tx, ti, n, tsc)) != KV_OK) return rc == KV_MIX_STOP ? KV_OK : rc;
             continue;
         }
-        if (open) {
+        if (open && m->rate.n) {
+            double at = kv_rate_time(&m->rate, work, &segment) / c->run->ns_per_tick;
+            intended = at < 1.8e19 - (double)t_zero ? t_zero + (uint64_t)at : UINT64_MAX;
+            work += m->poisson ? -log(1.0 - kv_unit(&c->rng)) : 1.0;
+        } else if (open) {
             intended = next_start;
             double gap = m->poisson ? -log(1.0 - kv_unit(&c->rng)) * gap_ticks : gap_ticks;
             next_start += (uint64_t)gap;
+        }
+        if (open) {
             if (wait_until(c, intended, tsc)) break;   /* stopped while waiting */
             t0 = clock_read(tsc);
             kv_hist_record(&c->res->hist[KV_OP_LAG], t0 > intended ? t0 - intended : 0);

@@ -19,6 +19,7 @@ from .. import engines, errors
 from ..model import workloads
 from ..model.dbbench_flags import FLAGS, parse_argv, translate_rocksdb_flags  # noqa: F401
 from ..model.spec import RunSpec
+from ..model.workloads.mixgraph import from_dbbench
 from . import common
 from .output import format_histogram, format_line  # noqa: F401  (db_bench's lines)
 from .parsing import add_running_options
@@ -37,6 +38,8 @@ KINDS = {
     "rocksdb-option": "a RocksDB option: honoured on RocksDB, named in a warning elsewhere (those that change what "
                       "is measured are refused where not honoured, or honoured in an engine's own options)",
     "special": "handled by its own rule (use_lsm picks WiredTiger's LSM or B-tree, ...)",
+    "mixgraph": "a parameter of --benchmarks=mixgraph, Meta's model (named in a warning when no mixgraph runs; one "
+                "kvlab cannot honour is refused)",
     "ignored": "accepted so a seed's line runs, but it changes nothing here (named in a warning)",
     "gone": "removed from RocksDB before 7.8: accepted, named in a warning",
 }
@@ -152,6 +155,8 @@ def plan(engine: str, argv) -> DbBenchPlan:
                                 else f"--{name} ({_who_honours(f.kind, 'flag_kinds')} only; {f.note})")
         elif f.kind == "ignored":
             not_honoured.append(f"--{name}" + (f" ({f.note})" if f.note else ""))
+        elif f.kind == "mixgraph":
+            continue   # below, with the benchmarks
         elif f.kind != "special" and f.kind not in rules.flag_kinds:
             if name in rules.own_flags:
                 own.append(rules.own_flags[name](flags))
@@ -184,11 +189,16 @@ def plan(engine: str, argv) -> DbBenchPlan:
         run_args["writes_per_second"] = flags["benchmark_write_rate_limit"] / per_write
     benchmarks = flags.get("benchmarks", "fillseq,fillsync,fillrandom,overwrite,readrandom,readrandom,readseq")
     names = [b.strip() for b in benchmarks.split(",") if b.strip()]
+    mixes = {}
+    if "mixgraph" in names:   # Meta's model from its flags (kvlab.model.workloads.mixgraph)
+        mixes["mixgraph"] = from_dbbench(flags)
+    else:
+        not_honoured += [f"--{n} (mixgraph only)" for n in flags if FLAGS[n].kind == "mixgraph"]
     for b in names:
-        workloads.get(b)
+        workloads.get(b, mixes)
     seed = flags.get("seed", 0)
     spec = RunSpec(engine=engine, workloads=tuple(names), seed=seed or None, auto_load=False,
-                   keep_db=bool(run_args.get("db")), engine_settings=settings, **run_args)
+                   keep_db=bool(run_args.get("db")), engine_settings=settings, mixes=mixes, **run_args)
     warnings = []
     if not_honoured:
         warnings.append(f"warning: accepted but not honoured for {engine}: " + ", ".join(not_honoured))

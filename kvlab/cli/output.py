@@ -114,6 +114,10 @@ def format_line(b) -> str:
             line += f" ( updates:{b.ops} found:{b.found})"
         else:
             line += f" ({b.found} of {b.ops} found)"
+    mix = getattr(b, "mix", None) or {}
+    if str((mix.get("definition") or {}).get("source", "")).startswith(("mixgraph", "preset:mixgraph")):
+        by_type = mix.get("ops_by_type") or {}   # db_bench's mixgraph words (its found count has no like here)
+        line += f" ( Gets:{by_type.get('read', 0)} Puts:{by_type.get('write', 0)} Seek:{by_type.get('scan', 0)})"
     params = b.params or {}
     how = [f"{params['load']} load"] if params.get("load") == "bulk" else []
     if params.get("first_key"):

@@ -27,6 +27,7 @@ from .. import engines as engine_registry
 from ..engines.descriptor import memory_split
 from ..execution.host.cgroup import parse_size
 from ..model.spec import RunSpec
+from ..model.workloads.rate import parse as parse_schedule
 from ..results.store import Store
 
 # the cost model both faces use (kvlab.services.estimate), re-exported: kvlab.lab.estimate is the notebook face's door
@@ -101,7 +102,8 @@ def step_work(step: Step) -> Work:
     where = dict(runner_tmp=not step.seed_db)
     if step.run is not None:
         spec = step.spec()
-        paced = spec.reads_per_thread * spec.threads / spec.target_rate if spec.target_rate else 0.0
+        rate = spec.target_rate or (parse_schedule(spec.rate_schedule).mean_rate() if spec.rate_schedule else 0.0)
+        paced = spec.reads_per_thread * spec.threads / rate if rate else 0.0
         return _budgeted(_spec_work(step.label, spec, seconds=paced, in_memory=step.in_memory, **where), spec)
     w = step.work
     if isinstance(w, PythonLoop):

@@ -9,6 +9,8 @@ command line).  The kinds of flag:
   setting   sets a generic engine setting (cache_size, sync, compression, ...)
   rocksdb-option  becomes part of a RocksDB options string (RocksDB; or an engine's own options: own_flags)
   special   handled by `kvlab dbbench` (benchmarks, histogram, use_lsm, ...)
+  mixgraph  a parameter of the mixgraph benchmark (kvlab.model.workloads.mixgraph); named in the warning
+            line when no mixgraph runs; one kvlab cannot honour is refused (mixgraph.REFUSED)
   gone      accepted, but RocksDB 7.8 no longer has it: named in the warning line
   ignored   accepted, not honoured by kvlab (yet): named in the warning line
 
@@ -24,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from .. import errors
+from .workloads.mixgraph import DEFAULTS as MIXGRAPH_DEFAULTS
 
 
 def _bool(v):
@@ -57,6 +60,21 @@ def _compaction_style(v):
     if n not in COMPACTION_STYLES:
         raise ValueError("allowed: 0 (level), 1 (universal), 2 (fifo), as db_bench")
     return n
+
+
+_MIXGRAPH_NOTES = {
+    "mix_get_ratio": "mixgraph: the share of gets (db_bench's default 1)",
+    "mix_put_ratio": "mixgraph: the share of puts",
+    "mix_seek_ratio": "mixgraph: the share of seeks (a seek, then a Pareto-long scan)",
+    "keyrange_dist_a": "mixgraph: key ranges' shares a*exp(b*x) + c*exp(d*x) (the paper's 14.18)",
+    "keyrange_num": "mixgraph: key ranges (the paper's 30)",
+    "key_dist_a": "mixgraph: power law a*x^b within a range (0: uniform keys; the paper's 0.002312)",
+    "key_dist_b": "mixgraph: power law a*x^b within a range (the paper's 0.3467)",
+    "value_k": "mixgraph: value sizes, a generalized Pareto (k, sigma, theta)",
+    "iter_k": "mixgraph: seek lengths, a generalized Pareto (k, sigma, theta)",
+    "sine_mix_rate": "mixgraph: an open loop at sine_a*sin(sine_b*t + sine_c) + sine_d queries/s in total",
+    "sine_mix_rate_noise": "mixgraph: refused unless 0 (kvlab's rate schedules are exact)",
+}
 
 
 @dataclass(frozen=True)
@@ -148,6 +166,12 @@ FLAGS: dict[str, Flag] = {
     "disable_seek_compaction": Flag("gone", _bool, note="removed in RocksDB 3"),
     "disable_data_sync": Flag("gone", _bool, note="removed in RocksDB 5"),
     "source_compaction_factor": Flag("gone", _int, note="removed in RocksDB 5"),
+    # mixgraph (Meta's model; kvlab.model.workloads.mixgraph), db_bench's names and defaults
+    **{name: Flag("mixgraph", _bool if name == "sine_mix_rate" else
+                  _int if name in ("keyrange_num", "mix_max_scan_len", "mix_max_value_size",
+                                   "sine_mix_rate_interval_milliseconds") else float, default=default,
+                  note=_MIXGRAPH_NOTES.get(name, ""))
+       for name, default in MIXGRAPH_DEFAULTS.items()},
 }
 
 @dataclass

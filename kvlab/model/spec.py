@@ -17,6 +17,7 @@ from .. import engines, errors
 from . import workloads
 from .workloads.distributions import distribution as make_distribution
 from .workloads.mix import Mix, Op, Pacing, Template
+from .workloads.rate import parse as parse_schedule
 from .workloads.resolve import resolve
 
 # Key sizes: a key is its index's last key_size decimal digits (kv_gen.h's kv_make_key), one byte at least, and
@@ -76,6 +77,8 @@ class RunSpec:
                                       # events and own write counters are not read
     distribution: str | None = None   # mixes: the key distribution instead of each mix's own
     target_rate: float = 0.0          # mixes: transactions/s in total, open loop; 0 = closed loop
+    rate_schedule: str | None = None  # mixes: the open loop's target over time, in total (workloads/rate.py's text;
+                                      # a file is read in when the spec is made)
     cpus: str | None = None           # pin the run, engine threads included, to these CPUs: "0", "0-1", "0,2"
     memory: int | None = None         # one memory budget, bytes (or a size: "1GiB", "512M"): split across the
                                       # engine's caches as its descriptor says, the run held to it in a memory
@@ -156,6 +159,14 @@ class RunSpec:
             raise errors.SpecError(f"target_rate={self.target_rate} applies to mixes only; allowed with a mix "
                                    "(ycsb-a, txn:..., a TOML or YCSB file); db_bench's readwhilewriting takes "
                                    "writes_per_second")
+        if self.rate_schedule is not None:
+            if not mix_names:
+                raise errors.SpecError(f"rate_schedule={self.rate_schedule!r} applies to mixes only; allowed with a "
+                                       "mix (ycsb-a, txn:..., mixgraph, a TOML or YCSB file)")
+            if self.target_rate:
+                raise errors.SpecError(f"give target_rate ({self.target_rate:g}) or rate_schedule "
+                                       f"({self.rate_schedule!r}), not both")
+            object.__setattr__(self, "rate_schedule", parse_schedule(self.rate_schedule).to_text())
 
     def _validate_counts(self):
         """The numeric run fields' ranges (RANGES), from num to interval."""
@@ -374,9 +385,14 @@ RUN_FLAGS = (
     RunFlag("resume", "switch", "continue an interrupted load in --db from the last record it committed, instead "
             "of starting over; needs --db", group=_LOADS),
     RunFlag("distribution", "text", "a mix's key distribution instead of its own: uniform, zipfian, zipfian-plain, "
-            "latest, hotspot, sequential, exponential", "NAME", _MIXES),
+            "latest, hotspot, sequential, exponential, two-term-exp (mixgraph's key ranges)", "NAME", _MIXES),
     RunFlag("target_rate", "number", "run the mix in open loop at this many transactions/s in total (0: closed "
             "loop)", "OPS_PER_SEC", _MIXES),
+    RunFlag("rate_schedule", "text", "run the mix in open loop at a target that varies in time, transactions/s in "
+            "total: constant:5000, sine:a=1000,b=0.5,c=0,d=5000 (a*sin(b*t + c) + d, t in s), "
+            "steps:0=1000,10=8000,11=1000[,repeat=S] (a spike; the last rate holds unless repeat), or file:PATH "
+            "(lines time,rate); each interval of the time series records its target beside what was achieved",
+            "SCHEDULE", _MIXES),
     RunFlag("cpus", "text", "pin the run, engine threads included: 0, 0-1, 0,2", "LIST", _MEASURE),
     RunFlag("memory", "text", "one memory budget for every engine, e.g. 1GiB or 512MiB: split across the "
             "engine's own cache and write buffers as its documentation advises (settings given win), the run held to "
@@ -414,8 +430,10 @@ def mixes_from_dicts(mixes) -> dict:
 
 
 _MIX_KEYS = ("name", "source", "templates", "distribution", "pacing", "record_count", "operation_count", "threads",
-             "duration", "value_size", "insert_order", "commit_reads", "max_retries", "run_defaults", "notes", "graph")
-_OP_KEYS = ("kind", "count", "length", "min_length", "length_distribution", "distribution", "snapshot")
+             "duration", "value_size", "value_pareto", "insert_order", "commit_reads", "max_retries", "run_defaults",
+             "notes", "graph")
+_OP_KEYS = ("kind", "count", "length", "min_length", "length_distribution", "distribution", "snapshot",
+            "length_pareto")
 
 
 def mix_from_dict(d, name: str = "mix") -> Mix:
@@ -440,7 +458,7 @@ def mix_from_dict(d, name: str = "mix") -> Mix:
         if d.get("distribution") is not None:
             args["distribution"] = _distribution_from_dict(d["distribution"])
         if d.get("pacing") is not None:
-            _known(d["pacing"], ("target_rate", "per_client", "arrivals"), f"{where} pacing")
+            _known(d["pacing"], ("target_rate", "per_client", "arrivals", "schedule"), f"{where} pacing")
             args["pacing"] = Pacing(**d["pacing"])
         args["notes"] = tuple(d.get("notes") or ())
         args["run_defaults"] = dict(d.get("run_defaults") or {})
@@ -637,8 +655,8 @@ def mix_run_values(names, mixes: dict, given: Mapping) -> tuple[dict, dict]:
     for n, added in notes.items():
         mix = own[n]
         if given.get("target_rate", None) == 0 and mix.pacing.open_loop:   # the runner takes only a rate > 0
-            added.append(f"target_rate=0 given: closed loop, not the mix's {mix.pacing.target_rate:g} txn/s")
-            mix = dataclasses.replace(mix, pacing=dataclasses.replace(mix.pacing, target_rate=0.0))
+            added.append(f"target_rate=0 given: closed loop, not the mix's {mix.pacing.describe()}")
+            mix = dataclasses.replace(mix, pacing=dataclasses.replace(mix.pacing, target_rate=0.0, schedule=None))
         if added:
             out[n] = dataclasses.replace(mix, notes=mix.notes + tuple(added))
     return taken, out

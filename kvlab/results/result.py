@@ -259,6 +259,7 @@ def frame_rows(benchmarks, kind="summary") -> list:
                 base = {**ident, "interval": i, "t_start_s": iv["t_start_s"], "t_end_s": iv["t_end_s"],
                         "cpu_pct": iv.get("cpu_pct"), "io_read_bytes": iv.get("io_read_bytes"),
                         "io_write_bytes": iv.get("io_write_bytes"),
+                        "target_txn_per_sec": iv.get("workers", {}).get("target_txn_per_sec"),
                         **{f"amplification.{k}": v for k, v in (iv.get("amplification") or {}).items()}}
                 for side in ("workers", "writer"):
                     for op, n in iv.get(side, {}).get("ops", {}).items():

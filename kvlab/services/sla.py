@@ -348,9 +348,10 @@ def check_spec(spec: RunSpec) -> str:
     if workloads.get(name, spec.mixes).mix is None:
         raise errors.SpecError(f"workload {name!r} is one of db_bench's loops, which have no open loop; allowed: a "
                                "mix (ycsb-a..f, txn:SPEC, a TOML or YCSB file)")
-    if spec.target_rate:
-        raise errors.SpecError("the search sets the target rate itself; give no target_rate (--target-rate), "
-                               "give min_rate and max_rate (--min-rate, --max-rate) for its range")
+    if spec.target_rate or spec.rate_schedule:
+        raise errors.SpecError("the search sets the target rate itself; give no target_rate (--target-rate) or "
+                               "rate_schedule (--rate-schedule), give min_rate and max_rate (--min-rate, --max-rate) "
+                               "for its range")
     if spec.repeat != 1:
         raise errors.SpecError("give the runs per probed rate as the search's repeat, not the run's")
     if not spec.duration:
@@ -411,7 +412,7 @@ def _check_search(repeat, min_rate, max_rate, tolerance_pct, max_probes):
 
 def _closed(spec: RunSpec) -> RunSpec:
     """The spec in closed loop: no target rate, and no mix of its own pacing."""
-    mixes = {n: dataclasses.replace(m, pacing=dataclasses.replace(m.pacing, target_rate=0.0))
+    mixes = {n: dataclasses.replace(m, pacing=dataclasses.replace(m.pacing, target_rate=0.0, schedule=None))
              if m.pacing.open_loop else m for n, m in spec.mixes.items()}
     return spec.replace(target_rate=0.0, mixes=mixes)
 

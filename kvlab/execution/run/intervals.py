@@ -6,6 +6,7 @@ from ...results import events
 from ...results.histogram import Histogram
 from .. import native
 from ..host import accounting
+from . import mixrecord
 
 
 def _interval_hist(counts, ns_per_tick) -> Histogram:
@@ -44,6 +45,18 @@ def _events(ea, eb) -> dict | None:
     return events.interval(eb["adapter"], (ea or {}).get("fields"), eb["fields"])
 
 
+def _target(plan, t0: float, t1: float) -> float | None:
+    """An open loop's target rate over one interval (transactions/s, all clients): the constant rate, or what the
+    rate schedule asks for between t0 and t1 seconds from the start, over the interval's length."""
+    pacing = (plan or {}).get("pacing") or {}
+    if pacing.get("mode") != "open":
+        return None
+    schedule, times = mixrecord.schedule_of(plan)
+    if schedule is None:
+        return pacing["target_rate"]
+    return schedule.expected(t0, t1) * times / (t1 - t0)
+
+
 def intervals(samples, t_origin, plan=None, amp=None) -> list:
     out = []
     for (ta, na, aa), (tb, nb, ab) in zip(samples, samples[1:]):
@@ -68,6 +81,9 @@ def intervals(samples, t_origin, plan=None, amp=None) -> list:
                          "latency_us": lat}
             if side == "workers" and plan is not None:
                 rec[side]["templates"] = _template_intervals(a, b, secs, plan, nb["ns_per_tick"])
+                target = _target(plan, rec["t_start_s"], rec["t_end_s"])
+                if target is not None:   # the open loop's target beside what it achieved (ops_per_sec["txn"])
+                    rec[side]["target_txn_per_sec"] = target
         acct = accounting.delta(aa, ab)
         rec.update({k: acct[k] for k in ("cpu_user_s", "cpu_sys_s", "cpu_pct", "io_read_bytes", "io_write_bytes",
                                          "ctx_voluntary", "ctx_involuntary") if k in acct})

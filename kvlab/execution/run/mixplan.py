@@ -5,6 +5,7 @@ fields of kv_mix_txn, kv_mix_op, kv_mix_dist); the codes in them come from the C
 (kvlab._native: OP_TYPES, GRAPH_OPS, DISTRIBUTION_CODES, LENGTH_CODES, TEMPLATE_TXN_KINDS)."""
 from __future__ import annotations
 
+from dataclasses import astuple
 from typing import NamedTuple
 
 from ... import errors
@@ -37,6 +38,9 @@ class MixOp(NamedTuple):
     min_length: int
     length_dist: int    # enum kv_length_dist
     graph_op: int       # enum kv_graph_op, for optype graph; else 0
+    len_k: float = 0.0      # length_dist pareto: the generalized Pareto's k, sigma, theta
+    len_sigma: float = 0.0
+    len_theta: float = 0.0
 
 
 class MixDist(NamedTuple):
@@ -48,6 +52,9 @@ class MixDist(NamedTuple):
     percentile: float
     frac: float
     expected_inserts: int
+    range_cum: tuple | None = None   # two-term-exp: the key ranges' cumulative shares (distributions.range_shares)
+    key_a: float = 0.0               # two-term-exp: the power law within a range
+    key_b: float = 0.0
 
 
 def txn_kind(template) -> int:
@@ -88,7 +95,8 @@ def compile_mix(mix: Mix, value_size: int, clients: int = 1, target_rate: float 
             a = d.native_args()
             dist_index[key] = len(dists)
             dists.append(MixDist(lib.DISTRIBUTION_CODES[d.name], a["theta"], a["hot_fraction"], a["hot_ops"],
-                                 a["exp_percentile"], a["exp_frac"], a["expected_inserts"]))
+                                 a["exp_percentile"], a["exp_frac"], a["expected_inserts"], a["range_cum"],
+                                 a["key_a"], a["key_b"]))
         return dist_index[key]
 
     default = dist_id(mix.distribution)
@@ -103,7 +111,8 @@ def compile_mix(mix: Mix, value_size: int, clients: int = 1, target_rate: float 
                              default if op.distribution is None else dist_id(op.distribution),
                              op.length or 0, op.min_length if op.length else 0,
                              lib.LENGTH_CODES[op.length_distribution],
-                             graph_ops[op.kind] if op.info.graph else 0))
+                             graph_ops[op.kind] if op.info.graph else 0,
+                             *(astuple(op.length_pareto) if op.length_pareto is not None else (0.0, 0.0, 0.0))))
         cum += weight
         txns.append(MixTxn(first, len(t.ops), lib.TEMPLATE_TXN_KINDS[txn_kind_name(t)], 0, cum))
     txns[-1] = txns[-1]._replace(cum=1.0)   # the last template takes whatever rounding left
@@ -119,11 +128,19 @@ def compile_mix(mix: Mix, value_size: int, clients: int = 1, target_rate: float 
     vmin, vmax = mix.value_size or (value_size, value_size)
     pacing = mix.pacing
     rate, per_client = (target_rate, False) if target_rate else (pacing.target_rate, pacing.per_client)
-    per_client_rate = rate if per_client else rate / max(1, clients)
+    schedule = pacing.schedule if not target_rate else None
+    share = 1.0 if per_client else 1.0 / max(1, clients)
+    if schedule is not None:   # the mean rate stands for the schedule in the record; the loop follows the table
+        rate = schedule.mean_rate()
+    per_client_rate = rate * share
     return {"txns": txns, "ops": ops, "dists": dists, "value_min": vmin, "value_max": vmax,
             "max_retries": mix.max_retries, "template_names": [t.name for t in mix.templates],
             "template_txn": {t.name: txn_kind_name(t) for t in mix.templates},
             "graph": dict(mix.graph) if mix.graph is not None else None,
             "interval_ns": 1e9 / per_client_rate if rate else 0.0, "poisson": int(pacing.arrivals == "poisson"),
+            "value_pareto": astuple(mix.value_pareto) if mix.value_pareto is not None else None,
+            "rate": schedule.compile(share) if schedule is not None else None,
             "pacing": {"mode": "open" if rate else "closed", "target_rate": rate * (clients if per_client else 1),
-                       "per_client_rate": per_client_rate, "arrivals": pacing.arrivals if rate else None}}
+                       "per_client_rate": per_client_rate, "arrivals": pacing.arrivals if rate else None,
+                       **({"schedule": schedule.to_text(), "schedule_per_client": per_client,
+                           "clients": clients} if schedule is not None else {})}}

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 
 from ...model.workloads.distributions import distribution as make_distribution
+from ...model.workloads.rate import parse as parse_schedule
 from ...results.histogram import Histogram
 from .. import native
 
@@ -61,6 +62,9 @@ def mix_record(counted, plan, seconds, found, isolation, lag=None):
     pacing = dict(plan["pacing"])
     if pacing["mode"] == "open":
         pacing["achieved_rate"] = rate(txns)
+        schedule, times = schedule_of(plan)
+        if schedule is not None and seconds > 0:   # what the schedule asked for over the run, from its start
+            pacing["target_rate"] = schedule.expected(0.0, seconds) * times / seconds
         pacing["achieved_ratio"] = rate(txns) / pacing["target_rate"] if pacing["target_rate"] else None
         pacing["start_lag_us"] = (lag if lag is not None else Histogram()).summary_us()
     return ({
@@ -82,6 +86,17 @@ def mix_as_run(mix, spec):
         mix = dataclasses.replace(mix, distribution=make_distribution(spec.distribution))
     if spec.target_rate:
         mix = dataclasses.replace(mix, pacing=dataclasses.replace(mix.pacing, target_rate=spec.target_rate,
-                                                                  per_client=False))
+                                                                  per_client=False, schedule=None))
+    if spec.rate_schedule is not None:
+        mix = dataclasses.replace(mix, pacing=dataclasses.replace(mix.pacing, target_rate=0.0, per_client=False,
+                                                                  schedule=spec.rate_schedule))
     return mix
+
+
+def schedule_of(plan):
+    """The rate schedule a compiled mix follows (kvlab.model.workloads.rate), in total over its clients, or None."""
+    pacing = (plan or {}).get("pacing") or {}
+    if not pacing.get("schedule"):
+        return None, 1
+    return parse_schedule(pacing["schedule"]), (pacing["clients"] if pacing.get("schedule_per_client") else 1)
 

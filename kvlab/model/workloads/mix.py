@@ -20,6 +20,9 @@ from typing import Mapping
 from ... import errors
 from .distributions import Distribution
 from .distributions import distribution as make_distribution
+from .rate import RateSchedule
+from .rate import parse as parse_schedule
+from .sizes import SCAN_DEFAULTS, Pareto, pareto
 
 
 @dataclass(frozen=True)
@@ -66,7 +69,8 @@ OP_KINDS: dict[str, OpKind] = {k.name: k for k in (
 )}
 GRAPH_OPS = tuple(k for k, v in OP_KINDS.items() if v.graph)   # mixplan maps them to the C core's codes by name
 
-LENGTH_DISTRIBUTIONS = ("constant", "uniform", "zipfian")   # YCSB's scanlengthdistribution, plus fixed
+# YCSB's scanlengthdistribution, plus fixed, plus mixgraph's generalized Pareto (length_pareto; lengths from 0)
+LENGTH_DISTRIBUTIONS = ("constant", "uniform", "zipfian", "pareto")
 ARRIVALS = ("uniform", "poisson")
 
 
@@ -80,6 +84,8 @@ class Op:
     length_distribution: str = "constant"
     distribution: Distribution | None = None   # None: the mix's distribution
     snapshot: bool = False               # a snapshot read (FDB: no read conflict); reads only
+    length_pareto: Pareto | None = None  # length_distribution "pareto": its k, sigma, theta (default db_bench's
+                                         # iter_k, iter_sigma, iter_theta); `length` bounds it as mix_max_scan_len
 
     def __post_init__(self):
         kind = OP_KINDS.get(self.kind)
@@ -98,8 +104,18 @@ class Op:
             if self.length_distribution not in LENGTH_DISTRIBUTIONS:
                 raise errors.SpecError(f"operation {self.kind}: length distribution {self.length_distribution!r} "
                                        f"is unknown; allowed: {', '.join(LENGTH_DISTRIBUTIONS)}")
-            _int("min_length", self.min_length, 1, abs(self.length), f"operation {self.kind}")
-        elif self.length is not None or self.length_distribution != "constant":
+            pareto_lengths = self.length_distribution == "pareto"
+            _int("min_length", self.min_length, 0 if pareto_lengths else 1, abs(self.length), f"operation {self.kind}")
+            if pareto_lengths:
+                object.__setattr__(self, "length_pareto", pareto(self.length_pareto or {}, SCAN_DEFAULTS,
+                                                                 f"operation {self.kind}: length_pareto"))
+                if self.length < 0:
+                    raise errors.SpecError(f"operation {self.kind}: a Pareto length is read forwards; allowed: a "
+                                           "positive length (its bound)")
+            elif self.length_pareto is not None:
+                raise errors.SpecError(f"operation {self.kind}: length_pareto applies to length_distribution "
+                                       "\"pareto\" only")
+        elif self.length is not None or self.length_distribution != "constant" or self.length_pareto is not None:
             raise errors.SpecError(f"operation {self.kind} takes no length; only "
                                    f"{', '.join(k for k, v in OP_KINDS.items() if v.ranged)} do")
         if self.snapshot and not (kind.reads and not kind.writes):
@@ -113,7 +129,9 @@ class Op:
 
     def describe(self) -> str:
         s = f"{self.kind}x{self.count}" if self.count > 1 else self.kind
-        if self.length is not None:
+        if self.length_pareto is not None:
+            s += f":{self.length_pareto.describe()}({self.min_length}..{self.length})"
+        elif self.length is not None:
             s += f":{self.length}" if self.length_distribution == "constant" else \
                 f":{self.length_distribution}({self.min_length}..{self.length})"
         if self.distribution is not None:
@@ -156,13 +174,15 @@ class Template:
 
 @dataclass(frozen=True)
 class Pacing:
-    """Closed loop (target_rate 0: each client starts its next transaction when one ends), or open
-    loop: transactions start on a schedule fixed in advance, `target_rate` per second in total (or
-    per client), evenly spaced or as Poisson arrivals; latency is then also measured from the
-    intended start (response time), not only from the actual one (service time)."""
+    """Closed loop (target_rate 0 and no schedule: each client starts its next transaction when one ends), or
+    open loop: transactions start on a schedule fixed in advance, `target_rate` per second in total (or per
+    client), or a rate that varies in time (`schedule`: kvlab.model.workloads.rate), evenly spaced or as
+    Poisson arrivals; latency is then also measured from the intended start (response time), not only from
+    the actual one (service time)."""
     target_rate: float = 0.0
     per_client: bool = False
     arrivals: str = "uniform"
+    schedule: RateSchedule | None = None   # the target over time (in total, or per client), instead of target_rate
 
     def __post_init__(self):
         r = self.target_rate
@@ -171,10 +191,25 @@ class Pacing:
                                    "transactions/s")
         if self.arrivals not in ARRIVALS:
             raise errors.SpecError(f"arrivals {self.arrivals!r} is unknown; allowed: {', '.join(ARRIVALS)}")
+        if self.schedule is not None:
+            object.__setattr__(self, "schedule", parse_schedule(self.schedule))
+            if r:
+                raise errors.SpecError(f"pacing: give target_rate ({r:g}) or a rate schedule "
+                                       f"({self.schedule.to_text()}), not both")
 
     @property
     def open_loop(self) -> bool:
-        return self.target_rate > 0
+        return self.target_rate > 0 or self.schedule is not None
+
+    def to_dict(self) -> dict:
+        return {"target_rate": self.target_rate, "per_client": self.per_client, "arrivals": self.arrivals,
+                **({"schedule": self.schedule.to_text()} if self.schedule is not None else {})}
+
+    def describe(self) -> str:
+        if not self.open_loop:
+            return "closed loop"
+        rate = self.schedule.describe() if self.schedule is not None else f"{self.target_rate:g} txn/s"
+        return f"open loop {rate}{' per client' if self.per_client else ''} ({self.arrivals})"
 
 
 @dataclass(frozen=True)
@@ -190,6 +225,7 @@ class Mix:
     threads: int | None = None             # clients the source runs (YCSB's threadcount; None: the RunSpec's)
     duration: float | None = None          # seconds the run lasts (YCSB's maxexecutiontime; None: by count)
     value_size: tuple | None = None        # (min, max) bytes, drawn uniformly; None: the RunSpec's
+    value_pareto: Pareto | None = None     # value sizes from a generalized Pareto within value_size (mixgraph)
     insert_order: str = "ordered"          # ordered: new keys follow the last; hashed: YCSB's scattered keys
     commit_reads: bool = False             # commit read-only transactions too (mako's --commitget)
     max_retries: int = 100                 # a conflicted transaction is retried from its start
@@ -229,6 +265,12 @@ class Mix:
                 raise errors.SpecError(f"workload {self.name!r}: value_size={self.value_size!r}; allowed: bytes as "
                                        "an integer or a (min, max) pair, 1 <= min <= max <= 64 MiB")
             object.__setattr__(self, "value_size", tuple(vs))
+        if self.value_pareto is not None:
+            object.__setattr__(self, "value_pareto", pareto(self.value_pareto, where=f"workload {self.name!r}: "
+                                                                                     "value_pareto"))
+            if self.value_size is None:
+                raise errors.SpecError(f"workload {self.name!r}: value_pareto needs value_size, the (min, max) bytes "
+                                       "it is held to (db_bench's mixgraph: [10, mix_max_value_size])")
         if self.insert_order not in ("ordered", "hashed"):
             raise errors.SpecError(f"insert_order {self.insert_order!r} is unknown; allowed: ordered, hashed")
         _int("max_retries", self.max_retries, 0, 1_000_000, f"workload {self.name!r}")
@@ -256,10 +298,8 @@ class Mix:
         """One line: the templates with their shares, the distribution, the pacing."""
         parts = [f"{w:.0%} {t.name} [{t.describe()}]" if len(self.templates) > 1 else f"[{t.describe()}]"
                  for w, t in zip(self.weights, self.templates)]
-        pace = "closed loop" if not self.pacing.open_loop else \
-            f"open loop {self.pacing.target_rate:g} txn/s{' per client' if self.pacing.per_client else ''} " \
-            f"({self.pacing.arrivals})"
-        return f"{', '.join(parts)}; keys {self.distribution.describe()}; {pace}"
+        values = f"; values {self.value_pareto.describe()} in {self.value_size}" if self.value_pareto else ""
+        return f"{', '.join(parts)}; keys {self.distribution.describe()}{values}; {self.pacing.describe()}"
 
     def to_dict(self) -> dict:
         def op_dict(op):
@@ -270,17 +310,20 @@ class Mix:
                 d["distribution"] = op.distribution.to_dict()
             if op.snapshot:
                 d["snapshot"] = True
+            if op.length_pareto is not None:
+                d["length_pareto"] = op.length_pareto.to_dict()
             return d
         return {
             "name": self.name, "source": self.source,
             "templates": [{"name": t.name, "weight": t.weight, "ops": [op_dict(o) for o in t.ops]}
                           for t in self.templates],
             "distribution": self.distribution.to_dict(),
-            "pacing": {"target_rate": self.pacing.target_rate, "per_client": self.pacing.per_client,
-                       "arrivals": self.pacing.arrivals},
+            "pacing": self.pacing.to_dict(),
             "record_count": self.record_count, "operation_count": self.operation_count,
             "threads": self.threads, "duration": self.duration,
-            "value_size": list(self.value_size) if self.value_size else None, "insert_order": self.insert_order,
+            "value_size": list(self.value_size) if self.value_size else None,
+            **({"value_pareto": self.value_pareto.to_dict()} if self.value_pareto is not None else {}),
+            "insert_order": self.insert_order,
             "commit_reads": self.commit_reads, "max_retries": self.max_retries,
             "run_defaults": dict(self.run_defaults), "notes": list(self.notes),
             **({"graph": dict(self.graph)} if self.graph is not None else {}),

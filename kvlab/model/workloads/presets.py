@@ -1,11 +1,13 @@
-"""Named workloads: YCSB's core workloads A-F (the properties of YCSB's own workload files) and
+"""Named workloads: YCSB's core workloads A-F (the properties of YCSB's own workload files),
 the six tests of seed 003 (FoundationDB's "Benchmarking" page), each written the way its source
-writes it, so the parsers are what defines them."""
+writes it, so the parsers are what defines them, and Meta's mixgraph with the paper's fitted
+parameters (mixgraph.py, db_bench's flags)."""
 from __future__ import annotations
 
 from ... import errors
 from .mako import from_mako
 from .mix import Mix
+from .mixgraph import PAPER, mixgraph
 from .ycsb import CORE_FILES, from_properties
 
 YCSB = {
@@ -38,6 +40,10 @@ def _build() -> dict:
         mix = from_mako(spec, name=name, description=desc, run_defaults={"clients": clients, "duration": 60},
                         **_FDB)
         out[name] = Mix(**{**mix.__dict__, "source": f"preset:{name} (mako {spec})"})
+    mix = mixgraph(**PAPER)
+    out["mixgraph"] = Mix(**{**mix.__dict__, "source": "preset:mixgraph (db_bench's mixgraph flags)",
+                             "description": "Meta's mixgraph (Cao et al., FAST 2020) with the paper's fitted all_dist "
+                                            "parameters: 83% gets, 14% puts, 3% seeks, closed loop"})
     return out
 
 

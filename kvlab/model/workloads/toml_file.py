@@ -7,6 +7,9 @@
     [pacing]                                 # optional: open loop
     target_rate = 5000                       # transactions/s (per_client = true: per client)
     arrivals = "poisson"
+    # or a target that varies in time (kvlab.model.workloads.rate), instead of target_rate:
+    # schedule = "sine:a=1000,b=0.1,c=0,d=5000"   (or "steps:0=1000,10=8000,11=1000", "file:rates.csv",
+    #                                               a file relative to this one)
     operation_count = 50000                  # transactions in total (reads per client = this / threads)
     [run]                                    # optional: what the workload implies for the run
     threads = 100                            # clients (clients = 100 says the same)
@@ -23,6 +26,21 @@ duration from [run], the target rate from [pacing], unless it is given them itse
     name = "buy"
     weight = 1
     ops = [ { kind = "get", count = 2 }, { kind = "rmw", distribution = "uniform" } ]   # ... or ops
+
+Meta's mixgraph (kvlab.model.workloads.mixgraph) written out: keys from two-term-exp, value sizes and seek
+lengths from a generalized Pareto:
+
+    distribution = { name = "two-term-exp", keyrange_num = 30, key_dist_a = 0.002312, key_dist_b = 0.3467 }
+    value_size = [1, 1024]                   # the bounds a Pareto size is held to
+    value_pareto = { k = 0.2615, sigma = 25.45, theta = 0 }
+    [[template]]
+    name = "seek"
+    [[template.ops]]
+    kind = "scan"
+    length = 10000
+    min_length = 0
+    length_distribution = "pareto"
+    length_pareto = { k = 2.517, sigma = 14.236 }
 """
 from __future__ import annotations
 
@@ -33,11 +51,13 @@ from ... import errors
 from .distributions import distribution as make_distribution
 from .mako import parse_ops
 from .mix import Mix, Op, Pacing, Template
+from .rate import parse as parse_schedule
 
-TOP = ("name", "description", "distribution", "record_count", "operation_count", "value_size", "insert_order",
-       "commit_reads", "max_retries", "pacing", "run", "template")
+TOP = ("name", "description", "distribution", "record_count", "operation_count", "value_size", "value_pareto",
+       "insert_order", "commit_reads", "max_retries", "pacing", "run", "template")
 RUN_KEYS = ("threads", "clients", "duration", "cpus")
-OP_KEYS = ("kind", "count", "length", "min_length", "length_distribution", "distribution", "snapshot")
+OP_KEYS = ("kind", "count", "length", "min_length", "length_distribution", "distribution", "snapshot",
+           "length_pareto")
 
 
 def _dist(value, where):
@@ -89,7 +109,9 @@ def from_toml_text(text: str, where: str = "workload file") -> Mix:
     pacing = doc.get("pacing") or {}
     if not isinstance(pacing, dict):
         raise errors.SpecError(f"{where}: [pacing] must be a table")
-    _only(pacing, ("target_rate", "per_client", "arrivals"), f"{where}, [pacing]")
+    _only(pacing, ("target_rate", "per_client", "arrivals", "schedule"), f"{where}, [pacing]")
+    if "schedule" in pacing:   # a rate file is read now, relative to this file
+        pacing = {**pacing, "schedule": parse_schedule(pacing["schedule"], base=Path(where).parent)}
     run = doc.get("run") or {}
     if not isinstance(run, dict):
         raise errors.SpecError(f"{where}: [run] must be a table")
@@ -101,7 +123,7 @@ def from_toml_text(text: str, where: str = "workload file") -> Mix:
         raise errors.SpecError(f"{where}, [run]: give threads or clients, not both (a client is a thread here)")
     run = dict(run)
     fields = {k: doc[k] for k in ("record_count", "operation_count", "insert_order", "commit_reads", "max_retries",
-                                  "description") if k in doc}
+                                  "description", "value_pareto") if k in doc}
     for key in ("threads", "clients"):
         if key in run:
             fields["threads"] = run.pop(key)
