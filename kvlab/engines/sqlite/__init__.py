@@ -1,5 +1,5 @@
 """SQLite as a key-value store: one WITHOUT ROWID table of BLOB key and value, in WAL mode (engine_sqlite.c)."""
-from ..descriptor import AdapterFormat, Cache, DbBench, Descriptor, Durability, EngineConfig, engine_share
+from ..descriptor import AdapterFormat, Cache, DbBench, Descriptor, Durability, EngineConfig, engine_share, Recipe
 from . import counters, events, own_config
 
 # setup.py reads this with `ast` before kvlab can be imported: keep it a literal (kvlab.engines' docstring)
@@ -58,4 +58,6 @@ DESCRIPTOR = Descriptor(
     dbbench=DbBench(refusals={"use_direct_reads": NO_DIRECT_IO, "use_direct_io_for_flush_and_compaction": NO_DIRECT_IO,
                               "compaction_style": "a B-tree that frees pages in place, with no compaction styles "
                                                   "to choose"}),
+    # the version Debian has, as an adapter loaded at run time (`kvlab engines build sqlite@3.40.1`)
+    versions={"3.40.1": Recipe("debian", "libsqlite3-dev", minutes=0.1)},
 )
