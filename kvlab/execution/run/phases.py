@@ -134,7 +134,7 @@ def _replay_phases(spec) -> tuple[Phase, ...]:
                          read_percent=spec.readwritepercent, key_hash=False,
                          settings=MappingProxyType(dict(spec.engine_settings)),
                          warmup=0.0 if rp.info.get("kind") == LOAD else spec.warmup, replay=rp,
-                         counts_found=wl.counts_found, live_pattern=wl.live_pattern, writes=wl.writes))
+                         counts_found=wl.counts_found and rp.reads, live_pattern=wl.live_pattern, writes=wl.writes))
     return tuple(out)
 
 

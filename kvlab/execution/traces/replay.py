@@ -40,11 +40,18 @@ def detect(path) -> str:
             first = f.readline(4096)
     except OSError as exc:
         raise TraceError(f"trace {path!r}: cannot read it: {exc.strerror}") from None
-    if path.lower().endswith(".csv") or first.count(b",") >= 5:
+    if path.lower().endswith(".csv") or (first.count(b",") >= 5 and _text(first)):
         return "csv"
     raise TraceError(f"trace {path!r} is none of the formats kvlab reads: kvlab's (starts with "
                      f"{fileformat.MAGIC!r}), RocksDB's (db_bench --trace_file), or a cache trace's CSV "
                      f"({','.join(cachecsv.COLUMNS)}); give --format {'|'.join(FORMATS)} to say which")
+
+
+def _text(line: bytes) -> bool:
+    try:
+        return b"\x00" not in line and bool(line.decode("utf-8"))
+    except UnicodeError:
+        return False
 
 
 def load(path, fmt: str | None = None) -> Trace:
@@ -90,6 +97,7 @@ class ReplayPhase:
     value_size: int      # the largest value written (the run's value buffer holds it)
     describe: dict = field(default_factory=dict)
     warning: str | None = None   # an imported trace's ops that were skipped, counted
+    reads: bool = True           # it reads (its found and not found mean something)
 
     @property
     def ops(self) -> int:
@@ -193,7 +201,10 @@ def phases(trace: Trace, speed: float, threads: int | None) -> list[ReplayPhase]
                                describe={"file": trace.path, "format": trace.format, "header": trace.header,
                                          "phase": p.info.get("name"), "kind": p.info.get("kind"),
                                          "threads_recorded": len(recorded), "threads": n, "ops": p.ops},
-                               warning=skipped_warning(trace)))
+                               warning=skipped_warning(trace),
+                               reads=bool(any(np.isin(a["op"], [native.load().OP_TYPES.index(x) for x in
+                                                                ("read", "rmw", "seek", "scan", "range")]).any()
+                                              for a in arrays))))
     if not out:
         raise TraceError(f"trace {trace.path!r} holds no operations")
     return out
