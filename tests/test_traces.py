@@ -253,6 +253,7 @@ def test_recorded_speed_starts_each_op_at_its_recorded_time(paced, tmp_path):
     got = kvlab.replay(str(paced), engine="lmdb", interval=0, record_trace=str(again))
     run = got[-1]
     assert {"response", "lag"} <= set(run.latency_by_op)   # latency from the intended start, its lag apart
+    assert run.latency_us == run.latency_by_op["response"]
     # a paced op never starts before its time: the phase takes at least the recording's span (a bound no busy
     # machine breaks)
     assert run.seconds >= 0.9 * _span_s(first)
