@@ -19,6 +19,7 @@ import shutil
 import tempfile
 
 from _common import kvlab, median
+
 from kvlab.model import workloads
 
 

@@ -163,7 +163,8 @@ cdef class Run:
             raise _errors.SpecError(f"workload 'replay' needs one array of ops per thread ({self.run.p.threads})")
         arrays = [np.ascontiguousarray(a, dtype=REPLAY_DTYPE) for a in replay["threads"]]
         for a in arrays:
-            if len(a) and (int(a["op"].max()) >= KV_NOPTYPES or int(a["key"].max()) >= 10 ** min(self.run.p.key_size, 19)):
+            top = 10 ** min(self.run.p.key_size, 19)
+            if len(a) and (int(a["op"].max()) >= KV_NOPTYPES or int(a["key"].max()) >= top):
                 raise _errors.SpecError("a replay op's type or key index is out of range (op types 0 to "
                                         f"{KV_NOPTYPES - 1}; key indices below 10^key_size)")
         self.replay_arrays = arrays
