@@ -16,6 +16,7 @@ from collections import Counter
 from . import imported
 from .fileformat import TraceError
 
+FORMAT = "csv"
 COLUMNS = ("timestamp", "key", "key_size", "value_size", "client_id", "operation", "ttl")
 OPS = {"get": "read", "gets": "read", "set": "write", "add": "write", "replace": "write", "cas": "write",
        "append": "rmw", "prepend": "rmw", "incr": "rmw", "decr": "rmw", "delete": "delete"}
@@ -52,4 +53,4 @@ def read(path) -> imported.Trace:
         raise TraceError(f"cache trace {path!r} is not text: {exc}") from None
     if not rows and not skipped:
         raise TraceError(f"cache trace {path!r} holds no requests (columns: {','.join(COLUMNS)})")
-    return imported.build(path, "csv", rows, skipped, {"columns": list(COLUMNS)})
+    return imported.build(path, FORMAT, rows, skipped, {"columns": list(COLUMNS)})

@@ -28,6 +28,7 @@ from ... import errors
 from ..._version import __version__
 from .. import native
 
+FORMAT = "kvlab"
 MAGIC = b"KVLTRACE"
 FORMAT_VERSION = 1
 PHASE_TAG = 0x31534850   # "PHS1"
@@ -176,4 +177,4 @@ def read(path) -> Trace:
                              "or not a kvlab trace)")
     for p, threads in zip(phases, chunks):
         p.threads = {t: np.concatenate(parts) for t, parts in sorted(threads.items())}
-    return Trace(path=path, format="kvlab", header=header, phases=phases)
+    return Trace(path=path, format=FORMAT, header=header, phases=phases)

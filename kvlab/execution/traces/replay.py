@@ -20,7 +20,8 @@ from .. import native
 from . import cachecsv, fileformat, rocksdb
 from .fileformat import Trace, TraceError
 
-READERS = {"kvlab": fileformat.read, "rocksdb": rocksdb.read, "csv": cachecsv.read}
+# each format by its module's FORMAT (a RocksDB trace is a format, not the engine)
+READERS = {m.FORMAT: m.read for m in (fileformat, rocksdb, cachecsv)}
 FORMATS = tuple(READERS)
 # the op types the replay loop runs (src/loop_replay.c)
 REPLAYED_OPS = ("read", "write", "insert", "delete", "rmw", "seek", "scan", "range", "clear_range")
@@ -33,15 +34,15 @@ def detect(path) -> str:
     path = str(path)
     try:
         if fileformat.is_kvlab(path):
-            return "kvlab"
+            return fileformat.FORMAT
         if rocksdb.is_rocksdb(path):
-            return "rocksdb"
+            return rocksdb.FORMAT
         with open(path, "rb") as f:
             first = f.readline(4096)
     except OSError as exc:
         raise TraceError(f"trace {path!r}: cannot read it: {exc.strerror}") from None
     if path.lower().endswith(".csv") or (first.count(b",") >= 5 and _text(first)):
-        return "csv"
+        return cachecsv.FORMAT
     raise TraceError(f"trace {path!r} is none of the formats kvlab reads: kvlab's (starts with "
                      f"{fileformat.MAGIC!r}), RocksDB's (db_bench --trace_file), or a cache trace's CSV "
                      f"({','.join(cachecsv.COLUMNS)}); give --format {'|'.join(FORMATS)} to say which")

@@ -21,6 +21,7 @@ from pathlib import Path
 from . import imported
 from .fileformat import TraceError
 
+FORMAT = "rocksdb"
 MAGIC = b"feedcafedeadbeef"
 _REC = struct.Struct("<QBI")
 BEGIN, END, WRITE, GET, SEEK, SEEK_PREV, MULTIGET = 1, 2, 3, 4, 5, 6, 13
@@ -130,7 +131,7 @@ def read(path) -> imported.Trace:
     if version is None:
         raise TraceError(f"{path!r} is empty: not a RocksDB trace")
     source = {"trace_version": version, "rocksdb_version": rocksdb_version, "ended": ended}
-    return imported.build(path, "rocksdb", rows, skipped, source)
+    return imported.build(path, FORMAT, rows, skipped, source)
 
 
 def _record(kind: int, body: bytes, ts: int, mapped: bool, rows: list, skipped: Counter):
