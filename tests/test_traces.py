@@ -200,6 +200,8 @@ def test_a_rocksdb_trace_is_imported_and_replayed(tmp_path):
     cut.write_bytes(path.read_bytes()[:-3])
     with pytest.raises(TraceError, match="cut short"):
         replay.load(cut, "rocksdb")
+    with pytest.raises(TraceError, match="not a RocksDB trace"):
+        replay.load(fileformat.__file__, "rocksdb")
 
 
 def test_a_cache_trace_csv_is_imported_and_replayed(tmp_path):

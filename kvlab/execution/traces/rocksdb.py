@@ -106,6 +106,8 @@ def read(path) -> imported.Trace:
         if len(data) < pos + _REC.size:
             raise TraceError(f"RocksDB trace {path!r} is cut short at byte {pos} (a record's head)")
         ts, kind, n = _REC.unpack_from(data, pos)
+        if version is None and (kind != BEGIN or data[_REC.size:_REC.size + len(MAGIC)] != MAGIC):
+            raise TraceError(f"{path!r} is not a RocksDB trace (no kTraceBegin record with {MAGIC.decode()})")
         body = data[pos + _REC.size:pos + _REC.size + n]
         if len(body) < n:
             raise TraceError(f"RocksDB trace {path!r} is cut short at byte {len(data)}: a record of {n} bytes from "
@@ -113,8 +115,6 @@ def read(path) -> imported.Trace:
         at = pos
         pos += _REC.size + n
         if version is None:
-            if kind != BEGIN or not body.startswith(MAGIC):
-                raise TraceError(f"{path!r} is not a RocksDB trace (no kTraceBegin record with {MAGIC.decode()})")
             fields = body.decode("utf-8", "replace").split("\t")
             version = next((f.split(":", 1)[1].strip() for f in fields if f.startswith("Trace Version:")), "0.1")
             rocksdb_version = next((f.split(":", 1)[1].strip() for f in fields if f.startswith("RocksDB Version:")),
