@@ -73,6 +73,19 @@ def test_a_trace_replays_on_every_engine_in_each_threads_order(recorded, engine,
                 assert (a[t][column] == b[t][column]).all(), (engine, t, column)
 
 
+def test_kvlab_replay_on_the_command_line(recorded, tmp_path):
+    path, result = recorded
+    out = tmp_path / "replay.json"
+    assert main(["replay", str(path), "--engine", "lmdb", "--speed", "4x", "--threads", "1", "--interval", "0",
+                 "--json", str(out), "--no-store", "-q"]) == 0
+    records = json.loads(out.read_text())
+    got = records["benchmarks"] if isinstance(records, dict) else records
+    assert [(b["workload"], b["phase"], b["ops"], b["threads"]) for b in got] == \
+        [("replay", "load", result[0].ops, 1), ("replay", "run", result[1].ops, 1)]
+    assert got[1]["params"]["replay"]["speed"] == "4x" and got[1]["params"]["replay"]["threads_recorded"] == 2
+    assert main(["replay", str(path), "--speed", "fast"]) == 2
+
+
 def test_fewer_replay_threads_keep_each_recorded_threads_order(recorded, tmp_path):
     path, _ = recorded
     again = tmp_path / "one.kvtrace"
@@ -251,6 +264,7 @@ def test_recorded_speed_starts_each_op_at_its_recorded_time(paced, tmp_path):
     first = fileformat.read(paced)
     for r in first.phases[-1].threads.values():
         assert (r["intended_ns"] >= 0).all() and (np.diff(r["intended_ns"]) > 0).all()
+        assert (r["start_ns"] >= r["intended_ns"]).all()   # an op starts at its intended time or after
     again = tmp_path / "again.kvtrace"
     got = kvlab.replay(str(paced), engine="lmdb", interval=0, record_trace=str(again))
     run = got[-1]
