@@ -138,6 +138,22 @@ def test_damaged_files_are_refused_saying_why(recorded, tmp_path):
     assert main(["replay", str(cut), "--engine", "lmdb", "--no-store", "-q"]) == 2
 
 
+def test_a_thread_that_fills_its_buffer_writes_blocks_as_it_goes(tmp_path):
+    require("lmdb")
+    path = tmp_path / "long.kvtrace"
+    per_thread = 70_000   # more than a buffer (kv_trace.h's KV_TRACE_BUF_RECS, 65,536): a block mid-run, one at the end
+    got = kvlab.run("lmdb", "readrandom", num=1000, reads=per_thread, threads=2, seed=5, interval=0,
+                    record_trace=str(path))
+    t = fileformat.read(path)
+    run = t.phases[1]
+    assert {k: len(r) for k, r in run.threads.items()} == {0: per_thread, 1: per_thread} == \
+        dict(enumerate(got[1].per_thread_ops))
+    for r in run.threads.values():
+        assert (np.diff(r["start_ns"]) >= 0).all() and (r["key"] < 1000).all()
+    data = path.read_bytes()
+    assert data.count(struct.pack("<I", fileformat.native.load().TRACE_BLOCK_TAG)) >= 5   # load's, 2 x 2 run's
+
+
 def test_what_cannot_be_recorded_or_replayed_is_refused_before_anything_runs(tmp_path):
     require("lmdb")
     with pytest.raises(SpecError, match="cannot be recorded"):

@@ -40,6 +40,7 @@ typedef struct kv_trace {
     int err;                /* the first write's errno, if one failed (the run goes on; Python raises) */
     uint64_t start_ticks;   /* the latency clock as the gate opened */
     double ns_per_tick;
+    int use_tsc;            /* the latency clock (kv_run_params.use_tsc) */
 } kv_trace;
 
 /* A thread's buffer. */
@@ -49,10 +50,13 @@ typedef struct kv_trace_buf {
     kv_trace_rec *recs;     /* KV_TRACE_BUF_RECS */
 } kv_trace_buf;
 
-/* Writes the buffer's records as one block (converting its clock readings to ns) and empties it. */
-void kv_trace_flush(kv_trace_buf *b);
+/* Writes the buffer's records as one block (converting its clock readings to ns) and empties it; returns the
+   latency clock's ticks that took. */
+uint64_t kv_trace_flush(kv_trace_buf *b);
 
-static inline __attribute__((always_inline)) void kv_trace_put(kv_trace_buf *b, int op, uint64_t key,
+/* Appends one op; returns 0, or, where the buffer filled and was written, the ticks the write took (the caller
+   moves its op's start on by them, so the write is not counted as the op's latency). */
+static inline __attribute__((always_inline)) uint64_t kv_trace_put(kv_trace_buf *b, int op, uint64_t key,
                                                                uint64_t size, uint64_t start, uint64_t intended) {
     kv_trace_rec *r = &b->recs[b->n];
     r->key = key;
@@ -62,7 +66,7 @@ static inline __attribute__((always_inline)) void kv_trace_put(kv_trace_buf *b, 
     r->op = (uint8_t)op;
     r->flags = 0;
     r->reserved = 0;
-    if (++b->n == KV_TRACE_BUF_RECS) kv_trace_flush(b);
+    return ++b->n == KV_TRACE_BUF_RECS ? kv_trace_flush(b) : 0;
 }
 
 /* One op to replay (24 bytes): key index, intended start in ns from the replay's start (already scaled by its

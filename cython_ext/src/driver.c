@@ -159,6 +159,7 @@ int kv_run_execute(kv_run *run) {
     run->ns_per_tick = ns_per_tick(run->p.use_tsc);
     if (run->trace) {
         run->trace->ns_per_tick = run->ns_per_tick;
+        run->trace->use_tsc = run->p.use_tsc;
         pthread_mutex_init(&run->trace->lock, NULL);
     }
     pthread_mutex_init(&run->gate, NULL);

@@ -109,12 +109,13 @@ KV_ALWAYS_INLINE void make_key_on(char *key, int ks, uint64_t index, int key16) 
     else kv_make_key(key, ks, index);
 }
 
-/* Recording: one op started at clock reading `start` (intended: an open loop's intended start, or 0); off, one
-   predictable branch. */
+/* Recording: one op started at clock reading `start`, the loop's variable that its latency is timed from
+   (intended: an open loop's intended start, or 0); a block written meanwhile moves `start` on by the write's
+   time, which is the recorder's, not the op's.  Off: one predictable branch. */
 #define KV_TRACE(c, op, key, size, start, intended_at)                                          \
     do {                                                                                      \
         if (__builtin_expect((c)->trace != NULL, 0))                                          \
-            kv_trace_put((c)->trace, (op), (key), (size), (start), (intended_at));            \
+            (start) += kv_trace_put((c)->trace, (op), (key), (size), (start), (intended_at)); \
     } while (0)
 /* trace.c: a thread's buffer (NULL off; on, an allocation failure stops the run), and its last block */
 int kv_trace_thread_open(ctx *c, int index);

@@ -452,6 +452,7 @@ static int mix_template(ctx *c, mix_state *s, const kv_mix_txn *tx, uint64_t n, 
             for (int r = 0; r < op->count && rc == KV_OK; r++) {
                 if (c->trace) c->last = before;   /* recording: each op's start (mix_record sets it after) */
                 rc = mix_op(c, s, m, op, i);
+                if (c->trace) before = c->last;   /* moved on by a trace block's write (KV_TRACE) */
                 time_op(&c->res->hist[op->optype], &before, tsc);   /* progress counts templates, not ops */
                 s->op_count[op->optype]++;
             }

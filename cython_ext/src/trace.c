@@ -22,9 +22,10 @@ static inline int64_t ticks_to_ns(const kv_trace *t, int64_t ticks) {
     return (int64_t)((double)((uint64_t)ticks - t->start_ticks) * t->ns_per_tick);
 }
 
-void kv_trace_flush(kv_trace_buf *b) {
+uint64_t kv_trace_flush(kv_trace_buf *b) {
     kv_trace *t = b->trace;
-    if (!b->n) return;
+    if (!b->n) return 0;
+    uint64_t began = clock_read(t->use_tsc);
     for (uint32_t i = 0; i < b->n; i++) {
         kv_trace_rec *r = &b->recs[i];
         r->start_ns = ticks_to_ns(t, r->start_ns);
@@ -37,6 +38,7 @@ void kv_trace_flush(kv_trace_buf *b) {
     if (rc && !t->err) t->err = rc;
     pthread_mutex_unlock(&t->lock);
     b->n = 0;
+    return clock_read(t->use_tsc) - began;
 }
 
 int kv_trace_thread_open(ctx *c, int index) {
