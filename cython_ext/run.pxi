@@ -264,7 +264,8 @@ cdef class Run:
         if rc:
             raise _errors.from_code(rc, "could not start the run's threads")
         if self.trace != NULL and self.trace.err:
-            raise OSError(self.trace.err, f"writing the trace: {os.strerror(self.trace.err)}")
+            raise _errors.KvlabError(f"the trace's records could not be written: {os.strerror(self.trace.err)} "
+                                     f"(errno {self.trace.err}); the run itself finished")
         return self._collect()
 
     @property

@@ -93,8 +93,12 @@ class TraceWriter:
 
     def _write(self, data: bytes):
         view = memoryview(data)
-        while view:
-            view = view[os.write(self.fd, view):]
+        try:
+            while view:
+                view = view[os.write(self.fd, view):]
+        except OSError as exc:
+            self.close()
+            raise errors.KvlabError(f"record_trace={self.path!r}: cannot write it: {exc.strerror}") from None
 
     def phase(self, info: dict) -> tuple:
         """A phase's section, before its run writes its records: (fd, index) for the native Run."""
