@@ -103,6 +103,9 @@ class RunSpec:
         if self.memory is not None:
             object.__setattr__(self, "memory", memory_bytes(self.memory))
         if self.replay is not None:
+            if not isinstance(self.replay, Mapping):
+                raise errors.SpecError(f"replay={self.replay!r}: allowed: a mapping of {', '.join(REPLAY_KEYS)} "
+                                       "(kvlab.replay makes it)")
             object.__setattr__(self, "replay", dict(self.replay))
         self.validate()
 
@@ -145,10 +148,15 @@ class RunSpec:
         if self.replay is not None:
             if not replays:
                 raise errors.SpecError("replay= is the trace the workload 'replay' replays; give workload='replay'")
-            extra = sorted(set(self.replay) - set(REPLAY_KEYS))
-            if extra or "path" not in self.replay:
-                raise errors.SpecError(f"replay={self.replay!r}: allowed keys {', '.join(REPLAY_KEYS)}, path "
-                                       "among them")
+            r = self.replay
+            extra = sorted(map(str, set(r) - set(REPLAY_KEYS)))
+            threads = r.get("threads")
+            if (extra or not isinstance(r.get("path"), (str, os.PathLike)) or not str(r["path"])
+                    or not isinstance(r.get("format"), (str, type(None)))
+                    or not isinstance(r.get("speed", "recorded"), str)
+                    or not (threads is None or (type(threads) is int and 1 <= threads <= MAX_THREADS))):
+                raise errors.SpecError(f"replay={r!r}: allowed keys {', '.join(REPLAY_KEYS)}: path (the trace "
+                                       f"file's), format and speed (text), threads (1 to {MAX_THREADS}, or None)")
 
     def _validate_workloads(self, cfg):
         """Checks the workloads and mixes against the engine; returns the names of those that are mixes."""
