@@ -121,14 +121,15 @@ def plan(spec, loaded: bool = False, load_only: bool = False) -> tuple[Phase, ..
 
 
 def _replay_phases(spec) -> tuple[Phase, ...]:
-    """A replay's phases: one per recorded phase with ops, each thread's ops in order (traces.replay)."""
+    """A replay's phases: one per recorded phase with ops, each thread's ops in order (traces.replay); `reads`, which
+    the replay loop does not read, is the ops a thread on average (what a progress display counts to)."""
     r = spec.replay
     trace = traces.load(r["path"], r.get("format"))
     wl = workloads.get("replay")
     out = []
     for rp in traces.phases(trace, traces.parse_speed(r.get("speed", "recorded")), r.get("threads")):
         out.append(Phase(workload=wl, kind=LOAD if rp.info.get("kind") == LOAD else RUN, loop=wl.native,
-                         num=rp.num, reads=0, threads=len(rp.threads), duration=0.0, key_size=rp.key_size,
+                         num=rp.num, reads=-(-rp.ops // len(rp.threads)), threads=len(rp.threads), duration=0.0, key_size=rp.key_size,
                          value_size=rp.value_size, batch=1, seed=spec.seed,
                          compression_ratio=float(spec.compression_ratio), seek_nexts=0, writes_per_second=0.0,
                          read_percent=spec.readwritepercent, key_hash=False,
