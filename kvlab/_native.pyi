@@ -33,7 +33,6 @@ WORKLOAD_CODES: dict[str, int]
 TRACE_DTYPE: np.dtype
 REPLAY_DTYPE: np.dtype
 TRACE_BLOCK_TAG: int
-TRACE_NO_TIME: int
 
 def adapters() -> dict[str, str]: ...
 def bulk_loads() -> dict[str, str]: ...   # adapter: how its bulk load works (kv_engine.h bulk_*)

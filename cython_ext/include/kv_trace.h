@@ -4,8 +4,10 @@
  * buffer, and what is left when the thread ends, is written to the trace's file as one block under the trace's
  * lock (once per KV_TRACE_BUF_RECS ops).  The file's header and each phase's section are Python's
  * (kvlab/execution/run/tracing.py); the blocks are C's:
- *   block  u32 KV_TRACE_BLOCK_TAG, u32 phase, u32 thread, u32 count, then count x kv_trace_rec
- * all little-endian.  A record's times are ns from the phase's start (the gate's opening).
+ *   block  u32 KV_TRACE_BLOCK_TAG, u32 phase, u32 thread, u32 count, u64 the latency clock at the phase's start
+ *          (the gate's opening), f64 ns per tick of that clock; then count x kv_trace_rec
+ * all little-endian.  A record's times are the latency clock's readings, as the loop read them (no pass over the
+ * buffer to convert them: the reader does, with the block's clock start and rate).
  *
  * Replay: one array of kv_replay_op per replay thread, run in order (src/loop_replay.c).
  */
@@ -17,15 +19,14 @@
 
 #define KV_TRACE_BLOCK_TAG 0x314b4c42u   /* "BLK1" */
 #define KV_TRACE_BUF_RECS 65536         /* records a thread buffers before it writes a block (2 MiB) */
-#define KV_TRACE_NO_TIME (-1)           /* intended_ns of an op that had no intended start (a closed loop) */
 
 /* One op as recorded (32 bytes).  key: the key index (kv_make_key's, YCSB's hash already applied); size: the
    value's bytes for a write, insert or rmw, the length for a range, scan or clear_range, else 0; op: enum
    kv_optype. */
 typedef struct kv_trace_rec {
     uint64_t key;
-    int64_t start_ns;       /* its actual start; in the buffer, the latency clock's reading until written */
-    int64_t intended_ns;    /* an open loop's intended start, or KV_TRACE_NO_TIME; in the buffer, ticks or 0 */
+    uint64_t start;         /* its actual start: the latency clock's reading */
+    uint64_t intended;      /* an open loop's intended start, on the same clock; 0: none (a closed loop) */
     uint32_t size;
     uint8_t op;
     uint8_t flags;          /* 0; reserved */
@@ -60,8 +61,8 @@ static inline __attribute__((always_inline)) uint64_t kv_trace_put(kv_trace_buf 
                                                                uint64_t size, uint64_t start, uint64_t intended) {
     kv_trace_rec *r = &b->recs[b->n];
     r->key = key;
-    r->start_ns = (int64_t)start;
-    r->intended_ns = (int64_t)intended;
+    r->start = start;
+    r->intended = intended;
     r->size = size > UINT32_MAX ? UINT32_MAX : (uint32_t)size;
     r->op = (uint8_t)op;
     r->flags = 0;

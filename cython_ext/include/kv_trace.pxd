@@ -6,10 +6,9 @@ cdef extern from "kv_trace.h":
     enum:
         KV_TRACE_BLOCK_TAG
         KV_TRACE_BUF_RECS
-        KV_TRACE_NO_TIME
     ctypedef struct kv_trace_rec:
         uint64_t key
-        int64_t start_ns, intended_ns
+        uint64_t start, intended
         uint32_t size
         uint8_t op, flags
     ctypedef struct kv_trace:

@@ -18,22 +18,14 @@ static int write_all(int fd, const void *p, size_t n) {
     return 0;
 }
 
-static inline int64_t ticks_to_ns(const kv_trace *t, int64_t ticks) {
-    return (int64_t)((double)((uint64_t)ticks - t->start_ticks) * t->ns_per_tick);
-}
-
 uint64_t kv_trace_flush(kv_trace_buf *b) {
     kv_trace *t = b->trace;
     if (!b->n) return 0;
     uint64_t began = clock_read(t->use_tsc);
-    for (uint32_t i = 0; i < b->n; i++) {
-        kv_trace_rec *r = &b->recs[i];
-        r->start_ns = ticks_to_ns(t, r->start_ns);
-        r->intended_ns = r->intended_ns ? ticks_to_ns(t, r->intended_ns) : KV_TRACE_NO_TIME;
-    }
-    uint32_t head[4] = {KV_TRACE_BLOCK_TAG, t->phase, b->thread, b->n};
+    struct { uint32_t tag, phase, thread, count; uint64_t clock_start; double ns_per_tick; } head = {
+        KV_TRACE_BLOCK_TAG, t->phase, b->thread, b->n, t->start_ticks, t->ns_per_tick};
     pthread_mutex_lock(&t->lock);
-    int rc = t->err ? 0 : write_all(t->fd, head, sizeof head);
+    int rc = t->err ? 0 : write_all(t->fd, &head, sizeof head);
     if (!rc && !t->err) rc = write_all(t->fd, b->recs, sizeof(kv_trace_rec) * b->n);
     if (rc && !t->err) t->err = rc;
     pthread_mutex_unlock(&t->lock);

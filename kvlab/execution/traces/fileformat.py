@@ -6,12 +6,14 @@
     header    JSON     {"format", "version", "kvlab", "engine", "workload", "spec", "ops", "created", ...}
     sections, each a u32 tag, then
       "PHS1"  u32 length, JSON {"index", "name", "kind", "loop", "threads", "key_size", "value_size", "num"}
-      "BLK1"  u32 phase, u32 thread, u32 count, count records of 32 bytes (kv_trace.h's kv_trace_rec:
-              key u64, start_ns i64, intended_ns i64 (-1: none), size u32, op u8, flags u8, reserved u16)
+      "BLK1"  u32 phase, u32 thread, u32 count, u64 clock start, f64 ns per tick, then count records of 32 bytes
+              (kv_trace.h's kv_trace_rec: key u64, start u64, intended u64 (0: none), size u32, op u8, flags u8,
+              reserved u16), the times as the latency clock read them
 
 All little-endian.  Python writes the header and each phase's section (TraceWriter); the native threads write
 the blocks, a thread's in its order, the threads' blocks interleaved.  `read` gives a Trace: each phase's records
-per thread, in order.  A file that is not one, or is cut, or of another version, is a TraceError saying so.
+per thread, in order, their times made ns from the phase's start (`dtype()`: start_ns, intended_ns, -1 for
+none).  A file that is not one, or is cut, or of another version, is a TraceError saying so.
 """
 from __future__ import annotations
 
@@ -33,16 +35,35 @@ MAGIC = b"KVLTRACE"
 FORMAT_VERSION = 1
 PHASE_TAG = 0x31534850   # "PHS1"
 _U32 = struct.Struct("<I")
-_BLOCK = struct.Struct("<IIII")   # tag, phase, thread, count
+_BLOCK = struct.Struct("<IIIIQd")   # tag, phase, thread, count, clock start, ns per tick
 
 
 class TraceError(errors.SpecError):
     """A trace file that cannot be read: what is wrong with it, and where."""
 
 
-def dtype() -> np.dtype:
-    """A record's layout (kv_trace.h), as the extension says it."""
+def file_dtype() -> np.dtype:
+    """A record's layout in the file (kv_trace.h), as the extension says it: times in latency-clock ticks."""
     return native.load().TRACE_DTYPE
+
+
+def dtype() -> np.dtype:
+    """A record as `read` gives it: the file's layout with its times in ns from the phase's start (start_ns,
+    intended_ns; -1: none)."""
+    names = {"start": "start_ns", "intended": "intended_ns"}
+    f = file_dtype()
+    return np.dtype([(names.get(n, n), "<i8" if n in names else f.fields[n][0]) for n in f.names])
+
+
+def _in_ns(raw: np.ndarray, clock_start: int, ns_per_tick: float) -> np.ndarray:
+    out = np.empty(len(raw), dtype=dtype())
+    for name in ("key", "size", "op", "flags", "reserved"):
+        out[name] = raw[name]
+    start = raw["start"].astype(np.int64) - np.int64(clock_start)
+    out["start_ns"] = np.round(start * ns_per_tick).astype(np.int64)
+    intended = raw["intended"].astype(np.int64) - np.int64(clock_start)
+    out["intended_ns"] = np.where(raw["intended"] == 0, -1, np.round(intended * ns_per_tick)).astype(np.int64)
+    return out
 
 
 @dataclass
@@ -146,7 +167,7 @@ def read(path) -> Trace:
     except ValueError as exc:
         raise TraceError(f"trace {path!r}: its header is not JSON ({exc})") from None
     pos += length
-    rec = dtype()
+    rec = file_dtype()
     phases: list[TracePhase] = []
     chunks: list[dict] = []
     while pos < len(data):
@@ -165,7 +186,7 @@ def read(path) -> Trace:
         elif tag == native.load().TRACE_BLOCK_TAG:
             if len(data) < pos + _BLOCK.size:
                 raise TraceError(f"trace {path!r} is cut short at byte {pos} (a block's head)")
-            _, phase, thread, count = _BLOCK.unpack_from(data, pos)
+            _, phase, thread, count, clock_start, ns_per_tick = _BLOCK.unpack_from(data, pos)
             pos += _BLOCK.size
             end = pos + count * rec.itemsize
             if len(data) < end:
@@ -174,7 +195,8 @@ def read(path) -> Trace:
             if phase >= len(phases):
                 raise TraceError(f"trace {path!r}: a block at byte {pos - _BLOCK.size} names phase {phase}, "
                                  "which no section before it describes")
-            chunks[phase].setdefault(thread, []).append(np.frombuffer(data, rec, count, pos))
+            chunks[phase].setdefault(thread, []).append(_in_ns(np.frombuffer(data, rec, count, pos), clock_start,
+                                                                ns_per_tick))
             pos = end
         else:
             raise TraceError(f"trace {path!r}: unknown section tag {tag:#010x} at byte {pos} (the file is damaged "
