@@ -102,7 +102,8 @@ def configure():
     wanted = set(wanted.split(",")) if wanted else None
     sources = ["cython_ext/_native.pyx", "cython_ext/src/driver.c", "cython_ext/src/loops_dbbench.c",
                "cython_ext/src/loop_mix.c", "cython_ext/src/loop_crash.c", "cython_ext/src/names.c",
-               "cython_ext/src/graph.c", "cython_ext/src/registry.c"]
+               "cython_ext/src/graph.c", "cython_ext/src/registry.c", "cython_ext/src/trace.c",
+               "cython_ext/src/loop_replay.c"]
     write_engine_list()
     include_dirs = [str(GENERATED.relative_to(ROOT)), "cython_ext/include"]
     library_dirs, runtime_dirs, libraries, macros = [], [], ["pthread", "m"], []

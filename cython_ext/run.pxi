@@ -100,8 +100,12 @@ cdef class Run:
     cdef object template_names
     cdef object arrays             # what the mix's pointers point into (key ranges, the rate schedule): kept alive
     cdef bint several              # the loop's ops are of several types (KV_WORKLOADS' several)
+    cdef kv_trace *trace           # recording: where the ops go (kv_trace.h); NULL off
+    cdef kv_replay *replay         # workload replay: each thread's ops
+    cdef object replay_arrays      # ... whose memory these arrays hold
 
-    def __cinit__(self, Engine engine, str workload, dict params, dict mix=None, dict graph=None):
+    def __cinit__(self, Engine engine, str workload, dict params, dict mix=None, dict graph=None, trace=None,
+                  dict replay=None):
         engine._live()
         if workload not in WORKLOAD_CODES:
             raise _errors.SpecError(f"workload {workload!r} is unknown; allowed: {', '.join(WORKLOAD_CODES)}")
@@ -148,6 +152,42 @@ cdef class Run:
             raise _errors.SpecError("workload 'graphload' needs a graph (kvlab.model.workloads.linkbench)")
         if workload == "mix":
             self._set_mix(mix)
+        if workload == "replay":
+            self._set_replay(replay)
+        if trace is not None:   # (the open file's descriptor, the phase's index in the trace)
+            self.trace = <kv_trace *> calloc(1, sizeof(kv_trace))
+            if self.trace == NULL:
+                raise MemoryError()
+            self.trace.fd, self.trace.phase = trace
+            self.run.trace = self.trace
+
+    cdef _set_replay(self, dict replay):
+        """Each replay thread's ops: one array of REPLAY_DTYPE a thread (kvlab.execution.run.tracing)."""
+        if replay is None or len(replay["threads"]) != self.run.p.threads:
+            raise _errors.SpecError(f"workload 'replay' needs one array of ops per thread ({self.run.p.threads})")
+        arrays = [np.ascontiguousarray(a, dtype=REPLAY_DTYPE) for a in replay["threads"]]
+        for a in arrays:
+            top = 10 ** min(self.run.p.key_size, 19)
+            if len(a) and (int(a["op"].max()) >= KV_NOPTYPES or int(a["key"].max()) >= top):
+                raise _errors.SpecError("a replay op's type or key index is out of range (op types 0 to "
+                                        f"{KV_NOPTYPES - 1}; key indices below 10^key_size)")
+        self.replay_arrays = arrays
+        self.replay = <kv_replay *> calloc(1, sizeof(kv_replay))
+        if self.replay == NULL:
+            raise MemoryError()
+        self.replay.ops = <const kv_replay_op **> calloc(len(arrays), sizeof(kv_replay_op *))
+        self.replay.count = <const uint64_t *> calloc(len(arrays), sizeof(uint64_t))
+        if self.replay.ops == NULL or self.replay.count == NULL:
+            raise MemoryError()
+        cdef const unsigned char[::1] view
+        cdef int i
+        for i, a in enumerate(arrays):
+            if len(a):
+                view = a.view(np.uint8).reshape(-1)
+                self.replay.ops[i] = <const kv_replay_op *> &view[0]
+            (<uint64_t *> self.replay.count)[i] = len(a)
+        self.replay.paced = 1 if replay.get("paced") else 0
+        self.run.p.replay = self.replay
 
     cdef _set_mix(self, dict m):
         """Copy a mix compiled by kvlab.execution.mixplan (and checked by _check_mix) into C, with
@@ -224,6 +264,11 @@ cdef class Run:
         return &view[0]
 
     def __dealloc__(self):
+        free(self.trace)
+        if self.replay != NULL:
+            free(<void *> self.replay.ops)
+            free(<void *> self.replay.count)
+            free(self.replay)
         free(self.run.results)
         free(self.graph)
         free(self.mix)
@@ -248,6 +293,9 @@ cdef class Run:
         self.finished = True
         if rc:
             raise _errors.from_code(rc, "could not start the run's threads")
+        if self.trace != NULL and self.trace.err:
+            raise _errors.KvlabError(f"the trace's records could not be written: {os.strerror(self.trace.err)} "
+                                     f"(errno {self.trace.err}); the run itself finished")
         return self._collect()
 
     @property

@@ -24,7 +24,7 @@ from .execution.orchestration.background import RunHandle  # noqa: E402
 from .execution.progress import Progress, RunControl  # noqa: E402
 from .execution.run.keys import keys  # noqa: E402
 from .execution.run.runner import run_spec  # noqa: E402
-from .lab.api import linkbench, run, start, start_spec  # noqa: E402
+from .lab.api import linkbench, replay, run, start, start_spec  # noqa: E402
 from .lab.report import report  # noqa: E402,F401
 from .lab.sweeps import Sweep, sweep, sweep_results  # noqa: E402
 from .model.spec import RunSpec, make_spec  # noqa: E402
@@ -36,4 +36,4 @@ from .services.sla import sla  # noqa: E402
 __all__ = ["run", "run_spec", "start", "start_spec", "RunHandle", "RunControl", "Progress", "RunSpec", "make_spec",
            "RunResult", "BenchmarkResult", "load_json", "list_engines", "KvlabError", "SpecError", "EngineError",
            "EngineNotBuilt", "UnsafeDirectory", "keys", "linkbench", "sweep", "Sweep", "SweepSpec", "sweep_results",
-           "compare", "sla"]
+           "compare", "sla", "replay"]

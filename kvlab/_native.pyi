@@ -29,6 +29,10 @@ class NativeLoop(NamedTuple):
 
 WORKLOADS: dict[str, NativeLoop]
 WORKLOAD_CODES: dict[str, int]
+# kv_trace.h: a recorded op as numpy reads it, a replay's op, the tag of a block of records
+TRACE_DTYPE: np.dtype
+REPLAY_DTYPE: np.dtype
+TRACE_BLOCK_TAG: int
 
 def adapters() -> dict[str, str]: ...
 def bulk_loads() -> dict[str, str]: ...   # adapter: how its bulk load works (kv_engine.h bulk_*)
@@ -85,7 +89,8 @@ class Session:
 
 class Run:
     def __init__(self, engine: Engine, workload: str, params: dict, mix: dict | None = None,
-                 graph: dict | None = None) -> None: ...
+                 graph: dict | None = None, trace: tuple[int, int] | None = None,
+                 replay: dict | None = None) -> None: ...
     def execute(self) -> list[dict[str, Any]]: ...
     @property
     def latency_clock(self) -> tuple[str, float]: ...

@@ -100,7 +100,8 @@ BROWSER = ("test_browser.py", "test_report.py::test_report_renders_in_chromium")
 TIMING = ("test_measurement.py::test_warmup_excluded_and_reported", "test_workloads.py::test_duration_bound_run",
           "test_mix_loop.py::test_open_loop_is_stopped_while_it_waits", "test_progress.py",
           "test_never_lose.py::test_an_oversized_run_is_refused_in_under_a_second",
-          "test_rate_schedule.py::test_a_sine_rate_runs_intervals_follow_the_sine_closely")
+          "test_rate_schedule.py::test_a_sine_rate_runs_intervals_follow_the_sine_closely",
+          "test_traces.py::test_recorded_speed_keeps_the_recorded_pace")
 ENGINE_FIXTURES = {"engine_name", "open_engine", "case"}
 
 

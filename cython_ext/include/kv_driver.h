@@ -11,6 +11,7 @@
 #include "kv_graph.h"
 #include "kv_hist.h"
 #include "kv_rate.h"
+#include "kv_trace.h"
 
 /* Op types: each has its own latency histogram, named as here in results.  A mix's ops are read (get),
    write (put), delete, insert, rmw, range, scan and clear_range; `txn` is a mix's whole transaction;
@@ -54,7 +55,8 @@ enum kv_optype {
     X(READRANDOMWRITERANDOM, "readrandomwriterandom", KV_OP_READ, 1, 0, 1) /* reads, writes: several */      \
     X(UPDATERANDOM, "updaterandom", KV_OP_RMW, 1, 0, 0)                                             \
     X(MULTIREADRANDOM, "multireadrandom", KV_OP_READ, 0, 0, 0) /* counts keys; one entry per batch */  \
-    X(FILLSEQDETERMINISTIC, "fillseqdeterministic", KV_OP_WRITE, 1, 1, 0) /* one thread, then compacts */
+    X(FILLSEQDETERMINISTIC, "fillseqdeterministic", KV_OP_WRITE, 1, 1, 0) /* one thread, then compacts */   \
+    X(REPLAY, "replay", KV_OP_READ, 1, 0, 1) /* a trace's ops, each thread its list (kv_trace.h) */
 
 enum kv_workload {
 #define KV_W_ENUM(id, name, optype, writes, ops_are_num, several) KV_W_##id,
@@ -154,6 +156,7 @@ typedef struct kv_run_params {
     int no_pipeline;            /* KV_W_MIX: always the general loop, never the one-op-template loop that draws ahead (tests compare the two) */
     int read_percent;           /* readrandomwriterandom: reads in each 100 ops, the rest writes (db_bench's
                                    --readwritepercent) */
+    const kv_replay *replay;    /* KV_W_REPLAY: each thread's ops (kv_trace.h) */
 } kv_run_params;
 
 /* One per thread, cache-line aligned; the driver writes only its own. */
@@ -194,6 +197,7 @@ typedef struct kv_run {
                                        deadline (UINT64_MAX for a count-bounded run); 0 once a stop is
                                        requested (by the caller or by a thread's error), for good */
     double ns_per_tick;             /* latency clock rate: histograms hold ticks */
+    kv_trace *trace;                /* NULL, or where every op is recorded (kv_trace.h) */
 } kv_run;
 
 /* Number of threads the run will start (readwhilewriting adds the writer). */

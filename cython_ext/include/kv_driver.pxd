@@ -5,6 +5,7 @@ from kv_engine cimport kv_db, kv_engine_ops, kv_failure
 from kv_graph cimport kv_graph
 from kv_hist cimport kv_hist
 from kv_rate cimport kv_rate
+from kv_trace cimport kv_replay, kv_trace
 
 
 cdef extern from "kv_driver.h":
@@ -63,6 +64,7 @@ cdef extern from "kv_driver.h":
         uint64_t first_key
         int no_pipeline
         int read_percent
+        const kv_replay *replay
     ctypedef struct kv_thread_result:
         uint64_t progress
         int optype, role, rc
@@ -83,6 +85,7 @@ cdef extern from "kv_driver.h":
         int nthreads
         kv_thread_result *results
         double ns_per_tick
+        kv_trace *trace
     int kv_run_thread_count(const kv_run_params *p) nogil
     int kv_run_execute(kv_run *run) nogil
     void kv_run_request_stop(kv_run *run) nogil

@@ -40,6 +40,7 @@ static int worker_open(ctx *c, kv_run *run, int index, int writer) {
     for (int j = 0; j < KV_NOPTYPES; j++) kv_hist_init(&c->res->hist[j]);
     c->res->optype = writer ? KV_OP_WRITE : w->optype;
     c->value_pos = ((size_t)index * 7919u * (size_t)p->value_size) % (run->values_len - p->value_size);
+    if (!rc) rc = kv_trace_thread_open(c, index);
     return rc;
 }
 
@@ -78,6 +79,7 @@ static void run_loop(ctx *c, int index, int writer) {
     case KV_W_UPDATERANDOM: kv_loop_update(c, p->reads); break;
     case KV_W_MULTIREADRANDOM: kv_loop_multiread(c, p->reads); break;
     case KV_W_FILLSEQDETERMINISTIC: if (index == 0) kv_loop_fillseqdet(c, 0, p->num); break;
+    case KV_W_REPLAY: kv_loop_replay(c, index); break;
     }
 }
 
@@ -99,6 +101,7 @@ static void *worker(void *arg) {
     c.deadline = run->deadline_ticks ? run->deadline_ticks : UINT64_MAX;
     if (!rc && !stopped(&c)) run_loop(&c, a->index, writer);
     c.res->t_end_ns = kv_now_ns();
+    kv_trace_thread_close(&c);
     if (!kv_workload_table[run->p.workload].several) c.res->ops[c.res->optype] = done_ops(&c);   /* else the loop's */
     /* only the histograms this thread recorded into (a scan of 4,864 buckets each otherwise) */
     for (int j = 0; j < KV_NOPTYPES; j++)
@@ -131,6 +134,7 @@ static void gate_open(kv_run *run, int started) {
     const kv_run_params *p = &run->p;
     pthread_mutex_lock(&run->gate);
     while (run->ready < started) pthread_cond_wait(&run->gate_cond, &run->gate);
+    if (run->trace) run->trace->start_ticks = latency_clock(run);   /* a trace's times count from here */
     run->deadline_ticks = p->duration_s > 0 ? latency_clock(run) + (uint64_t)(p->duration_s * 1e9 / run->ns_per_tick) : 0;
     uint64_t unset = KV_UNTIL_UNSET;  /* fails, leaving 0, if a stop came first */
     __atomic_compare_exchange_n(&run->until, &unset, run->deadline_ticks ? run->deadline_ticks : UINT64_MAX, 0,
@@ -153,6 +157,11 @@ int kv_run_execute(kv_run *run) {
     kv_fill_values(run->values, run->values_len, p->compression_ratio, p->seed);
     if (!KV_HAVE_TSC) run->p.use_tsc = 0;
     run->ns_per_tick = ns_per_tick(run->p.use_tsc);
+    if (run->trace) {
+        run->trace->ns_per_tick = run->ns_per_tick;
+        run->trace->use_tsc = run->p.use_tsc;
+        pthread_mutex_init(&run->trace->lock, NULL);
+    }
     pthread_mutex_init(&run->gate, NULL);
     pthread_cond_init(&run->gate_cond, NULL);
     run->ready = run->go = 0;
@@ -171,6 +180,7 @@ int kv_run_execute(kv_run *run) {
     for (int i = 0; i < started; i++) pthread_join(tids[i], NULL);
     pthread_cond_destroy(&run->gate_cond);
     pthread_mutex_destroy(&run->gate);
+    if (run->trace) pthread_mutex_destroy(&run->trace->lock);
     free(tids);
     free(args);
     free(run->values);

@@ -29,6 +29,8 @@ typedef struct ctx {
     size_t value_pos;
     uint64_t last;      /* latency clock at the end of the previous op */
     uint64_t deadline;  /* on the latency clock; UINT64_MAX when the run is bounded by count */
+    kv_trace_buf *trace;    /* NULL unless the run records its ops (kv_trace.h) */
+    uint64_t intended;      /* recording an open loop: the template's intended start (ticks; 0 = none) */
 } ctx;
 
 static inline int stopped(ctx *c) { return kv_run_stopped(c->run); }
@@ -107,6 +109,20 @@ KV_ALWAYS_INLINE void make_key_on(char *key, int ks, uint64_t index, int key16) 
     else kv_make_key(key, ks, index);
 }
 
+/* Recording: one op started at clock reading `start`, the loop's variable that its latency is timed from
+   (intended: an open loop's intended start, or 0); a block written meanwhile moves `start` on by the write's
+   time, which is the recorder's, not the op's.  Off: one predictable branch. */
+#define KV_TRACE(c, op, key, size, start, intended_at)                                          \
+    do {                                                                                      \
+        if (__builtin_expect((c)->trace != NULL, 0))                                          \
+            (start) += kv_trace_put((c)->trace, (op), (key), (size), (start), (intended_at)); \
+    } while (0)
+/* trace.c: a thread's buffer (NULL off; on, an allocation failure stops the run), and its last block */
+int kv_trace_thread_open(ctx *c, int index);
+void kv_trace_thread_close(ctx *c);
+/* loop_mix.c's wait for an open loop's intended start (nonzero: stopped while waiting) */
+int kv_wait_until(ctx *c, uint64_t intended, int tsc);
+
 /* An error ends the run: the code and the engine's error on the thread's result, and a stop for all. */
 static inline int fail(ctx *c, int rc) {
     c->res->rc = rc;
@@ -146,5 +162,7 @@ int kv_loop_fillseqdet(ctx *c, uint64_t first, uint64_t count);
 int kv_loop_mix(ctx *c);
 /* loop_crash.c: kvlab crashtest's writer */
 int kv_loop_crashwrite(ctx *c);
+/* loop_replay.c: a trace's ops, each thread its own list */
+int kv_loop_replay(ctx *c, int index);
 
 #endif

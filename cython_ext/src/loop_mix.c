@@ -85,7 +85,7 @@ static inline uint64_t mix_index(ctx *c, mix_state *s, const kv_mix_op *op) {
     return c->run->p.key_hash && op->optype != KV_OP_CLEAR_RANGE ? kv_key_hash(idx) : idx;
 }
 
-/* A get, an update and a delete of the key in c->key: the general loop's and the one-op loop's. */
+/* A get and a delete of the key in c->key: the general loop's and the one-op loop's. */
 KV_ALWAYS_INLINE int mix_get(ctx *c, mix_state *s, int ks) {
     const char *v;
     size_t vl;
@@ -94,21 +94,16 @@ KV_ALWAYS_INLINE int mix_get(ctx *c, mix_state *s, int ks) {
     else if (rc == KV_NOTFOUND) { s->missing++; rc = KV_OK; }
     return rc;
 }
-KV_ALWAYS_INLINE int mix_put(ctx *c, mix_state *s, const kv_mix *m, int ks) {
-    int vs;
-    const char *v = mix_value(c, m, &vs);
-    s->bytes += ks + vs;
-    return c->run->ops->put(c->t, c->key, ks, v, vs);
-}
 KV_ALWAYS_INLINE int mix_del(ctx *c, int ks) {
     int rc = c->run->ops->del(c->t, c->key, ks);
     return rc == KV_NOTFOUND ? KV_OK : rc;
 }
 
-/* One op of a transaction on key index idx; returns KV_OK or an error code. */
+/* One op of a transaction on key index idx; returns KV_OK or an error code.  Recording, the op as run (its
+   start: c->last, which the general loop keeps at each op's start then). */
 static int mix_op_at(ctx *c, mix_state *s, const kv_mix *m, const kv_mix_op *op, int i, uint64_t idx) {
     const kv_engine_ops *e = c->run->ops;
-    int ks = c->run->p.key_size, vs, rc = KV_OK;
+    int ks = c->run->p.key_size, vs = 0, rc = KV_OK, len = 0;
     const char *v, *k;
     size_t vl, kl;
     int hashed = c->run->p.key_hash;
@@ -119,11 +114,14 @@ static int mix_op_at(ctx *c, mix_state *s, const kv_mix *m, const kv_mix_op *op,
         break;
     case KV_OP_WRITE:
         kv_make_key(c->key, ks, idx);
-        rc = mix_put(c, s, m, ks);
+        v = mix_value(c, m, &vs);
+        s->bytes += ks + vs;
+        rc = e->put(c->t, c->key, ks, v, vs);
         break;
     case KV_OP_INSERT:
         idx = mix_new_id(c, s, c->run->p.num);
-        kv_make_key(c->key, ks, hashed ? kv_key_hash(idx) : idx);
+        if (hashed) idx = kv_key_hash(idx);
+        kv_make_key(c->key, ks, idx);
         v = mix_value(c, m, &vs);
         rc = e->put(c->t, c->key, ks, v, vs);
         if (rc == KV_OK) mix_made_one(c, s);
@@ -145,7 +143,8 @@ static int mix_op_at(ctx *c, mix_state *s, const kv_mix *m, const kv_mix_op *op,
         }
         break;
     case KV_OP_RANGE: case KV_OP_SCAN: {
-        int len = mix_length(c, s, op, i), n = 0;
+        int n = 0;
+        len = mix_length(c, s, op, i);
         char end[KV_KEY_MAX];
         int bounded = op->optype == KV_OP_RANGE && !hashed;   /* hashed keys: N keys on from the start, as a scan */
         if (bounded) kv_make_key(end, ks, idx + (uint64_t)len);
@@ -163,7 +162,7 @@ static int mix_op_at(ctx *c, mix_state *s, const kv_mix *m, const kv_mix_op *op,
         break;
     }
     case KV_OP_CLEAR_RANGE: {
-        int len = mix_length(c, s, op, i);
+        len = mix_length(c, s, op, i);
         for (int j = 0; j < len && rc == KV_OK; j++) {
             kv_make_key(c->key, ks, hashed ? kv_key_hash(idx + (uint64_t)j) : idx + (uint64_t)j);
             rc = e->del(c->t, c->key, ks);
@@ -172,6 +171,8 @@ static int mix_op_at(ctx *c, mix_state *s, const kv_mix *m, const kv_mix_op *op,
         break;
     }
     }
+    KV_TRACE(c, op->optype, idx, (uint64_t)(op->optype == KV_OP_RANGE || op->optype == KV_OP_SCAN ||
+                                            op->optype == KV_OP_CLEAR_RANGE ? len : vs), c->last, c->intended);
     return rc;
 }
 
@@ -341,6 +342,7 @@ KV_ALWAYS_INLINE int loop_mix_ahead_on(ctx *c, mix_state *s, int kind, int only_
         } else {
             rc = mix_del(c, ks);
         }
+        KV_TRACE(c, op, idx, op == KV_OP_WRITE ? (uint64_t)m->value_max : 0, last, 0);
         if (rc != KV_OK) {
             if (!retryable(rc)) { s->op_count[op]++; break; }   /* the op that ended the run, counted as the general loop does */
             res->aborts++;
@@ -455,7 +457,9 @@ static int mix_template(ctx *c, mix_state *s, const kv_mix_txn *tx, uint64_t n, 
         for (int i = tx->first; rc == KV_OK && i < tx->first + tx->nops; i++) {
             const kv_mix_op *op = &m->ops[i];
             for (int r = 0; r < op->count && rc == KV_OK; r++) {
+                if (c->trace) c->last = before;   /* recording: each op's start (mix_record sets it after) */
                 rc = mix_op(c, s, m, op, i);
+                if (c->trace) before = c->last;   /* moved on by a trace block's write (KV_TRACE) */
                 time_op(&c->res->hist[op->optype], &before, tsc);   /* progress counts templates, not ops */
                 s->op_count[op->optype]++;
             }
@@ -544,6 +548,7 @@ static int loop_mix_general(ctx *c, mix_state *s, int open, int tsc) {
         if (open) {
             if (wait_until(c, intended, tsc)) break;   /* stopped while waiting */
             t0 = clock_read(tsc);
+            c->intended = intended;   /* recording: the ops' intended start */
             kv_hist_record(&c->res->hist[KV_OP_LAG], t0 > intended ? t0 - intended : 0);
         }
         uint64_t t1 = t0;
@@ -600,3 +605,6 @@ int kv_loop_mix(ctx *c) {
     free(s);
     return err ? fail(c, err) : 0;
 }
+
+/* The open loop's wait, for the replay loop (loop_replay.c). */
+int kv_wait_until(ctx *c, uint64_t intended, int tsc) { return wait_until(c, intended, tsc); }

@@ -26,6 +26,7 @@ KV_ALWAYS_INLINE int loop_write_on(ctx *c, uint64_t first, uint64_t count, int s
                 err = rc;
                 break;
             }
+            KV_TRACE(c, KV_OP_WRITE, idx, (uint64_t)vs, c->last, 0);   /* a batch's puts start with it */
             bytes += ks + vs;
         }
         if (err) break;
@@ -45,9 +46,11 @@ int kv_loop_delete(ctx *c, uint64_t count) {
     const kv_engine_ops *e = c->run->ops;
     int by_time = p->duration_s > 0;
     for (uint64_t i = 0; by_time || i < count; i++) {
-        kv_make_key(c->key, p->key_size, kv_rng_below(&c->rng, p->num));
+        uint64_t idx = kv_rng_below(&c->rng, p->num);
+        kv_make_key(c->key, p->key_size, idx);
         int rc = e->del(c->t, c->key, p->key_size);
         if (rc < 0) return fail(c, rc);
+        KV_TRACE(c, KV_OP_DELETE, idx, 0, c->last, 0);
         if (rc == KV_NOTFOUND) c->res->not_found++;
         else c->res->found++;
         if (finish_op(c, KV_OP_DELETE, 1)) break;
@@ -78,11 +81,13 @@ KV_ALWAYS_INLINE int loop_read_on(ctx *c, uint64_t count, uint64_t offset, uint6
     const uint64_t end = p->duration_s > 0 ? UINT64_MAX : start + count;
     int rc, err = 0;
     while (done != end) {
-        make_key_on(key, ks, offset + kv_rng_below(&rng, span), key16);
+        uint64_t idx = offset + kv_rng_below(&rng, span);
+        make_key_on(key, ks, idx, key16);
         rc = e->get(t, key, ks, &v, &vl);
         if (rc == KV_OK) value_bytes += vl;
         else if (rc == KV_NOTFOUND) missing++;
         else { err = rc; break; }
+        KV_TRACE(c, KV_OP_READ, idx, 0, c->last, 0);
         /* c->last in memory: one register more for the generator */
         if (end_op(hist, &c->last, &res->progress, ++done, until, tsc)) break;   /* deadline or stop */
     }

@@ -21,6 +21,7 @@ from . import (
     linkbench,
     noise,
     notebooks,
+    replay,
     report,
     reproduce,
     rerun,
@@ -45,8 +46,9 @@ def _compares_runs(args) -> bool:
 # that does for some actions only, a test of its parsed arguments).  One that does names what killed runs left
 # behind before it starts, and, started without room in glibc's static TLS for a library linked into kvlab
 # (kvlab.execution.native), re-executes itself once with it, since glibc reads it only at start.
-TABLE = ((run, True), (ycsb, True), (dbbench, True), (compare, True), (versions, True), (noise, True), (sla, True), (rerun, True),
-         (results, _compares_runs), (report, False), (reproduce, True), (engines, False), (workloads, False),
+TABLE = ((run, True), (ycsb, True), (dbbench, True), (compare, True), (versions, True), (noise, True), (sla, True),
+         (rerun, True), (replay, True), (results, _compares_runs), (report, False), (reproduce, True), (engines, False),
+         (workloads, False),
          (sweep, True), (crashtest, True), (linkbench, True), (notebooks, True), (clean, False))
 COMMANDS = tuple(command for command, _ in TABLE)
 BY_NAME = {c.NAME: c for c in COMMANDS}

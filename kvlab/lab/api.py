@@ -46,6 +46,23 @@ def run(engine: str = "lmdb", workload=None, *, progress=False,
     return result
 
 
+def replay(path, engine: str = "lmdb", *, speed="recorded", threads: int | None = None, format: str | None = None,
+           progress=False, control: RunControl | None = None, **params) -> RunResult:
+    """Replay the trace in `path` on `engine`, one result per recorded phase (docs/traces.md).
+
+    `path`: a kvlab trace (`kvlab.run(..., record_trace=FILE)`), a RocksDB trace (db_bench --trace_file) or a
+    cache trace's CSV; `format` "kvlab", "rocksdb" or "csv" (None: detected from its first bytes).  `speed`:
+    "recorded" (each op starts at its recorded time, its latency measured from that time, as the open loop
+    does), "max" (back to back) or "Nx" (N times the recorded speed).  `threads`: the replay's threads (None: as
+    recorded); each recorded thread's ops keep their order.  `params`: RunSpec fields and engine settings (db,
+    seed, interval, record_trace, cache_size, ...)."""
+    from ..execution.traces.replay import spec_for
+    spec = spec_for(path, engine, speed=speed, threads=threads, fmt=format, **params)
+    if progress:
+        control = attach_progress(control or RunControl(), spec, background=False)
+    return runner.run_spec(spec, control=control)
+
+
 def _pass_on(name: str | None):
     """A kernel (or script) told to end (SIGTERM, SIGHUP) ends once the run has stopped cleanly and removed its
     temporary database: the signal goes on to the handler that was there before the run.  An interrupt (SIGINT)

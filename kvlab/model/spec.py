@@ -40,7 +40,9 @@ RANGES = {
 }
 LOADS = ("batched", "bulk")   # RunSpec.load: how a load writes
 # run fields `kvlab run` has no flag for (the CLI decides them itself: --db keeps the database)
-CLI_FLAGLESS = ("keep_db", "auto_load", "engine_stats", "compression_ratio", "mixes")
+CLI_FLAGLESS = ("keep_db", "auto_load", "engine_stats", "compression_ratio", "mixes", "replay")
+# RunSpec.replay's keys: the trace, its format, the speed and the replay's threads (kvlab replay; docs/traces.md)
+REPLAY_KEYS = ("path", "format", "speed", "threads")
 
 
 @dataclass(frozen=True)
@@ -83,6 +85,8 @@ class RunSpec:
     memory: int | None = None         # one memory budget, bytes (or a size: "1GiB", "512M"): split across the
                                       # engine's caches as its descriptor says, the run held to it in a memory
                                       # cgroup where one can be made; None: each engine's own defaults
+    record_trace: str | None = None   # record every op of every phase into this file (docs/traces.md)
+    replay: Mapping | None = None     # workload "replay": {"path", "format", "speed", "threads"} (kvlab replay)
     mixes: Mapping[str, Mix] = field(default_factory=dict)      # mixes named in `workloads` (TOML, YCSB, Python)
     engine_settings: Mapping[str, object] = field(default_factory=dict)
 
@@ -101,6 +105,11 @@ class RunSpec:
         object.__setattr__(self, "mixes", dict(self.mixes))
         if self.memory is not None:
             object.__setattr__(self, "memory", memory_bytes(self.memory))
+        if self.replay is not None:
+            if not isinstance(self.replay, Mapping):
+                raise errors.SpecError(f"replay={self.replay!r}: allowed: a mapping of {', '.join(REPLAY_KEYS)} "
+                                       "(kvlab.replay makes it)")
+            object.__setattr__(self, "replay", dict(self.replay))
         self.validate()
 
     @property
@@ -125,6 +134,32 @@ class RunSpec:
                                    f"{MIN_KEY_SIZE} to {cfg.max_key_size} on {self.engine}")
         self._validate_engine_settings(cfg)
         self._validate_load()
+        self._validate_trace()
+
+    def _validate_trace(self):
+        """record_trace: a file's path, one trial; replay: the workload "replay" with its trace, and only then."""
+        if self.record_trace is not None:
+            if not isinstance(self.record_trace, (str, os.PathLike)) or not str(self.record_trace):
+                raise errors.SpecError(f"record_trace={self.record_trace!r}: allowed: a file's path")
+            if self.repeat != 1:
+                raise errors.SpecError(f"record_trace records one trial; repeat={self.repeat} would record "
+                                       f"{self.repeat}: record with repeat=1")
+        replays = "replay" in self.workloads
+        if replays and (self.replay is None or len(self.workloads) != 1):
+            raise errors.SpecError("workload 'replay' replays a trace, alone: `kvlab replay FILE --engine E` or "
+                                   "kvlab.replay(FILE, engine=E)")
+        if self.replay is not None:
+            if not replays:
+                raise errors.SpecError("replay= is the trace the workload 'replay' replays; give workload='replay'")
+            r = self.replay
+            extra = sorted(map(str, set(r) - set(REPLAY_KEYS)))
+            threads = r.get("threads")
+            if (extra or not isinstance(r.get("path"), (str, os.PathLike)) or not str(r["path"])
+                    or not isinstance(r.get("format"), (str, type(None)))
+                    or not isinstance(r.get("speed", "recorded"), str)
+                    or not (threads is None or (type(threads) is int and 1 <= threads <= MAX_THREADS))):
+                raise errors.SpecError(f"replay={r!r}: allowed keys {', '.join(REPLAY_KEYS)}: path (the trace "
+                                       f"file's), format and speed (text), threads (1 to {MAX_THREADS}, or None)")
 
     def _validate_workloads(self, cfg):
         """Checks the workloads and mixes against the engine; returns the names of those that are mixes."""
@@ -405,6 +440,9 @@ RUN_FLAGS = (
     RunFlag("engine_counters", "switch", "turn on statistics an engine keeps at a cost on every op (WiredTiger's "
             "statistics=(fast): 17%% of a 2-thread readrandom), for its events and its own write counters; off "
             "by default, so a throughput run measures the engine's fastest path", group=_MEASURE),
+    RunFlag("record_trace", "text", "record every operation of every phase (type, key, value size, thread, "
+            "intended and actual start) into FILE, kvlab's trace format; `kvlab replay FILE` replays it "
+            "(docs/traces.md)", "FILE", _MEASURE),
     RunFlag("use_existing_db", "switch", "reopen the database in --db as it is (no load, no clearing); needs --db",
             group=_MEASURE),
     RunFlag("cache_size", "bytes", "block/page cache size", "BYTES", _SETTINGS, setting=True),

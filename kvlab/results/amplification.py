@@ -190,6 +190,8 @@ def apply_phase(live: dict, pattern: str, n: int, ops: dict, entry_bytes: float,
     `arcs`: fillseq's per-thread (first key, keys written); `streams`: the random writes' [(stream, draws)]."""
     if pattern == "graph":
         return {"keys": None, "bytes": None, "how": "a LinkBench graph: kvlab does not track its live bytes"}
+    if pattern == "trace":
+        return {"keys": None, "bytes": None, "how": "a replayed trace: kvlab does not track its live bytes"}
     if pattern == "mix":
         live = live_after(live, "insert", n, ops.get("insert", 0), entry_bytes)
         live = live_after(live, "remove", n, ops.get("delete", 0), entry_bytes)

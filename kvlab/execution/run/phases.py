@@ -28,6 +28,7 @@ from ...model import workloads
 from ...model.workloads import Workload
 from ...model.workloads.mix import Mix
 from ...results.histogram import Histogram, bucket_bounds, merge_all
+from ..traces import replay as traces
 from . import loads, mixrecord
 
 LOAD, RUN = "load", "run"
@@ -57,6 +58,7 @@ class Phase:
     load: str | None = None       # a fill in key order: RunSpec.load ("batched" or "bulk"); resume applies
     mix: Mix | None = None        # the mix as run (the run's distribution and target rate)
     graph: Mapping[str, Any] | None = None   # the LinkBench graph it loads or queries
+    replay: Any = None            # workload replay: the recorded phase it replays (traces.replay.ReplayPhase)
     # what it counts
     counts_found: bool = False
     one_thread_only: bool = False
@@ -100,6 +102,8 @@ def plan(spec, loaded: bool = False, load_only: bool = False) -> tuple[Phase, ..
     """The phases one trial of `spec` runs, in order, on a database that holds data (`loaded`) or not: each
     workload's run phase, with a load phase before the first that needs data where there is none (auto_load).
     `load_only`: just the load of the first workload, if it needs one (YCSB's -load)."""
+    if spec.replay is not None:
+        return _replay_phases(spec)
     graph = graph_of(spec)
     key_hash = loads.hashed_keys(spec)
     out = []
@@ -113,6 +117,25 @@ def plan(spec, loaded: bool = False, load_only: bool = False) -> tuple[Phase, ..
             break
         out.append(_phase(spec, wl, RUN, graph, key_hash, mixrecord.value_size(wl, spec)))
         loaded = loaded or wl.writes
+    return tuple(out)
+
+
+def _replay_phases(spec) -> tuple[Phase, ...]:
+    """A replay's phases: one per recorded phase with ops, each thread's ops in order (traces.replay); `reads`, which
+    the replay loop does not read, is the ops a thread on average (what a progress display counts to)."""
+    r = spec.replay
+    trace = traces.load(r["path"], r.get("format"))
+    wl = workloads.get("replay")
+    out = []
+    for rp in traces.phases(trace, traces.parse_speed(r.get("speed", "recorded")), r.get("threads")):
+        out.append(Phase(workload=wl, kind=LOAD if rp.info.get("kind") == LOAD else RUN, loop=wl.native,
+                         num=rp.num, reads=-(-rp.ops // len(rp.threads)), threads=len(rp.threads), duration=0.0, key_size=rp.key_size,
+                         value_size=rp.value_size, batch=1, seed=spec.seed,
+                         compression_ratio=float(spec.compression_ratio), seek_nexts=0, writes_per_second=0.0,
+                         read_percent=spec.readwritepercent, key_hash=False,
+                         settings=MappingProxyType(dict(spec.engine_settings)),
+                         warmup=0.0 if rp.info.get("kind") == LOAD else spec.warmup, replay=rp,
+                         counts_found=wl.counts_found and rp.reads, live_pattern=wl.live_pattern, writes=wl.writes))
     return tuple(out)
 
 

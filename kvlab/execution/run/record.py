@@ -59,13 +59,21 @@ class TrialFacts:
     instruments: Mapping[str, Any] = field(default_factory=dict)   # what measured the run (trial.instruments)
 
 
+def _overall(phase: Phase, by_op):
+    """The phase's latency: every op's, but a paced replay's is its response time from each op's intended start
+    (the open loop's measure: a late start counts its wait)."""
+    if phase.replay is not None and "response" in by_op:
+        return by_op["response"]
+    return merge_all(by_op.values())
+
+
 def build(phase: Phase, m: Measurement, facts: TrialFacts) -> BenchmarkResult:
     """The BenchmarkResult of `phase`, from what was measured and the trial's facts."""
     spec, wl, plan, c = facts.spec, phase.workload, m.plan, m.counted
     workers = [t for t in m.threads if t["role"] == "worker"]
     if phase.one_thread_only:
         workers = workers[:1]
-    overall = c.by_op["txn"] if plan and "txn" in c.by_op else merge_all(c.by_op.values())
+    overall = c.by_op["txn"] if plan and "txn" in c.by_op else _overall(phase, c.by_op)
     mix_record = template_hists = None
     if plan:
         mix_record, template_hists = mixrecord.mix_record(c.mix, plan, c.seconds, c.found, facts.isolation,

@@ -27,7 +27,8 @@ from .. import native
 from ..dbfiles import dbdir, sizecheck
 from ..host import accounting, cgroup
 from ..progress import RunControl
-from . import loads
+from ..traces import recording
+from . import loads, phases
 from .pinning import pin, unpin
 from .trial import Trial
 
@@ -47,19 +48,24 @@ def run_spec(spec: RunSpec, on_result: Callable[[BenchmarkResult], None] | None 
     the load phase of the first workload that needs data (YCSB's -load), into spec.db."""
     loads.check(spec, native.load(), key_hash=loads.hashed_keys(spec))
     dbdir.check(spec.db, spec.use_existing_db or spec.resume)
+    if spec.record_trace is not None:
+        recording.check(spec, phases.plan(spec, loaded=spec.use_existing_db, load_only=load_only))
     trials = []
     holding = [None]   # a --db's lock, held from the first trial's start to the last one's end
     budget = memory_budget(spec)
+    tracer = recording.open_for(spec)
     try:
         with signals.stopping(), _held_to(budget):   # SIGTERM and SIGHUP stop a run as Ctrl-C does (kvlab._signals)
             for trial in range(spec.repeat):
                 trials.append(_run_trial(spec, trial, on_result, control, load_only, holding,
-                                         last=trial == spec.repeat - 1, budget=budget))
+                                         last=trial == spec.repeat - 1, budget=budget, tracer=tracer))
                 if any(b.partial or b.params.get("stopped_by") for b in trials[-1]):
                     break
     finally:
         if holding[0] is not None:
             holding[0].release()
+        if tracer is not None:
+            tracer.close()
     results = [b for t in trials for b in t]
     for b in results:   # with the cgroup's peak, read as it was left
         b.params["memory_budget"] = _recorded(budget)
@@ -155,16 +161,17 @@ def _held_to(budget: dict):
             cg.__exit__(None, None, None)
 
 
-def _run_trial(spec, trial, on_result, control=None, load_only=False, holding=None, last=True, budget=None):
+def _run_trial(spec, trial, on_result, control=None, load_only=False, holding=None, last=True, budget=None,
+               tracer=None):
     saved = pin(spec.cpus)
     try:
-        return _run_trial_pinned(spec, trial, on_result, control, load_only, holding, last, budget)
+        return _run_trial_pinned(spec, trial, on_result, control, load_only, holding, last, budget, tracer)
     finally:
         if saved is not None:
             unpin(saved)
 
 
-def _run_trial_pinned(spec, trial, on_result, control, load_only, holding, last, budget=None):
+def _run_trial_pinned(spec, trial, on_result, control, load_only, holding, last, budget=None, tracer=None):
     cfg = native.require_built(spec.engine)
     lib = native.load()
     warnings = [f"{spec.engine} ignores {k} (it has no such setting)" for k in cfg.ignored(spec.engine_settings)]
@@ -178,7 +185,7 @@ def _run_trial_pinned(spec, trial, on_result, control, load_only, holding, last,
                           overwrite=spec.overwrite, holding=holding[0])
     holding[0] = None
     try:
-        session = Trial(spec, cfg, lib, where, warnings, trial, control, budget=budget)
+        session = Trial(spec, cfg, lib, where, warnings, trial, control, budget=budget, tracer=tracer)
     except BaseException:
         _let_go(where, spec)
         raise

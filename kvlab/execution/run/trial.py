@@ -56,8 +56,9 @@ class Trial:
     """One trial: the engine opened once, its phases run one at a time (a _native.Session is something else: one
     client context of an open engine)."""
 
-    def __init__(self, spec, cfg, native, where, warnings, trial, control=None, budget=None):
+    def __init__(self, spec, cfg, native, where, warnings, trial, control=None, budget=None, tracer=None):
         self.spec, self.cfg, self.native, self.where, self.warnings = spec, cfg, native, where, warnings
+        self.tracer = tracer   # recording: the trace file's writer (traces.fileformat.TraceWriter)
         self.trial, self.control = trial, control
         # the spec's memory budget (runner.memory_budget): the settings its split gives where the spec gives none
         self.budget = budget
@@ -189,8 +190,17 @@ class Trial:
         plan = None
         if phase.mix is not None:
             plan = mixplan.compile_mix(phase.mix, phase.value_size, clients=phase.threads)
+        extra = {}
+        if phase.replay is not None:
+            extra["replay"] = phase.replay.native()
+            params["replay"] = {**dict(self.spec.replay or {}), **phase.replay.describe}
+        if self.tracer is not None:
+            extra["trace"] = self.tracer.phase({
+                "name": phase.name, "kind": phase.kind, "loop": phase.loop, "threads": phase.threads,
+                "key_size": phase.key_size, "value_size": phase.value_size, "num": phase.num})
+            params["record_trace"] = self.tracer.path
         run = self.native.Run(engine, phase.loop, params, mix=plan,
-                              graph=dict(phase.graph) if phase.graph is not None else None)
+                              graph=dict(phase.graph) if phase.graph is not None else None, **extra)
         amp = PhaseAmp(phase, plan, engine, self.carried, amplification.ENGINE_COUNTERS.get(self.cfg.adapter),
                        self.spec.engine_stats and not self.counters_off, self.where.path, self.storage_why,
                        **({"off_note": self.counters_off} if self.counters_off else {}))
@@ -201,6 +211,8 @@ class Trial:
         if phase.writes:
             self.loaded = True
         result = record.build(phase, measured, self.facts())
+        if phase.replay is not None and phase.replay.warning:
+            _warn(result, phase.replay.warning)
         if phase.kind == phases.RUN:
             steady_state(result, measured.samples, cut)
         self._load_record(phase, params, result)

@@ -26,6 +26,7 @@ LIVE_PATTERNS = {
     "delete": "deletes keys drawn uniformly: each live key survives with (1 - 1/n)^deletes",
     "mix": "a mix: each insert adds a key, each delete removes one, updates keep the count",
     "graph": "a LinkBench graph, whose live bytes kvlab does not track",
+    "trace": "a trace's writes and deletes, replayed, whose live bytes kvlab does not track",
 }
 # what a fill's record in the database's marker counts (execution.dbfiles.dbdir): records written in key order from the
 # first (so a load may be bulk and a killed one resumed), random writes, a LinkBench graph's nodes
@@ -108,6 +109,8 @@ _add("fillseqdeterministic", "fillseqdeterministic",
      "fillseq on one thread, then the whole key range compacted inside the phase, so the fill leaves the same "
      "shape every time (db_bench's keeps each LSM level's shape instead: docs/dbbench.md)", writes=True,
      implies={"threads": 1}, live_pattern="sequential", batches=True)
+_add("replay", "replay", "a trace's operations, each thread's in order, at its recorded speed or back to back "
+     "(kvlab replay FILE; docs/traces.md)", writes=True, counts_found=True, live_pattern="trace")
 _add("linkbench-load", "graphload", "LinkBench's load: nodes, their links and link counts (kv_graph.h's encoding); "
      "the load phase of a LinkBench mix, which gives the graph", writes=True, live_pattern="graph", fills="nodes",
      graph=True)

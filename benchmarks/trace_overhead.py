@@ -1,0 +1,93 @@
+"""What recording a trace costs, and how replay at max speed compares with the loop it replays.
+
+  recording   the same run with and without --record-trace (record_trace=), on one loaded database, in
+              alternating rounds whose order flips each round: db_bench's readrandom loop and a YCSB mix
+  replay      the mix run by the generic mix loop against its own recording replayed at max speed (the same
+              keys in the same order on the same threads), alternating likewise
+
+Printed: each side's median ops/s and range over the rounds, and each cost as the ratio of medians with the range
+of the per-round ratios.  Targets (docs/traces.md, issue 38): recording costs at most 2%; replay at max speed
+within 5% of the mix loop.  Wall time on a shared 2-core VM moves several percent between identical runs: use
+enough rounds, on a quiet machine, before reading a few percent into it.
+
+    python benchmarks/trace_overhead.py [--engines lmdb,null] [--workloads readrandom,ycsb-b] [--threads 2]
+                                        [--num 200000] [--seconds 1] [--rounds 5]
+"""
+import argparse
+import os
+import shutil
+import tempfile
+
+from _common import kvlab, median
+
+from kvlab.model import workloads
+
+
+def _rate(result, workload) -> float:
+    return result.by_workload(workload).ops_per_sec
+
+
+def _run(engine, workload, db, reads, threads, seed, trace=None) -> float:
+    extra = {"record_trace": trace} if trace else {}
+    res = kvlab.run(engine, workload, num=ARGS.num, reads=reads, threads=threads, db=db, use_existing_db=True,
+                    seed=seed, interval=0, engine_stats=False, **extra)
+    return _rate(res, workload)
+
+
+def _replay(engine, db, trace) -> float:
+    res = kvlab.replay(trace, engine=engine, speed="max", db=db, use_existing_db=True, interval=0,
+                       engine_stats=False)
+    return _rate(res, "replay")
+
+
+def _report(title, got, label, a, b):
+    print(f"\n{title}")
+    for side, xs in got.items():
+        print(f"  {side:<10} {median(xs):>12,.0f}  ({min(xs):,.0f} .. {max(xs):,.0f})")
+    paired = sorted(x / y for x, y in zip(got[a], got[b]))
+    cost = (1 - median(got[a]) / median(got[b])) * 100
+    print(f"  {label:<40} {cost:+6.1f}%  (per round {(1 - paired[-1]) * 100:+.1f}% .. {(1 - paired[0]) * 100:+.1f}%)")
+
+
+def main(args):
+    print(f"{args.num:,} keys, about {args.seconds:g} s a run, {args.rounds} rounds in alternating order; "
+          "ops/s median (range of rounds)")
+    for engine in args.engines:
+        base = tempfile.mkdtemp(prefix="kvlab-trace-", dir=os.environ.get("KVLAB_TMPDIR"))
+        db, trace = os.path.join(base, "db"), os.path.join(base, "t.kvtrace")
+        try:
+            kvlab.run(engine, "fillseq", num=args.num, db=db, seed=1, interval=0)
+            for workload in args.workloads:
+                probe = _run(engine, workload, db, 20_000, args.threads, 1)
+                reads = max(20_000, int(probe / args.threads * args.seconds))
+                got = {"off": [], "recording": []}
+                for r in range(args.rounds):
+                    for side in (("off", "recording") if r % 2 == 0 else ("recording", "off")):
+                        got[side].append(_run(engine, workload, db, reads, args.threads, r + 2,
+                                              trace if side == "recording" else None))
+                _report(f"{engine} {workload}, {args.threads} threads, {reads:,} ops a thread: recording",
+                        got, "recording cost (recording vs off)", "recording", "off")
+                if workload in workloads.REGISTRY:
+                    continue
+                _run(engine, workload, db, reads, args.threads, 99, trace)   # the recording the replay runs
+                got = {"mix loop": [], "replay": []}
+                for r in range(args.rounds):
+                    for side in (("mix loop", "replay") if r % 2 == 0 else ("replay", "mix loop")):
+                        got[side].append(_run(engine, workload, db, reads, args.threads, 99) if side == "mix loop"
+                                         else _replay(engine, db, trace))
+                _report(f"{engine} {workload}: its recording replayed at max speed", got,
+                        "replay cost (replay vs mix loop)", "replay", "mix loop")
+        finally:
+            shutil.rmtree(base, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--engines", default="lmdb,null", type=lambda s: s.split(","))
+    p.add_argument("--workloads", default="readrandom,ycsb-b", type=lambda s: s.split(","))
+    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--num", type=int, default=200_000)
+    p.add_argument("--seconds", type=float, default=1.0)
+    p.add_argument("--rounds", type=int, default=5)
+    ARGS = p.parse_args()
+    main(ARGS)
