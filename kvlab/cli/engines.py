@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 
+from .. import errors
 from ..execution import native
 from ..execution.plugins import build as plugin_build
 from ..execution.plugins import where as plugin_where
+from ..services import conformance
 from . import output
 
 NAME = "engines"
@@ -16,7 +18,7 @@ HELP = "list engine configurations, whether they are built, and the library each
 def add_parser(sub, make):
     e = make(sub, NAME, help=HELP, description=HELP + "; `kvlab engines build NAME@VERSION` builds a version")
     e.add_argument("--json", action="store_true", help="print the list as JSON instead of a table")
-    actions = e.add_subparsers(dest="action", metavar="{build}")
+    actions = e.add_subparsers(dest="action", metavar="{build,check}")
     b = actions.add_parser("build", help="build a version of an engine from its pinned recipe (the versions "
                                          "`kvlab engines` lists), as a shared object kvlab loads at run time",
                            description="build a version of an engine from its pinned recipe: a Debian package "
@@ -27,10 +29,20 @@ def add_parser(sub, make):
     b.add_argument("names", nargs="+", metavar="NAME@VERSION", help="e.g. lmdb@0.9.70")
     b.add_argument("--skip-built", action="store_true",
                    help="leave a version that is already built as it is (scripts/setup.sh)")
+    c = actions.add_parser("check", help="run the conformance checks the built-in engines pass on an engine",
+                           description="run the conformance checks the built-in engines pass (" +
+                                       ", ".join(conformance.CHECKS) + ") on an engine: a built-in one, a built "
+                                       "version (NAME@VERSION) or your own (the path of its .so, docs/own-engine.md); "
+                                       "exit status 1 when one fails")
+    c.add_argument("engine", metavar="NAME_OR_PATH",
+                   help="an engine name (lmdb), a built version (lmdb@0.9.70) or the path of your own engine's .so")
+    c.add_argument("--only", default="", metavar="LIST", help="comma list of the checks to run (default: all)")
     return e
 
 
 def handle(args) -> int:
+    if getattr(args, "action", None) == "check":
+        return _check(args)
     if getattr(args, "action", None) == "build":
         for name in args.names:   # every name checked before the first build starts
             plugin_build.recipe_of(name)
@@ -55,3 +67,21 @@ def handle(args) -> int:
                          ("asserts", "assertions", "<"), ("build", "library", "<"),
                          ("description", "description", "<")])
     return 0
+
+
+def _check(args) -> int:
+    only = tuple(c.strip() for c in args.only.split(",") if c.strip())
+    unknown = [c for c in only if c not in conformance.CHECKS]
+    if unknown:
+        raise errors.SpecError(f"--only {args.only!r}: {', '.join(unknown)} is no check; allowed: "
+                               f"{', '.join(conformance.CHECKS)}")
+    outcomes = conformance.run_checks(args.engine, only)
+    width = max(len(o.check) for o in outcomes)
+    for o in outcomes:
+        word = {True: "pass", False: "FAIL", None: "n/a"}[o.passed]
+        what = conformance.CHECKS[o.check][2]
+        print(f"{o.check:<{width}}  {word:<4}  {what}" + (f"\n{'':<{width}}        {o.detail}" if o.detail else ""))
+    failed = [o.check for o in outcomes if o.passed is False]
+    print(f"{args.engine}: {len(outcomes) - len(failed)} of {len(outcomes)} checks passed or do not apply"
+          + (f"; failed: {', '.join(failed)}" if failed else ""))
+    return 1 if failed else 0

@@ -24,7 +24,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from .. import errors
-from .descriptor import Absent, Descriptor, EngineConfig, Recipe
+from .descriptor import Absent, AdapterFormat, Descriptor, EngineConfig, Recipe
 from .settings import ENGINE_SETTINGS, SETTINGS, parse_setting
 
 HERE = Path(__file__).resolve().parent
@@ -54,9 +54,15 @@ REGISTRY: dict[str, EngineConfig] = {c.name: c for d in DESCRIPTORS.values() if 
 PLANNED: dict[str, EngineConfig] = {c.name: c for d in DESCRIPTORS.values() if d.planned for c in d.configs}
 
 
+# engines of your own loaded in this process (kvlab.engines.own), apart from the registries the folders make:
+# adapter -> its descriptor, and its configuration by name
+OWN: dict[str, Descriptor] = {}
+
+
 def descriptor(cfg_or_adapter) -> Descriptor:
-    """The descriptor of an adapter (by name) or of a configuration's adapter."""
-    return DESCRIPTORS[cfg_or_adapter if isinstance(cfg_or_adapter, str) else cfg_or_adapter.adapter]
+    """The descriptor of an adapter (by name) or of a configuration's adapter (an engine of your own included)."""
+    name = cfg_or_adapter if isinstance(cfg_or_adapter, str) else cfg_or_adapter.adapter
+    return DESCRIPTORS[name] if name in DESCRIPTORS else OWN[name]
 
 
 def unobtainable(cfg: EngineConfig) -> str | None:
@@ -95,12 +101,51 @@ def versions_of(name: str) -> list[str]:
     return [f"{name}{VERSION_MARK}{v}" for v in descriptor(cfg).versions]
 
 
+# What kvlab passes to an engine of your own (docs/own-engine.md): the settings every adapter reads from kv_config.
+OWN_SETTINGS = frozenset({"sync", "cache_size", "options", "create"})
+
+
+def is_path(name: str) -> bool:
+    """An engine named by its shared object's path (`--engine ./libmyengine.so`), not by a registry name."""
+    return str(name).endswith(".so") or "/" in str(name)
+
+
+def own(path: str) -> EngineConfig:
+    """A researcher's own engine, a shared object implementing kv_engine.h (kv_plugin.h's one exported entry), named
+    by its path: a configuration named after the file (libmyengine.so: "myengine") with a descriptor of its own,
+    added to DESCRIPTORS, whose parts kvlab cannot know are Absent, saying so."""
+    where = Path(path).expanduser().resolve()
+    stem = where.name.removesuffix(".so")
+    stem = stem[3:] if stem.startswith("lib") and len(stem) > 3 else stem
+    known = OWN.get(stem)
+    if stem in PLANNED or stem in DESCRIPTORS or stem in REGISTRY:
+        raise errors.SpecError(f"engine {path!r}: its name {stem!r} is a built-in engine's; rename the file "
+                               f"(lib<name>.so names the engine <name>)")
+    if known is not None:
+        if known.configs[0].build != str(where):
+            raise errors.SpecError(f"engine {path!r}: another engine named {stem!r} is loaded from "
+                                   f"{known.configs[0].build}; rename one of the files")
+        return known.configs[0]
+    unknown = "an engine of your own: kvlab cannot know it"
+    cfg = EngineConfig(stem, stem, f"your own engine, loaded from {where}", honours=OWN_SETTINGS, build=str(where),
+                       notes="kv_config's sync, cache_size and options are passed; the rest are defaults")
+    OWN[stem] = Descriptor(
+        stem, rank=1000, build={}, configs=(cfg,), format=AdapterFormat(), events=Absent(unknown),
+        counters=Absent(unknown), cache=Absent(unknown), own_config=Absent(unknown), memory=Absent(unknown),
+        title=stem, own=True)
+    return cfg
+
+
 def get(name: str) -> EngineConfig:
-    """The configuration called `name` (CONFIG@VERSION for a version its descriptor has a recipe for), or a
-    SpecError listing the known ones."""
+    """The configuration called `name` (CONFIG@VERSION for a version its descriptor has a recipe for, or the path of
+    a shared object for an engine of your own), or a SpecError listing the known ones."""
     cfg = REGISTRY.get(name)
     if cfg is not None:
         return cfg
+    if is_path(name):
+        return own(name)
+    if name in OWN:   # an engine of your own this process loaded, by the name its file gives it
+        return OWN[name].configs[0]
     base, mark, version = str(name).partition(VERSION_MARK)
     if mark and base in REGISTRY:
         known = descriptor(REGISTRY[base]).versions
@@ -112,10 +157,10 @@ def get(name: str) -> EngineConfig:
         return versioned(REGISTRY[base], version)
     planned = PLANNED.get(name)
     note = f"; {name} is not obtainable here: {unobtainable(planned)}" if planned is not None else ""
-    raise errors.SpecError(f"engine {name!r} is unknown; allowed: {', '.join(REGISTRY)}, or CONFIG@VERSION for a "
-                           f"version `kvlab engines` lists{note}")
+    raise errors.SpecError(f"engine {name!r} is unknown; allowed: {', '.join(REGISTRY)}, CONFIG@VERSION for a "
+                           f"version `kvlab engines` lists, or the path of your own engine's .so{note}")
 
 
 __all__ = ["ADAPTERS", "DESCRIPTORS", "ENGINE_SETTINGS", "PLANNED", "REGISTRY", "SETTINGS", "Absent", "Descriptor",
            "EngineConfig", "Recipe", "VERSION_MARK", "descriptor", "get", "known_as", "listed", "parse_setting",
-           "unobtainable", "versioned", "versions_of"]
+           "unobtainable", "versioned", "versions_of", "OWN_SETTINGS", "is_path", "own"]

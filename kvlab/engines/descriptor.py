@@ -252,7 +252,10 @@ class EngineConfig:
 
     @property
     def native_name(self) -> str:
-        """The name kvlab._native knows its adapter by: the adapter compiled in, or ADAPTER@VERSION loaded."""
+        """The name kvlab._native knows its adapter by: the adapter compiled in, ADAPTER@VERSION loaded, or the
+        path of an engine of your own."""
+        if self.build.startswith("/"):
+            return self.build
         return f"{self.adapter}@{self.build}" if self.build else self.adapter
 
     def config(self, settings: Mapping[str, object], max_threads: int) -> dict:
@@ -332,6 +335,7 @@ class Descriptor:
     # version -> Recipe: the versions `kvlab engines build ADAPTER@VERSION` can build (an engine run as
     # "lmdb@0.9.70"), beside the one compiled into kvlab (plain "lmdb")
     versions: Mapping[str, Recipe] = field(default_factory=dict)
+    own: bool = False         # an engine of your own, loaded by its path (kvlab.engines.own)
 
     @property
     def costly_counters(self) -> bool:

@@ -121,6 +121,11 @@ def adapter_name(cfg: engines.EngineConfig) -> str:
     if not cfg.build:
         return cfg.adapter
     name = cfg.native_name
+    if engines.descriptor(cfg).own:   # an engine of your own: its path
+        if not Path(name).is_file():
+            raise errors.EngineNotBuilt(cfg.name, f"{name} does not exist (docs/own-engine.md: its build line)")
+        load().load_adapter(name, name)
+        return name
     library = plugin_where.library(name)
     if library is None:
         minutes = engines.descriptor(cfg).versions[cfg.build].minutes
@@ -178,6 +183,10 @@ def facts_for_result(adapter: str, db_path) -> dict:
     """The library's facts plus what the database says about the build (RocksDB's CRC32) and, for a library
     linked into the module, whether its thread-locals are on glibc's static path in this process.  `adapter` may
     be a version loaded at run time (ADAPTER@VERSION): its build's facts."""
+    if adapter.startswith("/"):   # an engine of your own
+        facts = buildfacts.library_facts(adapter, "shared")
+        return buildfacts.with_db_facts({**facts, "origin": f"your own engine, loaded from {adapter}",
+                                         "loaded": True}, db_path)
     if engines.VERSION_MARK in adapter:
         return buildfacts.with_db_facts(loaded_facts(adapter), db_path)
     facts = buildfacts.with_db_facts(library_facts(adapter), db_path)

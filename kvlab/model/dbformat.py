@@ -64,6 +64,9 @@ def rules(cfg) -> AdapterFormat:
     """The rules for an engine configuration (by its name, else its adapter's).  An engine with no row
     is refused rather than given none: "no rules" is a decision its row writes down (AdapterFormat())."""
     found = FORMATS.get(cfg.name) or FORMATS.get(cfg.adapter)
+    if found is None and cfg.adapter in engines.OWN:   # an engine of your own, loaded after import
+        own = engines.OWN[cfg.adapter].format
+        found = own if isinstance(own, AdapterFormat) else None
     if found is None:
         raise LookupError(f"engine {cfg.name!r} has no reopen rules: give its adapter {cfg.adapter!r} a format "
                           f"in its descriptor, kvlab/engines/<adapter>/ (tests/test_engine_checklist.py)")

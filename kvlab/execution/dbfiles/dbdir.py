@@ -324,7 +324,8 @@ def _prepare(db, engine, key_encoding, use_existing, overwrite, holding=None) ->
 
 def _temporary(engine, key_encoding) -> DbDir:
     base = os.environ.get("KVLAB_TMPDIR") or None
-    path = Path(tempfile.mkdtemp(prefix=f"{TEMP_PREFIX}{engine}-", dir=base))
+    # an engine of your own is named by its path: its file's name goes into the folder's
+    path = Path(tempfile.mkdtemp(prefix=f"{TEMP_PREFIX}{Path(engine).name}-", dir=base))
     where = DbDir(path, temporary=True, existed=False)
     try:
         with signals.held():

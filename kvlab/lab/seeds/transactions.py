@@ -34,10 +34,11 @@ def seed003(engines, num, duration, max_clients=100, sync=True, cpus=None, seed=
     for step in seed003_plan(engines, num, duration, max_clients, sync, cpus, seed, memory):
         b = execute(step)[-1]
         results.append(b)
-        m, metric = b.mix, SEED003_METRIC[step.name]
-        value = m["reads_per_sec"] + m["writes_per_sec"] if metric == "ops_per_sec" else m[metric]
+        m, metric = b.mix or {}, SEED003_METRIC[step.name]   # none: a run stopped before its mix was summed up
+        value = (m["reads_per_sec"] + m["writes_per_sec"] if metric == "ops_per_sec" else m[metric]) if m else None
         rows.append({"engine": step.engine, "test": step.name, "clients": step.run["clients"], "metric": metric,
-                     "value": value, "mean_latency_ms": b.latency_us["mean"] / 1000, "txn_per_sec": m["txn_per_sec"]})
+                     "value": value, "mean_latency_ms": (b.latency_us or {}).get("mean", float("nan")) / 1000,
+                     "txn_per_sec": m.get("txn_per_sec")})
     return pd.DataFrame(rows), results
 
 
