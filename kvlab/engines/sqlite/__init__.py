@@ -1,5 +1,5 @@
 """SQLite as a key-value store: one WITHOUT ROWID table of BLOB key and value, in WAL mode (engine_sqlite.c)."""
-from ..descriptor import AdapterFormat, Cache, DbBench, Descriptor, Durability, EngineConfig, engine_share, Recipe
+from ..descriptor import AdapterFormat, Cache, DbBench, Descriptor, Durability, EngineConfig, Recipe, engine_share
 from . import counters, events, own_config
 
 # setup.py reads this with `ast` before kvlab can be imported: keep it a literal (kvlab.engines' docstring)
