@@ -6,7 +6,11 @@ Prints the median ops/sec of each, kvlab/db_bench of the medians, and the ratio 
 round (median and range over rounds) (target on the release build: >= 1.00 for fillseq and readrandom).
 
     python benchmarks/vs_dbbench.py [--num 500000] [--rounds 3] [--threads 1] [--db-bench /usr/bin/db_bench]
-                                    [--kvlab-build DIR] [--instructions]
+                                    [--kvlab-build DIR] [--instructions] [--mixgraph]
+
+`--mixgraph`: Meta's mixgraph instead (issue "Workloads from the field"), with the paper's fitted parameters
+(MIXGRAPH below, db_bench's own example): fillrandom on a fresh database, then mixgraph on it, `--reads` queries
+per thread; both tools print the queries each kind got (Gets, Puts, Seek), shown beside the rates.
 
 `--instructions` counts instead of timing (valgrind's callgrind, which repeats where wall time on this VM
 moves +-10% between identical runs): each tool fills its own database with fillseq, then reads it twice
@@ -34,6 +38,12 @@ from pathlib import Path
 from _common import callgrind_collected, median
 
 LINE = re.compile(r"^(\w+)\s+:\s+([\d.]+) micros/op (\d+) ops/sec", re.M)
+KINDS = re.compile(r"^mixgraph\s+:.*\( Gets:(\d+) Puts:(\d+) Seek:(\d+)", re.M)
+# the FAST 2020 paper's fitted "all_dist" parameters, as db_bench's mixgraph example passes them
+MIXGRAPH = ["--key_size=48", "--keyrange_dist_a=14.18", "--keyrange_dist_b=-2.917", "--keyrange_dist_c=0.0164",
+            "--keyrange_dist_d=-0.08082", "--keyrange_num=30", "--key_dist_a=0.002312", "--key_dist_b=0.3467",
+            "--value_k=0.2615", "--value_sigma=25.45", "--iter_k=2.517", "--iter_sigma=14.236",
+            "--mix_get_ratio=0.83", "--mix_put_ratio=0.14", "--mix_seek_ratio=0.03"]
 
 
 def ops_per_sec(text):
@@ -105,6 +115,8 @@ def main():
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--db-bench", default=shutil.which("db_bench") or "/usr/bin/db_bench")
     ap.add_argument("--kvlab-build", default=None, metavar="DIR|debian|release")
+    ap.add_argument("--mixgraph", action="store_true",
+                    help="fillrandom, then Meta's mixgraph with the paper's parameters, instead of fillseq/readrandom")
     ap.add_argument("--instructions", action="store_true",
                     help="count instructions per readrandom get under callgrind instead of timing rounds")
     args = ap.parse_args()
@@ -124,8 +136,15 @@ def main():
     # that immutable memtable (much cheaper than a block read) depends on how soon each tool starts reading
     # (db_bench at once, kvlab after recording fillseq's result): a race, not the harness
     phases = (["--benchmarks=fillseq", "--use_existing_db=0"], ["--benchmarks=readrandom", "--use_existing_db=1"])
+    names = ("fillseq", "readrandom")
+    if args.mixgraph:
+        flags = [f.replace("--key_size=16", MIXGRAPH[0]) for f in flags] + MIXGRAPH[1:]
+        flags = [f"--reads={max(1, args.num // 5)}" if f.startswith("--reads=") else f for f in flags]
+        phases = (["--benchmarks=fillrandom", "--use_existing_db=0"], ["--benchmarks=mixgraph", "--use_existing_db=1"])
+        names = ("fillrandom", "mixgraph")
+    kinds = {"db_bench": [], "kvlab": []}
     print(f"RocksDB through kvlab vs {args.db_bench}, same flags: {' '.join(flags)}, "
-          "fillseq then readrandom (a second invocation, on the database fillseq left)")
+          f"{names[0]} then {names[1]} (a second invocation, on the database {names[0]} left)")
     facts = subprocess.run(kvlab_cmd + ["engines", "--json"], capture_output=True, text=True, env=env,
                            cwd=tempfile.gettempdir()).stdout
     rocks = next((e for e in json.loads(facts) if e["engine"] == "rocksdb"), {})
@@ -153,13 +172,20 @@ def main():
                                      check=True, env=env, cwd=base)
                 for name, v in ops_per_sec(out.stdout).items():
                     results[who].setdefault(name, []).append(v)
+                kinds[who] += [tuple(map(int, m.groups())) for m in KINDS.finditer(out.stdout)]
             shutil.rmtree(base, ignore_errors=True)
-    for name in ("fillseq", "readrandom"):
+    for name in names:
         d, k = results["db_bench"][name], results["kvlab"][name]
         paired = sorted(b / a for a, b in zip(d, k))  # kvlab / db_bench within each round
         print(f"  {name:<11} db_bench {median(d):>10,.0f} ops/s   kvlab {median(k):>10,.0f} ops/s   "
               f"kvlab/db_bench {median(k) / median(d):.2f}x; paired by round: median {median(paired):.2f}x, "
               f"range {paired[0]:.2f}-{paired[-1]:.2f} (target >= 1.00 on the release build)")
+    for who, got in kinds.items():
+        if got:
+            total = [sum(x) for x in zip(*got)]
+            n = sum(total) or 1
+            print(f"  mixgraph's queries, {who}: gets {total[0] / n:.1%}, puts {total[1] / n:.1%}, "
+                  f"seeks {total[2] / n:.1%} of {n:,} over {len(got)} rounds")
 
 
 if __name__ == "__main__":
