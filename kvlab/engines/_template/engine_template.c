@@ -40,7 +40,7 @@ struct kv_db {
 struct kv_thread {
     kv_thread_common c;          /* first: the driver reads the last error here */
     kv_db *db;
-    tpl_buf out;                 /* a get's or a cursor's value, valid until the thread's next call */
+    tpl_buf out;                 /* the value a get or a cursor returned, valid until the thread's next call */
     tpl_buf key;                 /* the cursor's key */
     tpl_buf batch;               /* the records of an open batch */
     int in_batch;

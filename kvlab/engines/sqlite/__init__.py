@@ -48,7 +48,7 @@ DESCRIPTOR = Descriptor(
               "evenly over max_threads connections; block_size: the page size, when the file is made; options: "
               "key=value list of synchronous, wal_autocheckpoint, mmap_size, busy_timeout (ms, default 60000: a "
               "writer waits for SQLite's one write lock), secure_delete (Debian builds it on), cache_spill",
-        colour="#44AA99", aliases=("sqlite3",), durability=DURABILITY),),
+        colour="#661100", aliases=("sqlite3",), durability=DURABILITY),),
     # a WAL database's page size is decided when its file is made; a later PRAGMA page_size is ignored
     format=AdapterFormat(fixed=("block_size",)),
     events=events.EVENTS, counters=counters.COUNTERS, own_config=own_config.own_config,
