@@ -34,6 +34,7 @@ def versions(frame, title: str | None = None):
     verdict against the base written above it (faster, slower, ~, with its p); below, the median CPU microseconds
     per operation.  The versions are in one engine's colour, lighter to darker in the order given."""
     plt = require("matplotlib.pyplot", "kvlab's plots")
+    from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
     missing = [c for c in NEEDED if c not in frame.columns]
     if missing:
@@ -70,7 +71,7 @@ def versions(frame, title: str | None = None):
             cpu_ax.bar(x, r["cpu_us_per_op"], width * 0.9, color=colours[r["version"]], edgecolor="none")
     rel_ax.axhline(1.0, color=REFERENCE_COLOUR, linestyle="--", linewidth=1.2, gid="reference", zorder=3)
     rel_ax.set_ylim(0, max(tops) * 1.25)
-    rel_ax.set_ylabel(f"throughput relative to {base} (ratio)")
+    rel_ax.set_ylabel(f"throughput relative to\n{base} (ratio)")
     rel_ax.set_title("throughput (higher is better)", fontsize=10)
     cpu_ax.set_ylabel("CPU per operation (µs)")
     cpu_ax.set_ylim(bottom=0, top=cpu_ax.get_ylim()[1] * 1.08)
@@ -81,9 +82,14 @@ def versions(frame, title: str | None = None):
     cpu_ax.set_xticks(range(len(points)), labels)
     cpu_ax.set_xlim(-0.6, len(points) - 0.4)
     cpu_ax.set_xlabel("workload, threads")
+    levels = sorted({round(v * 100) for v in frame["relative_level"] if _is(v)}) if "relative_level" in frame else []
+    marks = [Line2D([], [], color=REFERENCE_COLOUR, linestyle="--", label="1.00: the base")]
+    if levels:
+        marks.append(Line2D([], [], color="#222222", marker="_", markersize=8, linestyle="-", linewidth=1.1,
+                            label=f"the ratio's interval ({', '.join(f'{v}%' for v in levels)})"))
     fig.legend(handles=[Patch(facecolor=colours[n], edgecolor="none", label=n + (" (base)" if n == base else ""))
-                        for n in names], loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=len(names),
-               frameon=False, fontsize=9)
+                        for n in names] + marks, loc="lower center", bbox_to_anchor=(0.5, 1.0),
+               ncol=min(4, len(names) + len(marks)), frameon=False, fontsize=9)
     if title:
         fig.suptitle(title, y=1.06)
     fig.tight_layout()
