@@ -40,13 +40,13 @@ def _plan(names, workloads, threads, num, repeat, duration, warmup, seed, memory
 def versions_plan(names, workloads, threads, num, repeat, duration, warmup, seed=1, memory=None) -> list:
     """The job's runs in the order they run: each version's load (fillseq, `num` keys), then
     maincompare.schedule's points (every workload at every thread count, each `duration` s with `warmup` cut,
-    `repeat` rounds)."""
+    `repeat` rounds), each on its version's loaded database (auto_load off: the estimate counts no load there)."""
     names = service.check_versions(names)
     plan = _plan(names, workloads, threads, num, repeat, duration, warmup, seed, memory)
     loads = [Step(n, "fillseq load", dict(workload=maincompare.LOAD, num=num, seed=seed, memory=plan.memory,
                                           interval=0), seed_db=True) for n in names]
     points = [Step(n, f"{pt.label()} #{r + 1}", dict(workload=pt.workload, num=num, threads=pt.threads,
-                                                      seed=(seed + r) % 2 ** 64, use_existing_db=True,
+                                                      seed=(seed + r) % 2 ** 64, use_existing_db=True, auto_load=False,
                                                       duration=duration, warmup=warmup, memory=plan.memory,
                                                       interval=0), seed_db=True)
               for r, n, pt in maincompare.schedule(plan)]
