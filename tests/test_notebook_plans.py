@@ -98,3 +98,34 @@ def test_an_experiment_runs_its_plans_steps_in_order(monkeypatch):
     readwhilewriting.load_and_readwhilewriting(["lmdb"], 500, [1, 2], 0.1, 1000)
     assert ran == [(s, True) for s in readwhilewriting.load_and_readwhilewriting_plan(["lmdb"], 500, [1, 2], 0.1,
                                                                                        1000)]
+
+
+def test_the_versions_plan_is_kvlab_versions_schedule():
+    """Notebook 08's plan: each version's load, then maincompare's round-robin schedule, the run the notebook's
+    experiment makes (reproduce.versions runs the same maincompare.Plan)."""
+    from kvlab.lab.seeds import versions
+    from kvlab.services import maincompare
+    p, steps = estimate.notebook_plan("08_versions", "default")
+    assert (p["versions"], p["workloads"], p["threads"], p["repeat"]) == (
+        ["lmdb@0.9.24", "lmdb@0.9.70"], ["readrandom", "overwrite"], [1, 2], 5)
+    plan = versions._plan(p["versions"], p["workloads"], p["threads"], p["num"], p["repeat"], p["duration"],
+                          p["warmup"], p["seed"], p["memory"])
+    assert [s.label for s in steps] == [f"{n} fillseq load" for n in p["versions"]] + [
+        f"{n} {pt.label()} #{r + 1}" for r, n, pt in maincompare.schedule(plan)]
+    assert all(s.spec().duration == p["duration"] and s.spec().use_existing_db for s in steps[2:])
+    smoke = estimate.parameters("08_versions", "smoke")
+    assert (smoke["num"], smoke["workloads"], smoke["repeat"]) == (2_000, ["readrandom"], 3)
+
+
+def test_a_version_the_set_up_does_not_build_is_refused_before_anything_runs(monkeypatch, tmp_path):
+    """The notebook builds only the two LMDB versions scripts/setup.sh builds; any other version not built stops
+    it with EngineNotBuilt naming its build command."""
+    from kvlab import errors
+    from kvlab.execution.plugins import where
+    from kvlab.lab.seeds import versions
+    setup = (ROOT / "scripts" / "setup.sh").read_text()
+    assert f"engines build --skip-built {' '.join(versions.SETUP_BUILDS)}" in setup
+    monkeypatch.setattr(where, "folders", lambda: [tmp_path])
+    with pytest.raises(errors.EngineNotBuilt, match=r"kvlab engines build rocksdb@7\.8\.3` builds it"):
+        versions.versions(["rocksdb", "rocksdb@7.8.3"], ["readrandom"], [1], 100, 2, 0.1, 0.05)
+    assert list(tmp_path.iterdir()) == []

@@ -142,7 +142,8 @@ def notebook_plan(name: str, scale: str) -> tuple:
     if not hasattr(module, "notebook_plan"):
         raise errors.SpecError(f"notebook {name}: no plan; add notebook_plan to kvlab/lab/seeds/{seed}.py")
     p = parameters(name, scale)
-    return p, module.notebook_plan(p, common.built(p["engines"]))
+    # the engines it runs: its `engines`, or notebook 08's `versions` (of one engine)
+    return p, module.notebook_plan(p, common.built(p["engines"] if "engines" in p else p["versions"]))
 
 
 def notebook_works(name: str, scale: str) -> tuple:

@@ -36,6 +36,7 @@ from .seeds.readwhilewriting import (
     rocksdb_tuning_report,
 )
 from .seeds.transactions import SEED003_METRIC, seed003, seed003_sentences, seed003_shape
+from .seeds.versions import SETUP_BUILDS, versions, versions_table
 from .seeds.ycsb import latency_throughput, ycsb_suite
 
 __all__ = [
@@ -50,5 +51,6 @@ __all__ = [
     "SEED004_OPS", "seed004", "seed004_latency_table", "seed004_ratios", "seed004_sentences",  # seed 004
     "linkbench_timeline",
     "durability",                                                                          # durability
+    "versions", "versions_table", "SETUP_BUILDS",                                          # engine versions
     "native_loop", "python_loop_baseline",                                                 # quickstart
 ]

@@ -5,8 +5,8 @@ Every caption names the engines with their library version and build, flags
 builds with assertions, and states the scale and the machine.
 
 The house style and the palette live in `style`; each kind of figure has a module of its own (`bar`, `line`,
-`latency`, `sweepgrid`, `comparison`, `timeline`, `sla`) that imports from `style` and from nothing above it; this
-module only re-exports, so `plots.bars(...)`, `plots.timeline(...)` (the function, not its module) and
+`latency`, `sweepgrid`, `comparison`, `timeline`, `sla`, `versions`) that imports from `style` and from nothing
+above it; this module only re-exports, so `plots.bars(...)`, `plots.timeline(...)` (the function, not its module) and
 `plots.save(...)` are what the notebooks call.
 """
 from __future__ import annotations
@@ -31,6 +31,7 @@ from .style import (
 )
 from .sweepgrid import sweep
 from .timeline import timeline
+from .versions import versions
 
 __all__ = [
     "ENGINE_COLOURS", "OTHER_COLOURS", "REFERENCE_COLOUR", "engine_colour", "engine_palette",   # the palette
@@ -39,4 +40,5 @@ __all__ = [
     "read_scalability", "speedup", "rww", "linkbench_qps",                                        # line
     "latency_spectrum", "latency_throughput",                                                     # latency
     "sweep", "compare", "timeline", "sla",
+    "versions",                                                                                   # versions
 ]

@@ -63,6 +63,15 @@ SCALES = {
         "full": dict(cuts=100, num=10_000, max_s=0.8),
         "large": dict(cuts=30, num=10_000, max_s=0.8),
     },
+    "versions": {   # readrandom and overwrite on 200,000 keys as `kvlab versions` runs them; 5 repeats reach p < 0.05
+        "smoke": dict(num=2_000, workloads=["readrandom"], threads=[1], repeat=3, duration=0.3, warmup=0.1),
+        "default": dict(num=200_000, workloads=["readrandom", "overwrite"], threads=[1, 2], repeat=5, duration=2.0,
+                        warmup=0.5),
+        "full": dict(num=10_000_000, workloads=["readrandom", "overwrite"], threads=[1, 2, 4, 8], repeat=5,
+                     duration=10.0, warmup=2.0),
+        "large": dict(num=2_000_000, workloads=["readrandom", "overwrite"], threads=[1, 2], repeat=5, duration=5.0,
+                      warmup=1.0),
+    },
     "quickstart": {
         "smoke": dict(num=5_000),
         "default": dict(num=200_000),
@@ -83,6 +92,8 @@ SCALES = {
 #        WiredTiger's cache about the seed's 1 GB
 #   003  FoundationDB's data in its cache: held
 #   004  cached: ~70 GB of cache for 22-40 GB: held (its larger-than-RAM runs have their memory_limit instead)
+#   versions: held, `kvlab versions`' own 1 GiB at its 200,000 keys; large and full keep the budget above the data
+#        (2M keys: 232 MB; 10M: 1.2 GB)
 #   YCSB and the quickstart hold their data; durability's crash tests keep the engines' defaults
 MEMORY: dict[str, dict[str, str | None]] = {
     "read_scalability": {"smoke": "256MiB", "default": "1GiB", "large": "8GiB", "full": "12GiB"},
@@ -91,6 +102,7 @@ MEMORY: dict[str, dict[str, str | None]] = {
     "transactions": {"smoke": "256MiB", "default": "1GiB", "large": "1GiB", "full": "1GiB"},
     "ycsb": {"smoke": "256MiB", "default": "1GiB", "large": "4GiB", "full": "32GiB"},
     "linkbench": {"smoke": "256MiB", "default": "1GiB", "large": "4GiB", "full": "32GiB"},
+    "versions": {"smoke": "256MiB", "default": "1GiB", "large": "1GiB", "full": "4GiB"},
     "durability": {"smoke": None, "default": None, "large": None, "full": None},
     "quickstart": {"smoke": "256MiB", "default": "1GiB", "large": "1GiB", "full": "1GiB"},
 }
