@@ -195,6 +195,9 @@ class BuildFacts:
     crc32_of_library: Callable[[str], str] | None = None
     crc32_in_db: Callable[[object], str | None] | None = None
     thread_locals: bool = False     # a static build's speed depends on room in glibc's static TLS
+    # whether a built version's object (the engine linked in) has assertions compiled in, where the engine's own
+    # build tells it (None: kvlab's probe, an import of glibc's __assert_fail, which libmdbx always has)
+    assertions_of_library: Callable[[str], bool | None] | None = None
 
 
 # --- db_bench's flags (kvlab.cli.dbbench reads them) -------------------------------------------------------------

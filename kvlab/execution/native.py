@@ -175,6 +175,9 @@ def _loaded_facts(name: str, stamp) -> dict:
     library = str(plugin_where.library(name))
     # the engine's code: Debian's shared library, or the object itself where the engine is linked in
     facts = buildfacts.library_facts(source.get("engine_library") or library, built.get("linkage", "static"))
+    probe = engines.DESCRIPTORS[built["adapter"]].facts.assertions_of_library if built.get("adapter") else None
+    if probe is not None and source.get("kind") == "crate":
+        facts["assertions"] = probe(library)
     return {**facts, "library": library, "origin": f"kvlab engines build: {origin}",
             "compiler_flags": (facts["compiler_flags"] if source.get("kind") == "debian"
                                else f"the crate's build; the adapter: {' '.join(built.get('cflags', []))}"),

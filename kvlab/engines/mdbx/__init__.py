@@ -3,7 +3,9 @@
 It is never compiled into kvlab: its adapter is built with libmdbx linked in by `kvlab engines build mdbx@VERSION`
 from the mdbx-sys crate (scripts/setup.sh builds the default version) and loaded at run time; plain `mdbx` runs
 that default version, BUILD's `loaded`."""
-from ..descriptor import Absent, AdapterFormat, DbBench, Descriptor, Durability, EngineConfig, Recipe
+from pathlib import Path
+
+from ..descriptor import Absent, AdapterFormat, BuildFacts, DbBench, Descriptor, Durability, EngineConfig, Recipe
 from . import events, own_config
 
 # setup.py reads this with `ast` before kvlab can be imported: keep it a literal (kvlab.engines' docstring).
@@ -38,6 +40,22 @@ VERSIONS = {
                      include="libmdbx", library="mdbx", minutes=1.0),
 }
 
+
+
+def assertions(path: str) -> bool | None:
+    """Whether libmdbx was built with its assertions: the flags it was compiled with, which it keeps as a string
+    (mdbx_build.flags; the mdbx-sys crate's build passes -DNDEBUG=1 to a release build and MDBX_FORCE_ASSERTIONS=1
+    with debug assertions).  It always links glibc's __assert_fail (its runtime checks, on in every build), so
+    kvlab's usual probe says nothing here."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError:
+        return None
+    if b"-DMDBX_FORCE_ASSERTIONS=1" in data:
+        return True
+    return False if b"-DNDEBUG=1" in data else None
+
+
 NO_DIRECT_IO = "it reads and writes through its memory map and the OS page cache, which has no direct I/O"
 
 DESCRIPTOR = Descriptor(
@@ -61,6 +79,7 @@ DESCRIPTOR = Descriptor(
     own_config=own_config.own_config,
     cache=Absent("libmdbx has no cache of its own: reads go through the OS page cache (its map)"),
     memory=Absent("no cache of its own: the OS page cache (its map), bounded by the memory cgroup"),
+    facts=BuildFacts(assertions_of_library=assertions),
     dbbench=DbBench(refusals={flag: NO_DIRECT_IO for flag in ("use_direct_reads",
                                                               "use_direct_io_for_flush_and_compaction")}),
     versions=VERSIONS,
