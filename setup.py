@@ -37,8 +37,9 @@ def _buildrows():
     return module
 
 
-# The adapters come from the engine folders (kvlab/engines/<adapter>/: BUILD), planned ones left out.
-ADAPTERS = {name: row for name, row in _buildrows().build_rows().items() if not row.get("planned")}
+# The adapters come from the engine folders (kvlab/engines/<adapter>/: BUILD), planned ones left out, and those
+# never compiled in (BUILD's `loaded`: built by `kvlab engines build` and loaded at run time, as libmdbx).
+ADAPTERS = _buildrows().compiled(_buildrows().build_rows())
 # name -> (header, library, extra libraries, adapter source), for each adapter built against a library
 ENGINES = {name: (row["header"], row["library"], row.get("extra_libraries", []), f"engine_{name}.c")
            for name, row in ADAPTERS.items() if row.get("library")}

@@ -40,8 +40,13 @@ KVLAB_EXTRA = {"wiredtiger": {"options": "statistics=(none)"}}
 
 
 def build_reference(adapter: str) -> Path:
-    """benchmarks/reference/<adapter>.c compiled with gcc -O2 against the engine library kvlab was built with."""
+    """benchmarks/reference/<adapter>.c compiled with gcc -O2 against the engine library kvlab was built with: the one
+    linked into kvlab's extension, or, for an engine never compiled in (its descriptor's `loaded` version), the static
+    libraries `kvlab engines build` kept from that version's build."""
     where = native.build_config()["engines"].get(adapter)
+    loaded = engines.DESCRIPTORS[adapter].loaded if adapter in engines.DESCRIPTORS else ""
+    if where is None and loaded:
+        return build_reference_loaded(adapter, f"{adapter}{engines.VERSION_MARK}{loaded}")
     if where is None:
         raise SystemExit(f"{adapter} is not built into kvlab: no library to compile its reference against")
     BUILD.mkdir(parents=True, exist_ok=True)
@@ -51,6 +56,23 @@ def build_reference(adapter: str) -> Path:
     libs += [f"-l{lib}" for lib in where["libraries"]]
     subprocess.run(["gcc", "-O2", "-Wall", "-Wextra", f"-I{where['include']}", f"-I{REFERENCE}", str(src),
                     "-o", str(out), *libs, "-lpthread"], check=True)
+    return out
+
+
+def build_reference_loaded(adapter: str, version: str) -> Path:
+    """The reference of an engine kvlab loads at run time, linked with the same static build of the engine."""
+    from kvlab.execution.plugins import where as plugin_where
+    folder = plugin_where.built(version)
+    link = plugin_where.facts(version).get("source", {}).get("engine_link") if folder else None
+    if link is None:
+        raise SystemExit(f"{version} is not built (or was built before its engine's libraries were kept): "
+                         f"`kvlab engines build {version}`")
+    BUILD.mkdir(parents=True, exist_ok=True)
+    out = BUILD / f"ref_{adapter}"
+    subprocess.run(["gcc", "-O2", "-Wall", "-Wextra", f"-I{link['include']}", f"-I{REFERENCE}",
+                    str(REFERENCE / f"{adapter}.c"), "-o", str(out), "-Wl,--start-group",
+                    *(str(folder / a) for a in link["archives"]), "-Wl,--end-group",
+                    *(f"-l{lib}" for lib in link["libraries"]), "-lpthread"], check=True)
     return out
 
 

@@ -180,13 +180,19 @@ def adapters():
 
 def bulk_loads():
     """{adapter name: how its bulk load works, one sentence} for every adapter compiled in with a bulk path
-    (kv_engine.h's bulk_* calls; kvlab's load="bulk")."""
+    (kv_engine.h's bulk_* calls; kvlab's load="bulk"), and every adapter loaded at run time with one, by the name
+    it was loaded as."""
     out = {}
     cdef int i = 0
+    cdef const kv_engine_ops *ops
     while kv_engines[i] != NULL:
         if kv_engines[i].bulk_begin != NULL:
             out[kv_engines[i].name.decode()] = kv_engines[i].bulk_how.decode() if kv_engines[i].bulk_how else ""
         i += 1
+    for name, (path, addr) in _loaded.items():
+        ops = <const kv_engine_ops *><size_t>addr
+        if ops.bulk_begin != NULL:
+            out[name] = ops.bulk_how.decode() if ops.bulk_how else ""
     return out
 
 

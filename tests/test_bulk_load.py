@@ -16,13 +16,13 @@ from kvlab.execution import native
 
 from .conftest import CONFORMANCE, require
 
-BULK = tuple(n for n in CONFORMANCE if engines.get(n).adapter in ("lmdb", "rocksdb", "wiredtiger", "bdb"))
+BULK = tuple(n for n in CONFORMANCE if engines.get(n).adapter in ("lmdb", "rocksdb", "wiredtiger", "bdb", "mdbx"))
 
 
 def _records(engine: str, path) -> list:
     from kvlab import _native
     cfg = engines.get(engine)
-    e = _native.Engine(cfg.adapter, str(path), cfg.config({}, max_threads=2))
+    e = _native.Engine(native.adapter_name(cfg), str(path), cfg.config({}, max_threads=2))
     try:
         return [k for k, _ in e.scan(b"")]
     finally:
@@ -43,7 +43,7 @@ def test_bulk_load_holds_every_record_once_and_says_so(engine, tmp_path):
     load, read = r.benchmarks
     assert load.phase == "load" and load.ops == 25_000
     assert load.params["load"] == "bulk" and load.params["native_loop"] == "bulkload"
-    assert load.params["load_method"] == native.load().bulk_loads()[engines.get(engine).adapter]
+    assert load.params["load_method"] == native.load().bulk_loads()[engines.get(engine).native_name]
     assert read.found == 2_000
     assert _records(engine, db) == _keys(25_000)
     if engines.get(engine).adapter == "wiredtiger":   # its bulk cursor, not the ordered-insert fallback

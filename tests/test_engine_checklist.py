@@ -6,7 +6,8 @@ ARCHITECTURE.md ("A new engine") is the list in words; `missing()` is the same l
                      rules, events, counters, cache, build facts, db_bench rules; each configuration a colour
                      of its own
   build row          __init__.py's BUILD, a literal (setup.py reads it with ast) equal to the descriptor's, with a
-                     Debian package (and a header and library, unless the adapter needs none)
+                     Debian package (and a header and library, unless the adapter needs none), or, for an engine
+                     never compiled into kvlab, `loaded`: the version its plain name runs, a recipe in `versions`
   adapter source     engine_<adapter>.c defining `const kv_engine_ops kv_engine_<adapter>`
   conformance        a configuration of its adapter and variant in tests/conftest.py's CONFORMANCE (derived from
                      the registry; an engine that stores nothing is exempt: the null engine has
@@ -54,8 +55,9 @@ def missing(d: Descriptor, folder: Path | None = None) -> list:
     if row is not None and row != dict(d.build):
         out.append("build row: BUILD is not the descriptor's build (DESCRIPTOR = Descriptor(..., build=BUILD))")
     build = dict(d.build)
-    if not build.get("package"):
-        out.append("build row: no Debian package (BUILD['package'])")
+    if not build.get("package") and not build.get("loaded"):
+        out.append("build row: no Debian package (BUILD['package']), nor a version loaded at run time "
+                   "(BUILD['loaded'], with its recipe in `versions`)")
     if d.planned:
         if source.exists():
             out.append(f"planned: {source.name} exists, so {d.name} is no longer planned: remove `planned` and give "
@@ -143,6 +145,10 @@ def test_setup_reads_the_build_rows_kvlab_has():
     for name, d in engines.DESCRIPTORS.items():
         if d.build.get("library") and not d.planned:
             assert d.build["package"] in buildrows.packages(rows), name
+        if d.loaded and not d.planned:   # never compiled in: set-up builds the version its plain name runs
+            assert name not in buildrows.compiled(rows) and f"{name}@{d.loaded}" in buildrows.loaded(rows)
+            assert set(d.build.get("build_packages", [])) <= set(buildrows.packages(rows)), name
+    assert "kvlab/engines/buildrows.py --loaded" in (ROOT / "scripts/setup.sh").read_text()
 
 
 def test_the_c_list_is_generated_from_the_folders_in_rank_order():
@@ -152,7 +158,7 @@ def test_the_c_list_is_generated_from_the_folders_in_rank_order():
     text = generated.read_text()
     listed = re.findall(r"^#ifdef KV_HAVE_(\w+)\s*\n\s*KV_ENGINE\((\w+)\)\s*\n#endif", text, re.M)
     assert all(guard == adapter.upper() for guard, adapter in listed), listed
-    assert [a for _, a in listed] == [a for a, d in engines.DESCRIPTORS.items() if not d.planned]
+    assert [a for _, a in listed] == [a for a, d in engines.DESCRIPTORS.items() if not d.planned and not d.loaded]
     built = list(native.built_adapters())
     assert built == [a for a in engines.DESCRIPTORS if a in built]
 

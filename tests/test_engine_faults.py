@@ -23,10 +23,11 @@ WRITER = r"""
 import json, os, sys
 from kvlab import _native, errors
 from kvlab import engines
+from kvlab.execution import native
 name, path, mode = sys.argv[1:4]
 cfg = engines.get(name)
 try:
-    db = _native.Engine(cfg.adapter, path, cfg.config({"sync": True}, max_threads=2))
+    db = _native.Engine(native.adapter_name(cfg), path, cfg.config({"sync": True}, max_threads=2))
 except errors.KvlabError as exc:   # refused at open (BerkeleyDB sizes its regions up front)
     print(json.dumps({"written": 0, "error": type(exc).__name__, "message": str(exc), "at_open": True}))
     sys.exit(0)
@@ -53,9 +54,10 @@ READER = r"""
 import json, sys
 from kvlab import _native
 from kvlab import engines
+from kvlab.execution import native
 name, path = sys.argv[1:3]
 cfg = engines.get(name)
-db = _native.Engine(cfg.adapter, path, cfg.config({"sync": True}, max_threads=2))
+db = _native.Engine(native.adapter_name(cfg), path, cfg.config({"sync": True}, max_threads=2))
 out = {"k0": db.get(b"k%08d" % 0) is not None, "keys": len(db.scan(b"", -1))}
 try:
     db.close()
@@ -123,7 +125,7 @@ def test_read_only_file_system_is_an_error_and_the_database_reopens(small_fs, na
     _remount(small_fs, "size=512m")
     db = small_fs / "db"
     db.mkdir()
-    h = _native.Engine(cfg.adapter, str(db), cfg.config({"sync": True}, max_threads=2))
+    h = _native.Engine(native.adapter_name(cfg), str(db), cfg.config({"sync": True}, max_threads=2))
     h.put(b"k%08d" % 0, b"v")
     h.close()
     _remount(small_fs, "ro")

@@ -136,3 +136,33 @@ def test_versions_refuses_bad_input_before_anything_runs(argv, said, tmp_path, m
     assert cli.main([*argv, "--no-store"]) != 0
     assert said in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []
+
+
+# --- an engine never compiled into kvlab (BUILD's `loaded`): libmdbx -------------------------------------------
+
+LOADED = {name: d.loaded for name, d in engines.DESCRIPTORS.items() if d.loaded and not d.planned}
+
+
+@pytest.mark.parametrize("adapter", LOADED)
+def test_an_engine_never_compiled_in_runs_its_built_default_version_by_its_plain_name(adapter, tmp_path):
+    version = LOADED[adapter]
+    cfg = require(adapter)                                        # CI: scripts/setup.sh built it
+    assert adapter not in native.built_adapters()                 # setup.py left it out of the extension
+    assert (cfg.name, cfg.build, cfg.native_name) == (adapter, version, f"{adapter}@{version}")
+    r = kvlab.run(adapter, "fillseq,readrandom", num=2000, db=str(tmp_path / "db"), seed=1, interval=0)[1]
+    assert r.engine == adapter and r.found == r.ops and r.versions["engine_library"] == version
+    assert r.versions["engine_build"]["build"]["source"]["kind"] == "crate"
+    rows = {row["engine"]: row for row in native.describe()}
+    assert rows[adapter]["built"] and rows[adapter]["version"] == version
+    assert f"{adapter}@{version}" not in rows                     # its plain name's row is that version's
+
+
+@pytest.mark.parametrize("adapter", LOADED)
+def test_an_engine_never_compiled_in_and_not_built_names_its_build_command(adapter, monkeypatch, tmp_path):
+    monkeypatch.setattr(where, "folders", lambda: [tmp_path])
+    command = f"kvlab engines build {adapter}@{LOADED[adapter]}"
+    with pytest.raises(errors.EngineNotBuilt, match=f"`{command}` builds it"):
+        kvlab.run(adapter, "fillseq", num=100, db=str(tmp_path / "db"))
+    assert not (tmp_path / "db").exists()
+    row = next(r for r in native.describe() if r["engine"] == adapter)
+    assert not row["built"] and row["build_command"] == command

@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 from kvlab import _native, engines, errors
+from kvlab.execution import native
 from kvlab.execution.host import cgroup
 from kvlab.execution.orchestration.linkbench import run_linkbench
 from kvlab.model.workloads.linkbench import DEFAULT_MIX, MIX_PROPERTIES, LinkBench, from_properties
@@ -41,7 +42,7 @@ def _scan_prefix(eng, prefix: bytes):
 def _check_graph(engine, path):
     """Counts equal visible links per (id1, type); list entries are exactly the visible links."""
     cfg = engines.get(engine)
-    with _native.Engine(cfg.adapter, str(path), cfg.config({}, max_threads=2)) as eng:
+    with _native.Engine(native.adapter_name(cfg), str(path), cfg.config({}, max_threads=2)) as eng:
         visible, listed, counts = {}, {}, {}
         for k, v in _scan_prefix(eng, b"L"):
             id1, typ, id2 = struct.unpack(">QQQ", k[1:25])

@@ -16,6 +16,7 @@ import threading
 import pytest
 
 from kvlab import _native, errors
+from kvlab.execution import native
 from kvlab.execution.run.mixplan import compile_mix, txn_kind
 from kvlab.model.workloads.distributions import distribution as make_distribution
 from kvlab.model.workloads.mako import from_mako
@@ -28,10 +29,11 @@ CASES = [(n, n, n == "rocksdb") for n in CONFORMANCE] + [("rocksdb-plain", "rock
 # what each claims: 'serializable' / 'snapshot' (no lost update, no torn read) or 'none'
 CLAIMS = {"lmdb": "serializable", "rocksdb": "snapshot", "wiredtiger-btree": "snapshot",
           "wiredtiger-lsm": "snapshot", "bdb": "serializable", "leveldb": "snapshot-reads",
-          "rocksdb-plain": "snapshot-reads", "bdb-notxn": "none", "sqlite": "serializable"}
+          "rocksdb-plain": "snapshot-reads", "bdb-notxn": "none", "sqlite": "serializable",
+          "mdbx": "serializable"}
 KEYS = [b"key%02d" % i for i in range(10)]
 # the engines whose write transactions take the one write lock at their start: they wait, never conflict
-ONE_WRITER = ("lmdb", "sqlite")
+ONE_WRITER = ("lmdb", "sqlite", "mdbx")
 
 
 @pytest.fixture(params=CASES, ids=[c[0] for c in CASES])
@@ -45,7 +47,7 @@ def case(request, tmp_path):
     def open_db(**settings):
         config = cfg.config(settings, max_threads=16)
         config["transactions"] = transactions
-        h = _native.Engine(cfg.adapter, str(path), config)
+        h = _native.Engine(native.adapter_name(cfg), str(path), config)
         handles.append(h)
         return h
 
@@ -262,10 +264,11 @@ KILLED_CHILD = r"""
 import os, signal, sys
 from kvlab import _native
 from kvlab import engines
+from kvlab.execution import native
 cfg = engines.get(sys.argv[1])
 config = cfg.config({"sync": True}, max_threads=4)
 config["transactions"] = sys.argv[1] == "rocksdb"
-db = _native.Engine(cfg.adapter, sys.argv[2], config)
+db = _native.Engine(native.adapter_name(cfg), sys.argv[2], config)
 db.txn_begin("write")
 for i in range(200):
     db.put(b"k%04d" % i, b"committed")
@@ -294,7 +297,7 @@ def test_killed_transaction_leaves_none_of_its_writes(tmp_path, name):
     assert "mid-transaction" in proc.stdout
     config = cfg.config({"sync": True}, max_threads=4)
     config["transactions"] = name == "rocksdb"
-    db = _native.Engine(cfg.adapter, str(path), config)
+    db = _native.Engine(native.adapter_name(cfg), str(path), config)
     try:
         assert [db.get(b"k%04d" % i) for i in range(200)] == [b"committed"] * 200
         assert all(db.get(b"k%04d" % i) is None for i in range(200, 2000))

@@ -2,6 +2,10 @@
 runs before kvlab can be imported) and scripts/setup.sh (before the virtual environment exists) read them here.
 
     python3 kvlab/engines/buildrows.py --packages    # the Debian packages the written engines need
+    python3 kvlab/engines/buildrows.py --loaded      # ADAPTER@VERSION of each engine never compiled in (set-up builds)
+
+A row with `loaded` (a version) is an engine never compiled into kvlab: setup.py leaves it out, and its plain name
+runs that version, built by its recipe (`kvlab engines build`) and loaded at run time.
 """
 import ast
 import sys
@@ -35,16 +39,30 @@ def build_rows(folder: Path = HERE) -> dict:
     return {name: row for _, name, row in sorted(found, key=lambda item: (item[0], item[1]))}
 
 
+def compiled(rows: dict) -> dict:
+    """The rows of the adapters setup.py compiles into kvlab: written (not planned) and not loaded at run time only."""
+    return {name: row for name, row in rows.items() if not row.get("planned") and not row.get("loaded")}
+
+
+def loaded(rows: dict) -> list:
+    """ADAPTER@VERSION for each engine never compiled in: the version its plain name runs (scripts/setup.sh builds
+    them)."""
+    return [f"{name}@{row['loaded']}" for name, row in rows.items() if row.get("loaded") and not row.get("planned")]
+
+
 def packages(rows: dict) -> list:
-    """The Debian packages of the written adapters that need a library, and the packages they also want."""
+    """The Debian packages of the written adapters that need a library, the packages they also want, and what the
+    recipes of the engines never compiled in need to build (`build_packages`)."""
     out = []
     for row in rows.values():
         if row.get("library") and not row.get("planned"):
             out += [row["package"], *row.get("also", [])]
+        if row.get("loaded") and not row.get("planned"):
+            out += row.get("build_packages", [])
     return list(dict.fromkeys(out))
 
 
 if __name__ == "__main__":
-    if sys.argv[1:] != ["--packages"]:
-        raise SystemExit("usage: python3 kvlab/engines/buildrows.py --packages")
-    print(" ".join(packages(build_rows())))
+    if sys.argv[1:] not in (["--packages"], ["--loaded"]):
+        raise SystemExit("usage: python3 kvlab/engines/buildrows.py --packages | --loaded")
+    print(" ".join((packages if sys.argv[1] == "--packages" else loaded)(build_rows())))

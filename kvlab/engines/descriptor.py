@@ -195,6 +195,9 @@ class BuildFacts:
     crc32_of_library: Callable[[str], str] | None = None
     crc32_in_db: Callable[[object], str | None] | None = None
     thread_locals: bool = False     # a static build's speed depends on room in glibc's static TLS
+    # whether a built version's object (the engine linked in) has assertions compiled in, where the engine's own
+    # build tells it (None: kvlab's probe, an import of glibc's __assert_fail, which libmdbx always has)
+    assertions_of_library: Callable[[str], bool | None] | None = None
 
 
 # --- db_bench's flags (kvlab.cli.dbbench reads them) -------------------------------------------------------------
@@ -248,7 +251,8 @@ class EngineConfig:
     format: AdapterFormat | None = None       # reopen rules where they differ from its adapter's
     max_key_size: int | None = None           # the engine's own key limit, below kvlab's (None: kvlab's applies)
     build: str = ""                           # "": compiled into kvlab; a version: the adapter built by `kvlab engines
-    #                                           build` with that version linked in, loaded at run time ("lmdb@0.9.70")
+    #                                           build` with that version linked in, loaded at run time ("lmdb@0.9.70";
+    #                                           plain "mdbx", an engine never compiled in: its BUILD's `loaded`)
 
     @property
     def native_name(self) -> str:
@@ -338,16 +342,28 @@ class Descriptor:
     own: bool = False         # an engine of your own, loaded by its path (kvlab.engines.own)
 
     @property
+    def loaded(self) -> str:
+        """The version an engine that is never compiled into kvlab runs under its plain name (BUILD's `loaded`: its
+        adapter only ever built by `kvlab engines build ADAPTER@VERSION` and loaded at run time); "" for the others."""
+        return str(self.build.get("loaded", ""))
+
+    @property
     def costly_counters(self) -> bool:
         return not isinstance(self.counter_cost, Absent)
 
     def __post_init__(self):
         fixed = []
+        loaded = self.loaded
+        if loaded and loaded not in self.versions:
+            raise ValueError(f"{self.name}'s BUILD loads version {loaded!r}, which has no recipe in its versions "
+                             f"({', '.join(self.versions) or 'none'})")
         for c in self.configs:
             if c.adapter != self.name:
                 raise ValueError(f"configuration {c.name!r} names adapter {c.adapter!r} in {self.name}'s descriptor")
             if not c.debian_package:
                 c = _replace(c, debian_package=self.build.get("package", ""))
+            if loaded:   # never compiled in: its plain name runs its default built version
+                c = _replace(c, build=loaded)
             fixed.append(c)
         object.__setattr__(self, "configs", tuple(fixed))
         if not self.title:

@@ -135,6 +135,29 @@ def adapter_name(cfg: engines.EngineConfig) -> str:
     return name
 
 
+def available(cfg: engines.EngineConfig) -> bool:
+    """Whether configuration `cfg` can run here without a build: its adapter compiled into kvlab, or the version it
+    names built (`kvlab engines build`), or its own engine's file there."""
+    if not cfg.build:
+        return cfg.adapter in built_adapters()
+    if engines.descriptor(cfg).own:
+        return Path(cfg.build).is_file()
+    return plugin_where.built(cfg.native_name) is not None
+
+
+def _loaded_row(name: str, cfg: engines.EngineConfig, d) -> dict:
+    """`kvlab engines`' row of an engine never compiled in, whose plain name runs its default built version."""
+    native_name = cfg.native_name
+    built = plugin_where.built(native_name) is not None
+    facts = loaded_facts(native_name) if built else {}
+    return {"engine": name, "adapter": cfg.adapter, "variant": cfg.variant, "built": built,
+            "origin": facts.get("origin"), "assertions": facts.get("assertions"),
+            "version": facts.get("build", {}).get("reported_version"), "library_prefix": None,
+            "package": d.versions[cfg.build].package, "description": cfg.description, "stores_data": cfg.stores_data,
+            "unobtainable": engines.unobtainable(cfg), "build_command": f"kvlab engines build {native_name}",
+            "build_minutes": d.versions[cfg.build].minutes}
+
+
 def loaded_facts(name: str) -> dict:
     """A version built at run time, for `kvlab engines` and every result: what its build recorded, as build
     facts (kvlab.execution.host.buildfacts' keys where they apply); read once per build (dpkg is slow)."""
@@ -152,6 +175,9 @@ def _loaded_facts(name: str, stamp) -> dict:
     library = str(plugin_where.library(name))
     # the engine's code: Debian's shared library, or the object itself where the engine is linked in
     facts = buildfacts.library_facts(source.get("engine_library") or library, built.get("linkage", "static"))
+    probe = engines.DESCRIPTORS[built["adapter"]].facts.assertions_of_library if built.get("adapter") else None
+    if probe is not None and source.get("kind") == "crate":
+        facts["assertions"] = probe(library)
     return {**facts, "library": library, "origin": f"kvlab engines build: {origin}",
             "compiler_flags": (facts["compiler_flags"] if source.get("kind") == "debian"
                                else f"the crate's build; the adapter: {' '.join(built.get('cflags', []))}"),
@@ -260,18 +286,23 @@ def describe() -> list[dict]:
     where = build_config().get("engines", {})
     rows = []
     for name, cfg in engines.listed().items():
-        facts = library_facts(cfg.adapter) if cfg.adapter in adapters else {}
-        rows.append({
-            "engine": name, "adapter": cfg.adapter, "variant": cfg.variant, "built": cfg.adapter in adapters,
-            "origin": facts.get("origin"), "assertions": facts.get("assertions"),
-            "version": adapters.get(cfg.adapter), "library_prefix": where.get(cfg.adapter, {}).get("prefix"),
-            "package": cfg.debian_package, "description": cfg.description, "stores_data": cfg.stores_data,
-            "unobtainable": engines.unobtainable(cfg),
-        })
         d = engines.descriptor(cfg)
+        if cfg.build:   # an engine never compiled in: its plain name is its default version, built and loaded
+            rows.append(_loaded_row(name, cfg, d))
+        else:
+            facts = library_facts(cfg.adapter) if cfg.adapter in adapters else {}
+            rows.append({
+                "engine": name, "adapter": cfg.adapter, "variant": cfg.variant, "built": cfg.adapter in adapters,
+                "origin": facts.get("origin"), "assertions": facts.get("assertions"),
+                "version": adapters.get(cfg.adapter), "library_prefix": where.get(cfg.adapter, {}).get("prefix"),
+                "package": cfg.debian_package, "description": cfg.description, "stores_data": cfg.stores_data,
+                "unobtainable": engines.unobtainable(cfg),
+            })
         if cfg is not d.configs[-1] or engines.unobtainable(cfg):
             continue   # an adapter's versions are listed once, after its last configuration
         for version, recipe in d.versions.items():
+            if version == d.loaded:
+                continue   # the plain name's row above
             vname = f"{cfg.adapter}{engines.VERSION_MARK}{version}"
             built = plugin_where.built(vname) is not None
             facts = loaded_facts(vname) if built else {}

@@ -9,7 +9,9 @@ cython_ext/include/kv_plugin.h that exports its table.  The engine comes from:
     libraries, and the object links those in, every symbol but `kvlab_engine` kept inside (--exclude-libs and a
     version script), so that its calls bind to its own copy and two versions coexist in one process.
 What was built, from what and how, goes to build.json beside the object (kvlab.execution.plugins.where); every
-result of a run on it carries those facts."""
+result of a run on it carries those facts.  A crate's static libraries are kept beside the object too (engine/), with
+its headers' folder in build.json (`engine_link`), so that a program of the engine's own (benchmarks/reference/) links
+the same build of the engine."""
 from __future__ import annotations
 
 import hashlib
@@ -29,6 +31,7 @@ from . import where
 CFLAGS = ["-DNDEBUG", "-O2", "-fPIC", "-fwrapv", "-Wall", "-Wextra"]   # the extension's (setup.py: -O2 last)
 LIBDIR = Path("/usr/lib/x86_64-linux-gnu")
 ROOT = Path(__file__).resolve().parents[3]                                # the checkout: cython_ext/include
+ENGINE_DIR = "engine"   # beside a crate build's object: the engine's static libraries (build.json's source names them)
 
 
 def recipe_of(native_name: str):
@@ -81,6 +84,11 @@ def build(native_name: str, *, log=lambda line: print(line, file=sys.stderr)) ->
                   f"-Wl,--version-script={script}", *link, "-lpthread", "-lm"])
     _run(command, cwd=work, log=log)
     name, reported = _load_check(native_name, library, version)
+    if recipe.source == "crate":   # the engine's own static libraries, kept for a program of its own to link
+        kept = staged / ENGINE_DIR   # (benchmarks/vs_reference.py's independent loop): origin's `engine_link`
+        kept.mkdir()
+        for archive in origin.pop("archive_paths"):
+            shutil.copy2(archive, kept / Path(archive).name)
     facts = {
         "engine": native_name, "adapter": adapter, "version": version, "reported_version": reported,
         "table": name, "source": origin, "compiler": _first_line(["gcc", "--version"]), "cflags": CFLAGS,
@@ -142,7 +150,10 @@ def _crate(recipe, work: Path, log) -> tuple[Path, list[str], dict]:
     headers = manifest.parent / recipe.include
     return (headers, ["-Wl,--start-group", *archives, "-Wl,--end-group", *(f"-l{x}" for x in recipe.link)],
             {"kind": "crate", "crate": recipe.package, "crate_version": recipe.pin, "sha256": recipe.sha256,
-             "features": list(recipe.features), "archives": [Path(a).name for a in archives]})
+             "features": list(recipe.features), "archives": [Path(a).name for a in archives],
+             "engine_link": {"include": str(headers), "archives": [f"{ENGINE_DIR}/{Path(a).name}" for a in archives],
+                             "libraries": list(recipe.link)},
+             "archive_paths": archives})
 
 
 def _load_check(native_name: str, library: Path, version: str) -> tuple[str, str]:

@@ -29,7 +29,7 @@ def check(spec, lib, key_hash: bool) -> None:
     """Refuse, before anything is written, a load this build cannot run for `spec`."""
     if spec.load != "bulk":
         return
-    adapter = native.require_built(spec.engine).adapter
+    adapter = native.adapter_name(native.require_built(spec.engine))   # a version loaded at run time: its name
     have = lib.bulk_loads()
     if adapter not in have:
         able = [name for name, cfg in engines.REGISTRY.items() if cfg.adapter in have]

@@ -184,7 +184,7 @@ class Trial:
                 f"none: {self.cfg.adapter} has no batched read, so each batch is {params['batch']} get calls")
         engine = self.open(dict(phase.settings))
         if phase.load is not None:
-            params["load_method"] = loads.method(self.spec, self.native, self.cfg.adapter)
+            params["load_method"] = loads.method(self.spec, self.native, self.cfg.native_name)
             if not self._resume(engine, params):
                 return None
         plan = None
