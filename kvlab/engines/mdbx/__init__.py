@@ -69,7 +69,7 @@ DESCRIPTOR = Descriptor(
               "txn per get; the OS page cache is the cache",
         # libmdbx's documentation: MDBX_NORDAHEAD "may help random read performance when the DB is larger than RAM"
         larger_than_ram={"options": "nordahead"},
-        colour="#117733", aliases=("libmdbx",), durability=DURABILITY,
+        colour="#F0E442", aliases=("libmdbx",), durability=DURABILITY,
         # mdbx_env_get_maxkeysize_ex at the default 4 KiB page: 2022 bytes; a longer key is MDBX_BAD_VALSIZE
         max_key_size=2022),),
     format=AdapterFormat(remembered=("map_size",)),
