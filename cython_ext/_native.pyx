@@ -19,8 +19,8 @@ from kv_dist cimport (KV_STREAM_READ, kv_dist, kv_dist_fill, kv_dist_init, kv_di
 from kv_driver cimport (KV_CRASH_MAX_BATCH, KV_MIX_MAX_DISTS, KV_MIX_MAX_OPS, KV_MIX_MAX_TXNS, KV_NOPTYPES,
                         KV_ROLE_WRITER, KV_W__COUNT, kv_mix, kv_run, kv_run_execute, kv_run_init, kv_run_request_stop,
                         kv_run_thread_count, kv_thread_result, kv_workload_table)
-from kv_engine cimport (KV_E_NOTSUP, KV_ENGINE_ABI, KV_NOTFOUND, KV_OK, KV_PLUGIN_SYMBOL, KV_TXN_WRITE, kv_config, kv_db,
-                        kv_engine_ops, kv_engines, kv_failure, kv_plugin_entry, kv_thread, kv_thread_error)
+from kv_engine cimport (KV_E_NOTSUP, KV_ENGINE_ABI, KV_NOTFOUND, KV_OK, KV_PLUGIN_SYMBOL, KV_TXN_WRITE, kv_config,
+                        kv_db, kv_engine_ops, kv_engines, kv_failure, kv_plugin_entry, kv_thread, kv_thread_error)
 from kv_gen cimport KV_KEY_ENCODING, KV_KEY_MAX, KV_VALUE_BUFFER, kv_make_key, kv_make_key_portable
 from kv_graph cimport KV_G__COUNT, kv_graph, kv_graph_degree, kv_graph_state, kv_graph_state_init
 from kv_hist cimport KV_HIST_BUCKETS, KV_HIST_SUB_BITS, kv_hist, kv_hist_finish, kv_hist_init, kv_hist_record
