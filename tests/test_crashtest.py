@@ -20,7 +20,8 @@ RECOVERING = tuple(n for n in CONFORMANCE if dbformat.rules(engines.get(n)).reco
 @pytest.mark.parametrize("name", RECOVERING)
 def test_sync_on_loses_nothing_and_tears_nothing(name):
     require(name)
-    r = ct.crashtest(name, kills=2, sync=True, seed=11, min_s=0.05, max_s=0.4)
+    # late enough that a writer fsyncing every commit (SQLite FULL) has acknowledged some on a busy machine
+    r = ct.crashtest(name, kills=2, sync=True, seed=11, min_s=0.2, max_s=0.8)
     s = r.summary
     assert s["kills"] == 2 and s["reopen_failures"] == 0, r.kills
     assert s["acked_writes_lost"] == 0 and s["torn_txns"] == 0, r.kills
