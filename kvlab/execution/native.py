@@ -174,7 +174,8 @@ def _loaded_facts(name: str, stamp) -> dict:
               if source.get("kind") == "crate" else f"Debian {source.get('package')} {source.get('package_version')}")
     library = str(plugin_where.library(name))
     # the engine's code: Debian's shared library, or the object itself where the engine is linked in
-    facts = buildfacts.library_facts(source.get("engine_library") or library, built.get("linkage", "static"))
+    facts = buildfacts.library_facts(source.get("engine_library") or library, built.get("linkage", "static"),
+                                     packaged=source.get("kind") == "debian")
     probe = engines.DESCRIPTORS[built["adapter"]].facts.assertions_of_library if built.get("adapter") else None
     if probe is not None and source.get("kind") == "crate":
         facts["assertions"] = probe(library)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import re
 import subprocess
+from functools import lru_cache
 from pathlib import Path
 
 from ... import engines
@@ -34,6 +35,7 @@ def mapped_library(lib: str) -> str | None:
     return None
 
 
+@lru_cache(maxsize=None)   # dpkg-query reads dpkg's whole database: a second or more on a busy machine
 def _debian_package(path: str) -> tuple[str, str] | None:
     try:
         out = subprocess.run(["dpkg-query", "-S", path], capture_output=True, text=True, timeout=10)
@@ -77,15 +79,16 @@ def library_name(path: str) -> str:
     return m.group(1) if m else Path(path).name
 
 
-def library_facts(path: str | None, linkage: str = "shared") -> dict:
+def library_facts(path: str | None, linkage: str = "shared", packaged: bool = True) -> dict:
     """Facts about one library file: origin, assertions, CRC32 where the library shows it,
-    compiler flags where known."""
+    compiler flags where known.  `packaged` False: a file no Debian package ships (an engine kvlab built), whose
+    package is not looked up."""
     if path is None:
         return {"library": None, "origin": "unknown", "assertions": None, "crc32": None, "compiler_flags": None,
                 "linkage": None}
     facts = {"library": path, "assertions": _has_assertions(path), "crc32": None, "compiler_flags": None,
              "linkage": linkage}
-    deb = _debian_package(path)
+    deb = _debian_package(path) if packaged else None
     if deb:
         facts["origin"] = f"Debian package {deb[0]} {deb[1]}"
         facts["compiler_flags"] = "Debian's packaging defaults (dpkg-buildflags; -O2)"
