@@ -122,8 +122,8 @@ def report(args, base: str, results) -> None:
             print(f"{point.label()}, relative to {base} (1.00):")
             output.table([_cells(r) for r in rows if r["point"] == point], COLUMNS)
         print(f"  relative: the Hodges-Lehmann ratio of ops/s to the base's, with its distribution-free interval "
-              f"(the Mann-Whitney test's; its level is the one the runs allow, {stats._percent(stats.LEVEL)} at "
-              f"most); p: Mann-Whitney against the base; '{results_compare.BY_NAME['ops_per_sec'].words[0]}'/"
+              f"(the Mann-Whitney test's, at the first level the runs allow from {stats._percent(stats.LEVEL)} up, or "
+              f"below it with too few runs); p: Mann-Whitney against the base; '{results_compare.BY_NAME['ops_per_sec'].words[0]}'/"
               f"'{results_compare.BY_NAME['ops_per_sec'].words[1]}' at p < {results_compare.ALPHA:g} and "
               f"{results_compare.THRESHOLD_PCT:g}% or more, else '~'; CPU, KB read and written per op and write "
               "amp: medians over the runs ('-': not measurable here)")
