@@ -270,4 +270,6 @@ def test_the_run_builder_offers_only_built_engines():
     b = RunBuilder()
     options = list(b.engines.options)
     assert options and not set(options) & set(engines.PLANNED)
-    assert set(options) <= set(engines.REGISTRY)
+    offered = set(engines.REGISTRY) | {v for n in engines.REGISTRY for v in engines.versions_of(n)}
+    assert set(options) <= offered, "a compiled-in configuration or a version of one its recipes give"
+    assert all(engines.get(o) for o in options)
