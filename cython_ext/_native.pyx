@@ -24,7 +24,7 @@ from kv_engine cimport (KV_E_NOTSUP, KV_ENGINE_ABI, KV_NOTFOUND, KV_OK, KV_PLUGI
 from kv_gen cimport KV_KEY_ENCODING, KV_KEY_MAX, KV_VALUE_BUFFER, kv_make_key, kv_make_key_portable
 from kv_graph cimport KV_G__COUNT, kv_graph, kv_graph_degree, kv_graph_state, kv_graph_state_init
 from kv_hist cimport KV_HIST_BUCKETS, KV_HIST_SUB_BITS, kv_hist, kv_hist_finish, kv_hist_init, kv_hist_record
-from kv_trace cimport KV_TRACE_BLOCK_TAG, kv_replay, kv_replay_op, kv_trace, kv_trace_rec
+from kv_trace cimport KV_TRACE_BATCHED, KV_TRACE_BLOCK_TAG, KV_TRACE_COMMIT, kv_replay, kv_replay_op, kv_trace, kv_trace_rec
 from kv_names cimport (kv_compression_names, kv_dist_names, kv_error_names, kv_graph_op_names, kv_length_dist_names,
                        kv_name, kv_optype_names, kv_txn_kind_names)
 from kv_rate cimport kv_rate, kv_rate_time
@@ -84,9 +84,12 @@ WORKLOADS = {kv_workload_table[i].name.decode(): NativeLoop(i, OP_TYPES[kv_workl
 WORKLOAD_CODES = {name: w.code for name, w in WORKLOADS.items()}
 # a trace's records and a replay's ops, as numpy reads and writes them (kv_trace.h)
 TRACE_BLOCK_TAG = KV_TRACE_BLOCK_TAG
+TRACE_BATCHED = KV_TRACE_BATCHED   # a record's flags: one of a batch's puts
+TRACE_COMMIT = KV_TRACE_COMMIT     # ... and the last, its commit after it
 TRACE_DTYPE = np.dtype([("key", "<u8"), ("start", "<u8"), ("intended", "<u8"), ("size", "<u4"), ("op", "u1"),
                         ("flags", "u1"), ("reserved", "<u2")])
-REPLAY_DTYPE = np.dtype([("key", "<u8"), ("at_ns", "<i8"), ("size", "<u4"), ("op", "u1"), ("pad", "u1", (3,))])
+REPLAY_DTYPE = np.dtype([("key", "<u8"), ("at_ns", "<i8"), ("size", "<u4"), ("op", "u1"), ("flags", "u1"),
+                         ("pad", "u1", (2,))])
 if TRACE_DTYPE.itemsize != sizeof(kv_trace_rec) or REPLAY_DTYPE.itemsize != sizeof(kv_replay_op):
     raise ImportError("kvlab._native: kv_trace.h's records are not the size TRACE_DTYPE and REPLAY_DTYPE say")
 _GRAPH_OPTYPE = OP_TYPES.index("graph")

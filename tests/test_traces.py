@@ -11,6 +11,7 @@ import pytest
 import kvlab
 from kvlab import SpecError
 from kvlab.cli.main import main
+from kvlab.execution import native
 from kvlab.execution.traces import fileformat, replay
 from kvlab.execution.traces.fileformat import TraceError
 
@@ -42,9 +43,16 @@ def test_the_header_says_where_the_trace_came_from(recorded):
     assert [p.info["kind"] for p in t.phases] == ["load", "run"]
     assert [len(p.threads) for p in t.phases] == [1, 2]
     assert [p.ops for p in t.phases] == [b.ops for b in result]
+    assert [sum(b.per_thread_ops) for b in result] == [b.ops for b in result]   # a mix's txns are not ops
     for b in result:
         assert b.params["record_trace"] == str(path)
+    load = t.phases[0].threads[0]   # fillseq's batches of 1000: each put flagged, the last of each its commit
+    assert result[0].params["batch"] == 1000 and len(load) == 2000
+    assert (load["flags"] & native.load().TRACE_BATCHED).all()
+    commits = np.flatnonzero(load["flags"] & native.load().TRACE_COMMIT)
+    assert commits.tolist() == [999, 1999]
     run = t.phases[1]
+    assert not any(r["flags"].any() for r in run.threads.values())   # YCSB-A's ops each on its own
     ops = set(np.concatenate([r["op"] for r in run.threads.values()]).tolist())
     assert ops == {h["ops"].index("read"), h["ops"].index("write")}
     for r in run.threads.values():   # each thread's starts in order, from the phase's start
@@ -69,7 +77,7 @@ def test_a_trace_replays_on_every_engine_in_each_threads_order(recorded, engine,
     for a, b in zip(_by_phase(first), _by_phase(second)):
         assert a.keys() == b.keys()
         for t in a:
-            for column in ("key", "op", "size"):
+            for column in ("key", "op", "size", "flags"):   # the batches replayed as recorded
                 assert (a[t][column] == b[t][column]).all(), (engine, t, column)
 
 
@@ -103,7 +111,12 @@ def test_more_replay_threads_keep_each_keys_order(recorded):
     path, _ = recorded
     t = fileformat.read(path)
     phases = replay.phases(t, 0.0, 5)
+    kept = replay.phases(t, 0.0, None)[0]
+    assert kept.describe["batches"] == "replayed as recorded" and kept.threads[0]["flags"].any()
+    split = phases[0]   # the load's one thread split by key onto 5: no batch survives
+    assert split.describe["batches"].startswith("split by key") and not any(a["flags"].any() for a in split.threads)
     run = phases[1]
+    assert run.describe["batches"] == "none recorded"
     assert len(run.threads) == 5 and run.ops == t.phases[1].ops
     for r, ops in t.phases[1].threads.items():   # recorded thread r's ops go to replay threads r, r + 2, r + 4
         mine = [run.threads[i] for i in range(r, 5, 2)]

@@ -22,14 +22,17 @@
 
 /* One op as recorded (32 bytes).  key: the key index (kv_make_key's, YCSB's hash already applied); size: the
    value's bytes for a write, insert or rmw, the length for a range, scan or clear_range, else 0; op: enum
-   kv_optype. */
+   kv_optype; flags: KV_TRACE_BATCHED for each put of a batch (applied together at its commit), KV_TRACE_COMMIT
+   as well on its last (the commit follows it); 0 for an op on its own. */
+#define KV_TRACE_BATCHED 0x1u
+#define KV_TRACE_COMMIT 0x2u
 typedef struct kv_trace_rec {
     uint64_t key;
     uint64_t start;         /* its actual start: the latency clock's reading */
     uint64_t intended;      /* an open loop's intended start, on the same clock; 0: none (a closed loop) */
     uint32_t size;
     uint8_t op;
-    uint8_t flags;          /* 0; reserved */
+    uint8_t flags;          /* KV_TRACE_BATCHED, KV_TRACE_COMMIT */
     uint16_t reserved;
 } kv_trace_rec;
 
@@ -58,26 +61,28 @@ uint64_t kv_trace_flush(kv_trace_buf *b);
 /* Appends one op; returns 0, or, where the buffer filled and was written, the ticks the write took (the caller
    moves its op's start on by them, so the write is not counted as the op's latency). */
 static inline __attribute__((always_inline)) uint64_t kv_trace_put(kv_trace_buf *b, int op, uint64_t key,
-                                                               uint64_t size, uint64_t start, uint64_t intended) {
+                                                               uint64_t size, uint64_t start, uint64_t intended,
+                                                               unsigned flags) {
     kv_trace_rec *r = &b->recs[b->n];
     r->key = key;
     r->start = start;
     r->intended = intended;
     r->size = size > UINT32_MAX ? UINT32_MAX : (uint32_t)size;
     r->op = (uint8_t)op;
-    r->flags = 0;
+    r->flags = (uint8_t)flags;
     r->reserved = 0;
     return ++b->n == KV_TRACE_BUF_RECS ? kv_trace_flush(b) : 0;
 }
 
 /* One op to replay (24 bytes): key index, intended start in ns from the replay's start (already scaled by its
-   speed; ignored at max speed), size as kv_trace_rec's, op: enum kv_optype. */
+   speed; ignored at max speed), size and flags as kv_trace_rec's, op: enum kv_optype. */
 typedef struct kv_replay_op {
     uint64_t key;
     int64_t at_ns;
     uint32_t size;
     uint8_t op;
-    uint8_t pad[3];
+    uint8_t flags;
+    uint8_t pad[2];
 } kv_replay_op;
 
 typedef struct kv_replay {

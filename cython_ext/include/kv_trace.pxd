@@ -6,6 +6,8 @@ cdef extern from "kv_trace.h":
     enum:
         KV_TRACE_BLOCK_TAG
         KV_TRACE_BUF_RECS
+        KV_TRACE_BATCHED
+        KV_TRACE_COMMIT
     ctypedef struct kv_trace_rec:
         uint64_t key
         uint64_t start, intended
@@ -19,7 +21,7 @@ cdef extern from "kv_trace.h":
         uint64_t key
         int64_t at_ns
         uint32_t size
-        uint8_t op
+        uint8_t op, flags
     ctypedef struct kv_replay:
         const kv_replay_op **ops
         const uint64_t *count

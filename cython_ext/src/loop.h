@@ -111,11 +111,17 @@ KV_ALWAYS_INLINE void make_key_on(char *key, int ks, uint64_t index, int key16) 
 
 /* Recording: one op started at clock reading `start`, the loop's variable that its latency is timed from
    (intended: an open loop's intended start, or 0); a block written meanwhile moves `start` on by the write's
-   time, which is the recorder's, not the op's.  Off: one predictable branch. */
-#define KV_TRACE(c, op, key, size, start, intended_at)                                          \
-    do {                                                                                      \
-        if (__builtin_expect((c)->trace != NULL, 0))                                          \
-            (start) += kv_trace_put((c)->trace, (op), (key), (size), (start), (intended_at)); \
+   time, which is the recorder's, not the op's.  Off: one predictable branch.  KV_TRACE_IF, for the hot loops
+   instantiated with `rec` a constant (recording's own instantiations, so that the others carry no check at all),
+   with the op's flags (kv_trace.h). */
+#define KV_TRACE(c, op, key, size, start, intended_at)                                             \
+    do {                                                                                         \
+        if (__builtin_expect((c)->trace != NULL, 0))                                             \
+            (start) += kv_trace_put((c)->trace, (op), (key), (size), (start), (intended_at), 0); \
+    } while (0)
+#define KV_TRACE_IF(rec, c, op, key, size, start, flags)                                 \
+    do {                                                                               \
+        if (rec) (start) += kv_trace_put((c)->trace, (op), (key), (size), (start), 0, (flags)); \
     } while (0)
 /* trace.c: a thread's buffer (NULL off; on, an allocation failure stops the run), and its last block */
 int kv_trace_thread_open(ctx *c, int index);

@@ -2,6 +2,8 @@
  * kvlab/execution/run/tracing.py), each op on its recorded key index with a value of its recorded size.  Paced,
  * each op starts at its intended time, and its response time is measured from that time as the open loop does
  * (no coordinated omission: an op that starts late counts the wait), its lag apart; else back to back.
+ * A recorded batch (kv_trace.h's KV_TRACE_BATCHED ops, the last KV_TRACE_COMMIT) is replayed as one: the engine's
+ * batch opens before its first op and commits after its last, whose time includes the commit.
  */
 #include "loop.h"
 
@@ -86,8 +88,9 @@ KV_ALWAYS_INLINE int replay_on(ctx *c, const kv_replay_op *ops, uint64_t count, 
     const double ticks_per_ns = 1.0 / c->run->ns_per_tick;
     kv_thread_result *res = c->res;
     const uint64_t t0 = c->last;
+    const kv_engine_ops *e = c->run->ops;
     replay_counts n = {0, 0, 0};
-    int rc = KV_OK;
+    int rc = KV_OK, in_batch = 0;
     for (uint64_t i = 0; i < count; i++) {
         const kv_replay_op *o = &ops[i];
         uint64_t intended = 0;
@@ -97,13 +100,26 @@ KV_ALWAYS_INLINE int replay_on(ctx *c, const kv_replay_op *ops, uint64_t count, 
             c->last = clock_read(tsc);
             kv_hist_record(&res->hist[KV_OP_LAG], c->last > intended ? c->last - intended : 0);
         }
-        KV_TRACE(c, o->op, o->key, o->size, c->last, intended);
+        if (__builtin_expect(c->trace != NULL, 0))   /* recording the replay: its batches as they ran */
+            c->last += kv_trace_put(c->trace, o->op, o->key, o->size, c->last, intended, o->flags);
+        if ((o->flags & KV_TRACE_BATCHED) && !in_batch) {
+            if ((rc = e->batch_begin(c->t)) != KV_OK) break;
+            in_batch = 1;
+        }
         rc = replay_op(c, o, ks, &n);
+        if (rc == KV_OK && in_batch && (o->flags & KV_TRACE_COMMIT)) {
+            in_batch = 0;
+            rc = e->batch_commit(c->t);
+        }
         if (rc != KV_OK) break;
         res->ops[o->op]++;
         uint64_t end = time_op(&res->hist[o->op], &c->last, tsc);
         if (paced) kv_hist_record(&res->hist[KV_OP_RESPONSE], end - intended);
         if (publish_op(&res->progress, i + 1, &c->run->until, end)) break;   /* deadline or stop */
+    }
+    if (in_batch) {   /* a batch left open: by a stop (its ops so far, counted, commit), the list's end, an error */
+        if (rc == KV_OK) rc = e->batch_commit(c->t);
+        else e->batch_abort(c->t);
     }
     if (paced) { kv_hist_finish(&res->hist[KV_OP_RESPONSE]); kv_hist_finish(&res->hist[KV_OP_LAG]); }
     res->found += n.found;

@@ -6,7 +6,8 @@
  */
 #include "loop.h"
 
-KV_ALWAYS_INLINE int loop_write_on(ctx *c, uint64_t first, uint64_t count, int sequential, int tsc, int key16) {
+KV_ALWAYS_INLINE int loop_write_on(ctx *c, uint64_t first, uint64_t count, int sequential, int rec, int tsc,
+                                   int key16) {
     const kv_run_params *p = &c->run->p;
     const kv_engine_ops *e = c->run->ops;
     int ks = key16 ? 16 : p->key_size, vs = p->value_size, batch = p->batch > 1 ? p->batch : 1;
@@ -26,7 +27,8 @@ KV_ALWAYS_INLINE int loop_write_on(ctx *c, uint64_t first, uint64_t count, int s
                 err = rc;
                 break;
             }
-            KV_TRACE(c, KV_OP_WRITE, idx, (uint64_t)vs, c->last, 0);   /* a batch's puts start with it */
+            KV_TRACE_IF(rec, c, KV_OP_WRITE, idx, (uint64_t)vs, c->last,   /* a batch's puts start with it */
+                        batch > 1 ? KV_TRACE_BATCHED | (j == n - 1 ? KV_TRACE_COMMIT : 0) : 0);
             bytes += ks + vs;
         }
         if (err) break;
@@ -38,7 +40,8 @@ KV_ALWAYS_INLINE int loop_write_on(ctx *c, uint64_t first, uint64_t count, int s
 }
 
 int kv_loop_write(ctx *c, uint64_t first, uint64_t count, int sequential) {
-    return KV_DISPATCH(loop_write_on, c, first, count, sequential);
+    if (c->trace) return KV_DISPATCH_IF(0, loop_write_on, c, first, count, sequential, 1);   /* recording */
+    return KV_DISPATCH(loop_write_on, c, first, count, sequential, 0);
 }
 
 int kv_loop_delete(ctx *c, uint64_t count) {
@@ -63,7 +66,8 @@ int kv_loop_delete(ctx *c, uint64_t count) {
    What the engine call cannot change is kept in
    locals (the generator, the clock's last reading, the counters, the pointers the loop stores through),
    so nothing is reloaded after the call; they go back to the thread's state at the end. */
-KV_ALWAYS_INLINE int loop_read_on(ctx *c, uint64_t count, uint64_t offset, uint64_t span, int tsc, int key16) {
+KV_ALWAYS_INLINE int loop_read_on(ctx *c, uint64_t count, uint64_t offset, uint64_t span, int rec, int tsc,
+                                  int key16) {
     const kv_run_params *p = &c->run->p;
     const kv_engine_ops *e = c->run->ops;
     kv_thread *t = c->t;
@@ -87,7 +91,7 @@ KV_ALWAYS_INLINE int loop_read_on(ctx *c, uint64_t count, uint64_t offset, uint6
         if (rc == KV_OK) value_bytes += vl;
         else if (rc == KV_NOTFOUND) missing++;
         else { err = rc; break; }
-        KV_TRACE(c, KV_OP_READ, idx, 0, c->last, 0);
+        KV_TRACE_IF(rec, c, KV_OP_READ, idx, 0, c->last, 0);
         /* c->last in memory: one register more for the generator */
         if (end_op(hist, &c->last, &res->progress, ++done, until, tsc)) break;   /* deadline or stop */
     }
@@ -100,9 +104,11 @@ KV_ALWAYS_INLINE int loop_read_on(ctx *c, uint64_t count, uint64_t offset, uint6
 }
 
 int kv_loop_read(ctx *c, uint64_t count, uint64_t offset, uint64_t span) {
+    if (c->trace) return KV_DISPATCH_IF(0, loop_read_on, c, count, offset, span, 1);   /* recording */
     if (!offset)   /* readrandom, readhot: their own instantiations, without the add */
-        return KV_DISPATCH_IF(KV_KEY16(c, span), loop_read_on, c, count, 0, span);
-    return KV_DISPATCH_IF(KV_KEY16(c, span) && offset <= KV_KEY16_LIMIT - span, loop_read_on, c, count, offset, span);
+        return KV_DISPATCH_IF(KV_KEY16(c, span), loop_read_on, c, count, 0, span, 0);
+    return KV_DISPATCH_IF(KV_KEY16(c, span) && offset <= KV_KEY16_LIMIT - span, loop_read_on, c, count, offset, span,
+                          0);
 }
 
 int kv_loop_readseq(ctx *c, uint64_t count) {

@@ -267,7 +267,7 @@ def count(phase: Phase, threads: list, warm=None, mix_plan: dict | None = None) 
         t0=t0, t1=max(t["t_end_ns"] for t in workers), started=t0, by_op=_merged(workers),
         found=sum(t["found"] for t in workers) if phase.counts_found else None,
         not_found=sum(t["not_found"] for t in workers) if phase.counts_found else None,
-        bytes=sum(t["bytes"] for t in workers), per_thread_ops=tuple(sum(t["ops"].values()) for t in workers),
+        bytes=sum(t["bytes"] for t in workers), per_thread_ops=tuple(sum(n for op, n in t["ops"].items() if op != "txn") for t in workers),
         thread_seconds=sum(t["t_end_ns"] - t["t_start_ns"] for t in workers) / 1e9,
         writer=_writer(writer), mix=_mix(workers, mix_plan) if mix_plan is not None else None)
     if warm is None:

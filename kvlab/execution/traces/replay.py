@@ -136,6 +136,11 @@ def _codes(trace: Trace) -> np.ndarray:
     return table
 
 
+def _batch_flags() -> int:
+    """The record flags that mark a batch (kv_trace.h): its puts, and the last before its commit."""
+    return native.load().TRACE_BATCHED | native.load().TRACE_COMMIT
+
+
 def _time(recs) -> np.ndarray:
     """Each op's time in ns from the phase start: its intended start where it had one, else its actual one."""
     t = np.where(recs["intended_ns"] >= 0, recs["intended_ns"], recs["start_ns"])
@@ -147,6 +152,7 @@ def _to_ops(recs, table, scale: float) -> np.ndarray:
     out["key"] = recs["key"]
     out["size"] = recs["size"]
     out["op"] = table[recs["op"]]
+    out["flags"] = recs["flags"] & np.uint8(_batch_flags())
     out["at_ns"] = (_time(recs) / scale).astype(np.int64) if scale > 0 else 0
     return out
 
@@ -183,12 +189,16 @@ def phases(trace: Trace, speed: float, threads: int | None) -> list[ReplayPhase]
                              f"{', '.join(REPLAYED_OPS)}")
         n = threads or len(recorded)
         ops = [_to_ops(r, table, speed) for r in recorded]
+        batched = any(o["flags"].any() for o in ops)
+        batches = "replayed as recorded" if batched else "none recorded"
         dealt: list[list] = [[] for _ in range(n)]
         if n <= len(ops):
             for i, o in enumerate(ops):
                 dealt[i % n].append(o)
-        else:
+        else:   # more replay threads than recorded: a thread's ops split by key, its batches with them
+            batches = "split by key onto more threads: each op on its own" if batched else batches
             for i, o in enumerate(ops):
+                o["flags"] = 0
                 mine = list(range(i, n, len(ops)))
                 which = o["key"] % np.uint64(len(mine))
                 for j, t in enumerate(mine):
@@ -201,7 +211,8 @@ def phases(trace: Trace, speed: float, threads: int | None) -> list[ReplayPhase]
                                value_size=value_size,
                                describe={"file": trace.path, "format": trace.format, "header": trace.header,
                                          "phase": p.info.get("name"), "kind": p.info.get("kind"),
-                                         "threads_recorded": len(recorded), "threads": n, "ops": p.ops},
+                                         "threads_recorded": len(recorded), "threads": n, "ops": p.ops,
+                                         "batches": batches},
                                warning=skipped_warning(trace),
                                reads=bool(any(np.isin(a["op"], [native.load().OP_TYPES.index(x) for x in
                                                                 ("read", "rmw", "seek", "scan", "range")]).any()
