@@ -24,7 +24,8 @@ from kv_engine cimport (KV_E_NOTSUP, KV_ENGINE_ABI, KV_NOTFOUND, KV_OK, KV_PLUGI
 from kv_gen cimport KV_KEY_ENCODING, KV_KEY_MAX, KV_VALUE_BUFFER, kv_make_key, kv_make_key_portable
 from kv_graph cimport KV_G__COUNT, kv_graph, kv_graph_degree, kv_graph_state, kv_graph_state_init
 from kv_hist cimport KV_HIST_BUCKETS, KV_HIST_SUB_BITS, kv_hist, kv_hist_finish, kv_hist_init, kv_hist_record
-from kv_trace cimport KV_TRACE_BATCHED, KV_TRACE_BLOCK_TAG, KV_TRACE_COMMIT, kv_replay, kv_replay_op, kv_trace, kv_trace_rec
+from kv_trace cimport KV_TRACE_BATCHED, KV_TRACE_BLOCK_TAG, KV_TRACE_COMMIT
+from kv_trace cimport kv_replay, kv_replay_op, kv_trace, kv_trace_rec
 from kv_names cimport (kv_compression_names, kv_dist_names, kv_error_names, kv_graph_op_names, kv_length_dist_names,
                        kv_name, kv_optype_names, kv_txn_kind_names)
 from kv_rate cimport kv_rate, kv_rate_time
