@@ -10,6 +10,7 @@ from .. import errors
 from ..execution.dbfiles import dbdir
 from ..execution.progress import RunControl
 from ..results.store import Store, rescue_json
+from ..services import maincompare
 from ..services.progress import TextBar
 from . import output
 from .parsing import tag_value
@@ -143,3 +144,21 @@ def execute(spec, args, load_only: bool = False) -> int:
         return code
     report(result, args)
     return finish(result, args)
+
+
+def warnings_once(args, benchmarks) -> None:
+    """Each kind once, in one line naming its rows; --explain: every text in full, with its rows."""
+    kinds = maincompare.collapse_warnings(benchmarks)
+    if not kinds:
+        return
+    every = maincompare.rows_of(benchmarks)
+    for k in sorted(kinds, key=lambda k: (k.build, not k.machine)):
+        print(f"{'note' if k.build else 'warning'}: {k.line(every, len(benchmarks))}", file=sys.stderr)
+    if not args.explain:
+        print("  (each warning kind once; --explain prints them in full, and every record keeps its own in the "
+              "JSON)", file=sys.stderr)
+        return
+    print(file=sys.stderr)
+    for k in kinds:
+        for text, names in k.texts.items():
+            print(f"warning ({', '.join(names)}): {text}", file=sys.stderr)

@@ -80,7 +80,7 @@ def handle(args) -> int:
                f"plan: each engine loaded once (fillseq, {args.num:,} keys), then {_points_text(plan)}, each "
                f"{_s(args.duration)} with the first {_s(args.warmup)} cut as warm-up; {args.repeat} repeats, "
                "round-robin (each repeat runs every engine at every point, the first engine rotating)",
-               f"that is {len(names)} load{'s' if len(names) > 1 else ''} + {runs} runs: about {_duration(estimate)}")
+               f"that is {len(names)} load{'s' if len(names) > 1 else ''} + {runs} runs: about {output.duration(estimate)}")
     cannot = stats.reach_text(args.repeat, args.repeat, results_compare.ALPHA)
     if cannot:   # said before anything is spent
         print(f"warning: --repeat {args.repeat}: {cannot}; give --repeat "
@@ -96,7 +96,7 @@ def handle(args) -> int:
         common.finish(result, args)
         _report(args, plan, benchmarks)
         return signals.exit_code(outcome.stopped)
-    common.say(args, f"took {_duration(time.monotonic() - started)} (estimated {_duration(estimate)})")
+    common.say(args, f"took {output.duration(time.monotonic() - started)} (estimated {output.duration(estimate)})")
     _report(args, plan, benchmarks)
     code = common.finish(result, args)
     if len(names) > 1:
@@ -121,11 +121,6 @@ def _s(seconds: float) -> str:
     return f"{seconds:g} s"
 
 
-def _duration(seconds: float) -> str:
-    seconds = int(round(seconds))
-    return f"{seconds // 60} min {seconds % 60:02d} s" if seconds >= 60 else f"{seconds} s"
-
-
 def _progress(args, plan, b, started) -> None:
     """A line per load, and one at the end of each repeat."""
     if args.quiet:
@@ -140,7 +135,7 @@ def _progress(args, plan, b, started) -> None:
         spent = time.monotonic() - started
         r = (order + 1) // per_repeat
         left = spent / (len(plan.engines) + order + 1) * (len(plan.engines) + plan.repeat * per_repeat) - spent
-        print(f"  repeat {r}/{plan.repeat} done: {_duration(spent)} so far, about {_duration(max(left, 0))} left",
+        print(f"  repeat {r}/{plan.repeat} done: {output.duration(spent)} so far, about {output.duration(max(left, 0))} left",
               flush=True)
 
 
@@ -177,7 +172,7 @@ def _report(args, plan, benchmarks) -> None:
                 width = max(len(_bracket(e["row"]["summary"])) for e in entries)
                 for e in entries:
                     print(_ranking_entry(e, width))
-    _warnings(args, benchmarks)
+    common.warnings_once(args, benchmarks)
 
 
 def _interval(s: dict, with_level: bool) -> str:
@@ -216,21 +211,3 @@ def _ranking_entry(e, width: int = 0) -> str:
     else:
         said = f"not significant, p={gap['p']:.3f}"
     return f"{line}  {change}, {said}"
-
-
-def _warnings(args, benchmarks) -> None:
-    """Each kind once, in one line naming its rows; --explain: every text in full, with its rows."""
-    kinds = maincompare.collapse_warnings(benchmarks)
-    if not kinds:
-        return
-    every = maincompare.rows_of(benchmarks)
-    for k in sorted(kinds, key=lambda k: (k.build, not k.machine)):
-        print(f"{'note' if k.build else 'warning'}: {k.line(every, len(benchmarks))}", file=sys.stderr)
-    if not args.explain:
-        print("  (each warning kind once; --explain prints them in full, and every record keeps its own in the "
-              "JSON)", file=sys.stderr)
-        return
-    print(file=sys.stderr)
-    for k in kinds:
-        for text, names in k.texts.items():
-            print(f"warning ({', '.join(names)}): {text}", file=sys.stderr)

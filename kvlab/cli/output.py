@@ -137,3 +137,9 @@ def format_histogram(b) -> str:
             f"Min: {lat['min']:.4f}  Median: {lat['p50']:.4f}  Max: {lat['max']:.4f}\n"
             f"Percentiles: P50: {lat['p50']:.2f} P75: {lat['p75']:.2f} P99: {lat['p99']:.2f} "
             f"P99.9: {lat['p999']:.2f} P99.99: {lat['p9999']:.2f}\n")
+
+
+def duration(seconds: float) -> str:
+    """A wall time as a person reads it: "42 s", "3 min 05 s"."""
+    seconds = int(round(seconds))
+    return f"{seconds // 60} min {seconds % 60:02d} s" if seconds >= 60 else f"{seconds} s"

@@ -91,7 +91,7 @@ def handle(args) -> int:
                f"plan: each version loaded once (fillseq, {args.num:,} keys), then {', '.join(workloads)} at "
                f"{', '.join(map(str, threads))} thread{'s' if len(threads) > 1 or threads[0] > 1 else ''}, each "
                f"{args.duration:g} s with the first {args.warmup:g} s cut; {args.repeat} repeats, round-robin; "
-               f"about {compare._duration(estimate)}")
+               f"about {output.duration(estimate)}")
     cannot = stats.reach_text(args.repeat, args.repeat, results_compare.ALPHA)
     if cannot:
         print(f"warning: --repeat {args.repeat}: {cannot}", file=sys.stderr)
@@ -102,7 +102,7 @@ def handle(args) -> int:
     if outcome.stopped:
         print(f"kvlab versions: stopped by {outcome.stopped}; what ended is kept", file=sys.stderr)
     else:
-        common.say(args, f"took {compare._duration(time.monotonic() - started)}")
+        common.say(args, f"took {output.duration(time.monotonic() - started)}")
     report(args, names[0], outcome.results)
     code = common.finish(result, args)
     return code if not outcome.stopped else 128 + 2
@@ -127,7 +127,7 @@ def report(args, base: str, results) -> None:
               f"'{results_compare.BY_NAME['ops_per_sec'].words[1]}' at p < {results_compare.ALPHA:g} and "
               f"{results_compare.THRESHOLD_PCT:g}% or more, else '~'; CPU, KB read and written per op and write "
               "amp: medians over the runs ('-': not measurable here)")
-    compare._warnings(args, results)
+    common.warnings_once(args, results)
 
 
 def _cells(r) -> dict:
