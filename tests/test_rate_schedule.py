@@ -13,7 +13,8 @@ from kvlab.model.spec import make_spec
 from kvlab.model.workloads.mix import Pacing
 from kvlab.model.workloads.rate import RateSchedule, parse
 from kvlab.model.workloads.toml_file import from_toml_text
-from kvlab.results.result import frame_rows
+from kvlab.results.result import RunResult, frame_rows
+from kvlab.results.store import Store
 
 from .conftest import require
 
@@ -128,7 +129,7 @@ def _sine_run(engine, duration, interval):
                      interval=interval, threads=2, seed=3).by_workload("ycsb-c")
 
 
-def test_a_sine_rate_runs_intervals_follow_the_sine():
+def test_a_sine_rate_runs_intervals_follow_the_sine(tmp_path):
     require("lmdb")
     b = _sine_run("lmdb", 4.0, 0.25)
     assert b.mix["pacing"]["schedule"] == "sine:a=400.0,b=3.14159,c=0.0,d=600.0"
@@ -145,6 +146,12 @@ def test_a_sine_rate_runs_intervals_follow_the_sine():
     assert b.mix["pacing"]["achieved_ratio"] == pytest.approx(1.0, abs=0.15)
     rows = frame_rows([b], "intervals")   # the tidy frame carries the target beside each interval's rates
     assert all(r["target_txn_per_sec"] > 0 for r in rows)
+    store = Store(tmp_path / "s.duckdb")   # and so does the store's intervals table, beside the achieved rate
+    store.append(RunResult([b]))
+    stored = store.query("SELECT interval, target_txn_per_sec FROM intervals WHERE side = 'workers' AND op = 'txn' "
+                         "ORDER BY interval")
+    assert [round(t, 6) for t in stored["target_txn_per_sec"]] == [round(iv["workers"]["target_txn_per_sec"], 6) for iv in b.intervals
+                                                if "txn" in iv["workers"].get("ops", {})]
 
 
 def test_a_sine_rate_runs_intervals_follow_the_sine_closely():

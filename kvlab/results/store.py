@@ -39,7 +39,7 @@ from .result import BenchmarkResult, RunResult, _jsonable, load_json, write_json
 # A store made by an older kvlab has a lower version; opening it adds the columns and tables it lacks (each
 # new column filled from the stored records where the column says where its value sits in one).  A change to
 # TABLES raises STORE_VERSION by one, so that every older store is looked at again.
-STORE_VERSION = 9
+STORE_VERSION = 10
 
 # the metrics kvlab noise measures a spread for (kvlab.compare's names)
 NOISE_METRICS = ("ops_per_sec", "p50_us", "p99_us", "p999_us", "cpu_us_per_op")
@@ -182,6 +182,7 @@ INTERVALS = Table("intervals", (
     Column("t_end_s", "DOUBLE", "t_end_s"),
     Column("ops", "BIGINT", "{side}.ops.{op}"),
     Column("ops_per_sec", "DOUBLE", "{side}.ops_per_sec.{op}"),
+    Column("target_txn_per_sec", "DOUBLE", "{side}.target_txn_per_sec"),   # an open loop's target (its schedule)
     *_percentiles("{side}.latency_us.{op}", ("p50", "p99", "p999", "max")),
     Column("cpu_pct", "DOUBLE", "cpu_pct"),
     Column("io_read_bytes", "BIGINT", "io_read_bytes"),
