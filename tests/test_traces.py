@@ -315,3 +315,22 @@ def test_recorded_speed_keeps_the_recorded_pace(paced):
     first = fileformat.read(paced)
     got = kvlab.replay(str(paced), engine="lmdb", interval=0)
     assert got[-1].seconds <= _span_s(first) + 0.3
+
+
+def test_dbbench_and_ycsb_record_traces_too(tmp_path):
+    require("lmdb")
+    bench = tmp_path / "dbbench.kvtrace"
+    assert main(["dbbench", "--engine", "lmdb", "--no-store", "-q", "--record-trace", str(bench),
+                 "--benchmarks=fillrandom,readrandom", "--num=2000", "--reads=500", "--threads=2", "--seed=3"]) == 0
+    t = fileformat.read(bench)
+    assert [p.info["name"] for p in t.phases] == ["fillrandom", "readrandom"]
+    assert [p.ops for p in t.phases] == [2000, 1000] and len(t.phases[1].threads) == 2
+    props = tmp_path / "workloadc"
+    props.write_text("recordcount=1000\noperationcount=800\nreadproportion=1\nrequestdistribution=uniform\n"
+                     "workload=site.ycsb.workloads.CoreWorkload\n")
+    ycsb = tmp_path / "ycsb.kvtrace"
+    assert main(["ycsb", "-P", str(props), "--engine", "lmdb", "--no-store", "-q", "--progress", "off",
+                 "--record-trace", str(ycsb)]) == 0
+    t = fileformat.read(ycsb)
+    assert [p.info["kind"] for p in t.phases] == ["load", "run"] and [p.ops for p in t.phases] == [1000, 800]
+    assert t.header["engine"] == "lmdb" and t.header["spec"]["record_trace"] == str(ycsb)

@@ -192,8 +192,10 @@ def byte_size(text):
 
 
 def add_running_options(parser, db_help="database directory, kept after the run (default: a temporary one, "
-                                        "removed)", seed=True, progress=True, db=True, overwrite=None):
-    """What every command that runs a benchmark shares."""
+                                        "removed)", seed=True, progress=True, db=True, overwrite=None,
+                        trace=False):
+    """What every command that runs a benchmark shares (`trace`: --record-trace too, for a command whose RunSpec
+    does not come from RUN_FLAGS, which has it)."""
     g = parser.add_argument_group("common to every running command")
     if db:
         g.add_argument("--db", default=None, metavar="DIR", help=db_help)
@@ -205,6 +207,10 @@ def add_running_options(parser, db_help="database directory, kept after the run 
                    "schema kvlab.result/N)")
     add_store_option(g)
     g.add_argument("--no-store", action="store_true", help="do not append the result to the results store")
+    if trace:
+        g.add_argument("--record-trace", default=None, metavar="FILE",
+                       help="record every operation of every phase into FILE, kvlab's trace format; `kvlab replay "
+                            "FILE` replays it on any engine (docs/traces.md)")
     g.add_argument("--tag", action="append", default=[], metavar="TAG",
                    help="label the stored result (repeatable): `kvlab results list --tag TAG` finds it")
     if seed:
