@@ -1,69 +1,30 @@
-"""The engine contract, on every built engine: real libraries, real files."""
+"""The engine contract, on every built engine: real libraries, real files.  The checks `kvlab engines check` runs
+(kvlab/services/conformance.py: put and get, not found, delete, iteration, batches, transactions, errors, reopen,
+threads, a crash) run on every built-in engine in tests/test_engine_check.py; here, the edges they leave out."""
 import pytest
 
 from kvlab import errors
+from kvlab.services.conformance import k
 
 
-def k(i):
-    return b"%016d" % i
-
-
-def test_put_get_overwrite(open_engine):
-    db = open_engine()
-    db.put(k(1), b"one")
-    assert db.get(k(1)) == b"one"
-    db.put(k(1), b"uno")
-    assert db.get(k(1)) == b"uno"
-
-
-def test_not_found_is_none(open_engine):
+def test_an_empty_key_is_absent_or_an_error_never_a_crash(open_engine):
     db = open_engine()
     db.put(k(1), b"x")
-    assert db.get(k(2)) is None
-    try:  # an empty key is engine-defined (LMDB rejects it): absent or an error, never a crash
+    try:  # an empty key is engine-defined (LMDB rejects it)
         assert db.get(b"") is None
     except errors.EngineError as exc:
         assert str(exc)
 
 
-def test_delete(open_engine):
+def test_a_scan_with_limit_zero_is_empty(open_engine):
     db = open_engine()
-    db.put(k(1), b"x")
-    db.delete(k(1))
-    assert db.get(k(1)) is None
-    db.delete(k(12345))  # deleting an absent key is not an error on any engine
-
-
-def test_scan_order_and_limits(open_engine):
-    db = open_engine()
-    keys = [k(i) for i in (5, 1, 9, 3, 7, 2)]
-    for key in keys:
-        db.put(key, key[::-1])
-    got = db.scan()
-    assert [kv[0] for kv in got] == sorted(keys)
-    assert all(v == key[::-1] for key, v in got)
-    assert [kv[0] for kv in db.scan(k(4), 2)] == [k(5), k(7)]
-    assert db.scan(k(10)) == []
+    for i in (1, 2, 3):
+        db.put(k(i), b"v")
     assert db.scan(limit=0) == []
+    assert [kv[0] for kv in db.scan(k(2), 0)] == []
 
 
-def test_batch_is_atomic(open_engine):
-    db = open_engine()
-    db.batch_begin()
-    for i in range(100):
-        db.put(k(i), b"b")
-    db.batch_abort()
-    assert all(db.get(k(i)) is None for i in range(100))
-    db.batch_begin()
-    for i in range(100):
-        db.put(k(i), b"c")
-    db.delete(k(50))
-    db.batch_commit()
-    assert db.get(k(50)) is None
-    assert all(db.get(k(i)) == b"c" for i in range(100) if i != 50)
-
-
-def test_reopen_persists(open_engine):
+def test_a_delete_persists_across_a_reopen(open_engine):
     db = open_engine()
     for i in range(1000):
         db.put(k(i), b"v%d" % i)
@@ -73,13 +34,6 @@ def test_reopen_persists(open_engine):
     assert db2.get(k(999)) == b"v999"
     assert db2.get(k(10)) is None
     assert len(db2.scan()) == 999
-
-
-def test_binary_values(open_engine):
-    db = open_engine()
-    value = bytes(range(256)) * 40
-    db.put(k(1), value)
-    assert db.get(k(1)) == value
 
 
 def test_closed_engine_raises(open_engine):
