@@ -123,6 +123,11 @@ def stopping():
             signal.signal(s, h if h is not None else signal.SIG_DFL)
 
 
+def pending() -> list:
+    """The stop signals waiting for a held() block's end, in order of arrival (a caller forwards them)."""
+    return list(_pending)
+
+
 @contextmanager
 def held(arrived: list | None = None):
     """A stop signal that arrives within waits for the block's end, then raises Stop, or, given a list `arrived`,

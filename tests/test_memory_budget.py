@@ -2,6 +2,10 @@
 held to it in a memory cgroup where one can be made, and the engines' own defaults stated when none is given."""
 import json
 import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -99,23 +103,67 @@ def test_compare_refuses_a_bad_memory_value(capsys):
 @pytest.mark.skipif(os.geteuid() != 0 or cgroup.unavailable() is not None,
                     reason="no memory cgroup can be made here (root and a memory controller needed)")
 def test_the_run_is_in_a_memory_cgroup_of_the_budget():
+    """As the `kvlab` command runs it: the trials in a child process held in the cgroup (the command's own process
+    never in it, so that going over ends the run, not the command), each result back as it ends."""
     require("lmdb")
     seen = []
+    before = Path("/proc/self/cgroup").read_text()
 
-    def inside(_):
-        seen.append(Path("/proc/self/cgroup").read_text())
+    def here(b):
+        seen.append((b.workload, Path("/proc/self/cgroup").read_text()))
     from kvlab.execution.run.runner import run_spec, whole_process_bounded
-    with whole_process_bounded():   # as the `kvlab` command runs it
+    with whole_process_bounded():
         result = run_spec(make_spec("lmdb", "fillseq,readrandom", num=2000, interval=0, memory="256MiB"),
-                          on_result=inside)
+                          on_result=here)
     budget = result.benchmarks[-1].params["memory_budget"]
-    assert budget["covers"] == "engine and page cache"
-    assert budget["cgroup_limit_bytes"] == 256 << 20 and budget["cgroup_peak_bytes"] > 0
-    name = Path(budget["cgroup"]).name
-    assert seen and all(name in text for text in seen)             # inside while it ran
-    assert name not in Path("/proc/self/cgroup").read_text()        # left after
-    assert not Path(budget["cgroup"]).exists()                      # and removed
+    assert budget["covers"] == "engine and page cache (the run in a child process of its own)"
+    assert budget["cgroup_limit_bytes"] == 256 << 20
+    assert budget["cgroup_peak_bytes"] > 1 << 20                     # the child's pages were charged to it
+    assert [w for w, _ in seen] == ["fillseq", "readrandom"] == [b.workload for b in result]
+    assert all(text == before for _, text in seen)                   # this process never joined it
+    assert not Path(budget["cgroup"]).exists()                       # removed after
     json.dumps(budget)
+
+
+def _cmd(args, tmp_path, timeout=300):
+    env = {**os.environ, "KVLAB_TMPDIR": str(tmp_path)}
+    return subprocess.Popen([sys.executable, "-m", "kvlab.cli", *map(str, args)], env=env, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+
+
+def test_going_over_the_budget_ends_the_run_not_the_command(tmp_path):
+    """WiredTiger told to cache 1 GiB within a 128 MiB budget: the OOM killer ends the run's process; the command
+    says why, removes the temporary database, and exits 2 as for any error."""
+    require("wiredtiger-btree")
+    if cgroup.unavailable(128 << 20):
+        pytest.skip(f"no memory cgroup here: {cgroup.unavailable(128 << 20)}")
+    p = _cmd(["run", "--engine", "wiredtiger-btree", "--workload", "fillrandom", "--num", 400_000, "--value-size",
+              1000, "--memory", "128MiB", "--cache-size", 1 << 30, "--interval", 0, "--no-store", "-q"], tmp_path)
+    out, err = p.communicate(timeout=300)
+    assert p.returncode == 2, (p.returncode, err)
+    assert "went over its memory budget of 128 MiB" in err and "OOM killer" in err
+    assert "settings given win over the budget's split: cache_size 1073741824" in err
+    assert not list(tmp_path.glob("kvlab-*")), "the killed run's temporary database was removed"
+
+
+def test_a_stop_reaches_the_bounded_run_and_keeps_its_partial_result(tmp_path):
+    require("lmdb")
+    if cgroup.unavailable(256 << 20):
+        pytest.skip(f"no memory cgroup here: {cgroup.unavailable(256 << 20)}")
+    out = tmp_path / "r.json"
+    p = _cmd(["run", "--engine", "lmdb", "--workload", "readrandom", "--num", 20_000, "--duration", 60, "--memory",
+              "256MiB", "--no-store", "--json", out, "--progress", "off"], tmp_path)
+    deadline = time.monotonic() + 120
+    while "[load phase]" not in (line := p.stdout.readline()) and time.monotonic() < deadline:   # loaded
+        assert line, p.stderr.read()
+    time.sleep(1.0)   # into the measured readrandom
+    p.send_signal(signal.SIGTERM)   # to the command alone: it forwards it to the run's process
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 128 + signal.SIGTERM, err
+    records = json.loads(out.read_text())
+    records = records["benchmarks"] if isinstance(records, dict) else records
+    assert records[-1]["params"]["stopped_by"] == "SIGTERM"
+    assert not list(tmp_path.glob("kvlab-*"))
 
 
 def test_without_a_cgroup_the_budget_covers_the_engine_caches_only(monkeypatch):

@@ -117,6 +117,19 @@ class MemoryCgroup:
         except (OSError, ValueError):
             return None
 
+    def oom_kills(self) -> int | None:
+        """How many processes the kernel's OOM killer ended in the group (v1 memory.oom_control, v2 memory.events:
+        oom_kill); None where the kernel does not say."""
+        name = "memory.oom_control" if self.version == 1 else "memory.events"
+        try:
+            for line in (self.path / name).read_text().splitlines():
+                key, _, value = line.partition(" ")
+                if key == "oom_kill":
+                    return int(value)
+        except (OSError, ValueError):
+            pass
+        return None
+
     def facts(self) -> dict:
         return {"memory_limit_bytes": self.limit, "cgroup_version": self.version, "cgroup_peak_bytes": self.peak(),
                 "cgroup": str(self.path)}

@@ -28,7 +28,7 @@ from ..dbfiles import dbdir, sizecheck
 from ..host import accounting, cgroup
 from ..progress import RunControl
 from ..traces import recording
-from . import loads, phases
+from . import bounded, loads, phases
 from .pinning import pin, unpin
 from .trial import Trial
 
@@ -50,20 +50,33 @@ def run_spec(spec: RunSpec, on_result: Callable[[BenchmarkResult], None] | None 
     dbdir.check(spec.db, spec.use_existing_db or spec.resume)
     if spec.record_trace is not None:
         recording.check(spec, phases.plan(spec, loaded=spec.use_existing_db, load_only=load_only))
-    trials = []
     holding = [None]   # a --db's lock, held from the first trial's start to the last one's end
     budget = memory_budget(spec)
     tracer = recording.open_for(spec)
-    try:
-        with signals.stopping(), _held_to(budget):   # SIGTERM and SIGHUP stop a run as Ctrl-C does (kvlab._signals)
+
+    def trials_of(report) -> list:
+        trials: list = []
+        try:
             for trial in range(spec.repeat):
-                trials.append(_run_trial(spec, trial, on_result, control, load_only, holding,
+                trials.append(_run_trial(spec, trial, report, control, load_only, holding,
                                          last=trial == spec.repeat - 1, budget=budget, tracer=tracer))
                 if any(b.partial or b.params.get("stopped_by") for b in trials[-1]):
                     break
+        finally:
+            if holding[0] is not None:
+                holding[0].release()
+                holding[0] = None
+        return trials
+
+    try:
+        with signals.stopping():   # SIGTERM and SIGHUP stop a run as Ctrl-C does (kvlab._signals)
+            if _in_child_process(budget):   # the command's own process stays out of the memory cgroup
+                keep = (tracer.fd,) if tracer is not None else ()
+                trials, _ = bounded.run(trials_of, on_result, budget, keep)   # a stop: the child's results say so
+            else:
+                with _held_to(budget):
+                    trials = trials_of(on_result)
     finally:
-        if holding[0] is not None:
-            holding[0].release()
         if tracer is not None:
             tracer.close()
     results = [b for t in trials for b in t]
@@ -122,6 +135,12 @@ def whole_process_bounded():
         yield
     finally:
         _WHOLE_PROCESS_BOUNDED = before
+
+
+def _in_child_process(budget: dict) -> bool:
+    """Whether the run goes to a child process held in a memory cgroup (execution.run.bounded): the `kvlab`
+    command's run with a budget, where a memory cgroup can be made."""
+    return budget["bytes"] is not None and _WHOLE_PROCESS_BOUNDED and cgroup.unavailable(budget["bytes"]) is None
 
 
 @contextlib.contextmanager
