@@ -124,6 +124,8 @@ fn error_name(e: &Error) -> &'static CStr {
     }
 }
 
+#[cold]
+#[inline(never)]
 fn set(err: *mut KvredbError, kind: c_int, os_errno: c_int, name: &'static CStr, text: &str) -> c_int {
     if let Some(err) = unsafe { err.as_mut() } {
         err.kind = kind;
@@ -138,6 +140,8 @@ fn set(err: *mut KvredbError, kind: c_int, os_errno: c_int, name: &'static CStr,
     ERROR
 }
 
+#[cold]
+#[inline(never)]
 fn fail(err: *mut KvredbError, e: impl Into<Error>) -> c_int {
     let e: Error = e.into();
     let (kind, errno) = match &e {
@@ -163,18 +167,23 @@ fn libc_edquot() -> i32 {
 }
 
 /// Runs `f`, turning a panic into an error of kind PANIC.
+#[inline]
 fn guard(err: *mut KvredbError, f: impl FnOnce() -> c_int) -> c_int {
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(rc) => rc,
-        Err(payload) => {
-            let text = payload
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| payload.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "a panic without a message".into());
-            set(err, E_PANIC, 0, c"panic", &format!("redb panicked: {text}"))
-        }
+        Err(payload) => panicked(err, payload),
     }
+}
+
+#[cold]
+#[inline(never)]
+fn panicked(err: *mut KvredbError, payload: Box<dyn std::any::Any + Send>) -> c_int {
+    let text = payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic without a message".into());
+    set(err, E_PANIC, 0, c"panic", &format!("redb panicked: {text}"))
 }
 
 unsafe fn bytes<'a>(p: *const c_char, n: usize) -> &'a [u8] {
@@ -191,14 +200,22 @@ impl Thread {
     }
 
     /// The table a read outside a write transaction uses: the pinned snapshot, or one no older than the last commit.
+    #[inline]
     fn refresh(&mut self) -> Result<(), Error> {
         let commits = self.db().commits.load(Ordering::Acquire);
-        if self.snap.is_none() || (!self.pinned && self.snap_commits != commits) {
-            self.snap = None;
-            let txn = self.db().db.begin_read()?;
-            self.snap = Some(txn.open_table(TABLE)?);
-            self.snap_commits = commits;
+        if self.snap.is_some() && (self.pinned || self.snap_commits == commits) {
+            return Ok(());
         }
+        self.renew(commits)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn renew(&mut self, commits: u64) -> Result<(), Error> {
+        self.snap = None;
+        let txn = self.db().db.begin_read()?;
+        self.snap = Some(txn.open_table(TABLE)?);
+        self.snap_commits = commits;
         Ok(())
     }
 
