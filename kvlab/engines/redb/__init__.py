@@ -6,8 +6,18 @@ run time; plain `redb` runs BUILD's `loaded` version, which scripts/setup.sh bui
 import tomllib
 from pathlib import Path
 
-from ..descriptor import (Absent, AdapterFormat, BuildFacts, Cache, DbBench, Descriptor, Durability, EngineConfig,
-                          Recipe, engine_share)
+from ..descriptor import (
+    Absent,
+    AdapterFormat,
+    BuildFacts,
+    Cache,
+    DbBench,
+    Descriptor,
+    Durability,
+    EngineConfig,
+    Recipe,
+    engine_share,
+)
 from . import events, own_config
 
 # setup.py reads this with `ast` before kvlab can be imported: keep it a literal (kvlab.engines' docstring).

@@ -36,8 +36,8 @@ struct kv_thread {
     kv_thread_common c;
     kv_db *db;
     kvredb_thread *rt;
-    kvredb_error rerr;   /* the shim's last error, turned into c.err by fail() */
-    int snap;            /* in a read transaction */
+    kvredb_error rerr; /* the shim's last error, turned into c.err by fail() */
+    int snap;          /* in a read transaction */
 };
 
 static int kv_code(const kvredb_error *e) {
@@ -62,7 +62,10 @@ static int fail(kv_failure *out, const kvredb_error *e, const char *what) {
 static int tfail(kv_thread *t, const char *what) { return fail(&t->c.err, &t->rerr, what); }
 
 static int parse_options(const char *opts, kvredb_options *o, kv_failure *err) {
-    static const struct { const char *name; size_t offset; } table[] = {
+    static const struct {
+        const char *name;
+        size_t offset;
+    } table[] = {
         {"two_phase_commit", offsetof(kvredb_options, two_phase_commit)},
         {"quick_repair", offsetof(kvredb_options, quick_repair)},
         {"check_integrity", offsetof(kvredb_options, check_integrity)},
@@ -83,7 +86,8 @@ static int parse_options(const char *opts, kvredb_options *o, kv_failure *err) {
 }
 
 static int rd_open(const char *path, const kv_config *cfg, kv_db **out, kv_failure *err) {
-    kvredb_options o = {.cache_size = cfg->cache_size, .create = cfg->create,
+    kvredb_options o = {.cache_size = cfg->cache_size,
+                        .create = cfg->create,
                         .durability = cfg->sync ? KVREDB_DURABILITY_IMMEDIATE : KVREDB_DURABILITY_NONE};
     int rc = parse_options(cfg->options, &o, err);
     if (rc) return rc;
@@ -103,7 +107,7 @@ static int rd_open(const char *path, const kv_config *cfg, kv_db **out, kv_failu
 
 static int rd_close(kv_db *db, kv_failure *err) {
     kvredb_error e;
-    int rc = kvredb_close(db->db, &e);   /* persists a pending non-durable commit */
+    int rc = kvredb_close(db->db, &e); /* persists a pending non-durable commit */
     free(db);
     return rc == KVREDB_OK ? KV_OK : fail(err, &e, "close");
 }
@@ -118,7 +122,7 @@ static int rd_thread_open(kv_db *db, kv_thread **out, kv_failure *err) {
 }
 
 static void rd_thread_close(kv_thread *t) {
-    kvredb_thread_close(t->rt);   /* aborts a write transaction left open */
+    kvredb_thread_close(t->rt); /* aborts a write transaction left open */
     free(t);
 }
 
@@ -128,11 +132,11 @@ static int write_one(kv_thread *t, int is_put, const char *k, size_t kl, const c
     if (own && kvredb_write_begin(t->rt, &t->rerr) != KVREDB_OK) return tfail(t, "write begin");
     int rc = is_put ? kvredb_put(t->rt, k, kl, v, vl, &t->rerr) : kvredb_del(t->rt, k, kl, &t->rerr);
     if (rc == KVREDB_ERROR) {
-        kvredb_write_abort(t->rt);   /* redb may have poisoned the transaction: a batch is dropped */
+        kvredb_write_abort(t->rt); /* redb may have poisoned the transaction: a batch is dropped */
         return tfail(t, is_put ? "put" : "delete");
     }
     if (!own) return rc == KVREDB_NOTFOUND ? KV_NOTFOUND : KV_OK;
-    if (rc == KVREDB_NOTFOUND) {   /* nothing changed */
+    if (rc == KVREDB_NOTFOUND) { /* nothing changed */
         kvredb_write_abort(t->rt);
         return KV_NOTFOUND;
     }
@@ -195,7 +199,8 @@ static void rd_txn_abort(kv_thread *t) {
 }
 
 static const char *rd_isolation(const char *variant, int transactions) {
-    (void)variant; (void)transactions;
+    (void)variant;
+    (void)transactions;
     return "serializable: a write transaction is one redb write transaction (one writer at a time, so no "
            "conflicts and no retries); a read-only transaction reads one MVCC snapshot";
 }
@@ -205,8 +210,8 @@ static int cursor_rc(kv_thread *t, int rc) {
     return rc == KVREDB_NOTFOUND ? KV_NOTFOUND : tfail(t, "range");
 }
 
-static int rd_iter_seek(kv_thread *t, const char *k, size_t kl,
-                        const char **ko, size_t *klo, const char **vo, size_t *vlo) {
+static int rd_iter_seek(kv_thread *t, const char *k, size_t kl, const char **ko, size_t *klo, const char **vo,
+                        size_t *vlo) {
     return cursor_rc(t, kvredb_seek(t->rt, k, kl, ko, klo, vo, vlo, &t->rerr));
 }
 
@@ -218,9 +223,10 @@ static void rd_iter_close(kv_thread *t) { kvredb_iter_close(t->rt); }
 
 static int rd_compact(kv_db *db, kv_failure *err) {
     (void)db;
-    return kv_seterr(err, KV_E_NOTSUP, "redb is a B-tree that reuses freed pages in place: no compaction step "
-                                       "(Database::compact, which moves pages to shrink the file, needs the database "
-                                       "with no transaction open in any thread)");
+    return kv_seterr(err, KV_E_NOTSUP,
+                     "redb is a B-tree that reuses freed pages in place: no compaction step "
+                     "(Database::compact, which moves pages to shrink the file, needs the database "
+                     "with no transaction open in any thread)");
 }
 
 static int rd_stats(kv_db *db, char *buf, size_t len) {
@@ -236,12 +242,25 @@ static const char *rd_version(void) { return kvredb_version(); }
 
 const kv_engine_ops kv_engine_redb = {
     .name = "redb",
-    .open = rd_open, .close = rd_close,
-    .thread_open = rd_thread_open, .thread_close = rd_thread_close,
-    .put = rd_put, .get = rd_get, .del = rd_del,
-    .batch_begin = rd_batch_begin, .batch_commit = rd_batch_commit, .batch_abort = rd_batch_abort,
-    .txn_begin = rd_txn_begin, .txn_commit = rd_txn_commit, .txn_abort = rd_txn_abort,
-    .iter_seek = rd_iter_seek, .iter_next = rd_iter_next, .iter_close = rd_iter_close,
-    .compact = rd_compact, .stats = rd_stats, .version = rd_version, .process_shutdown = NULL,
+    .open = rd_open,
+    .close = rd_close,
+    .thread_open = rd_thread_open,
+    .thread_close = rd_thread_close,
+    .put = rd_put,
+    .get = rd_get,
+    .del = rd_del,
+    .batch_begin = rd_batch_begin,
+    .batch_commit = rd_batch_commit,
+    .batch_abort = rd_batch_abort,
+    .txn_begin = rd_txn_begin,
+    .txn_commit = rd_txn_commit,
+    .txn_abort = rd_txn_abort,
+    .iter_seek = rd_iter_seek,
+    .iter_next = rd_iter_next,
+    .iter_close = rd_iter_close,
+    .compact = rd_compact,
+    .stats = rd_stats,
+    .version = rd_version,
+    .process_shutdown = NULL,
     .isolation = rd_isolation,
 };

@@ -20,19 +20,19 @@
 /* What went wrong, as kvlab sorts it (the adapter maps each to a KV_E_* code) */
 enum kvredb_kind {
     KVREDB_E_OTHER = 1,
-    KVREDB_E_IO = 2,        /* redb's Io (errno in os_errno) or PreviousIo */
-    KVREDB_E_FULL = 3,      /* an Io whose errno is ENOSPC or EDQUOT */
-    KVREDB_E_CONFIG = 4,    /* ValueTooLarge, a call out of order (no write transaction open) */
-    KVREDB_E_CORRUPT = 5,   /* Corrupted, UpgradeRequired */
-    KVREDB_E_BUSY = 6,      /* DatabaseAlreadyOpen, LockProtocolMismatch */
-    KVREDB_E_PANIC = 7,     /* redb panicked; the message is the panic's */
+    KVREDB_E_IO = 2,      /* redb's Io (errno in os_errno) or PreviousIo */
+    KVREDB_E_FULL = 3,    /* an Io whose errno is ENOSPC or EDQUOT */
+    KVREDB_E_CONFIG = 4,  /* ValueTooLarge, a call out of order (no write transaction open) */
+    KVREDB_E_CORRUPT = 5, /* Corrupted, UpgradeRequired */
+    KVREDB_E_BUSY = 6,    /* DatabaseAlreadyOpen, LockProtocolMismatch */
+    KVREDB_E_PANIC = 7,   /* redb panicked; the message is the panic's */
 };
 
 typedef struct kvredb_error {
-    int kind;             /* enum kvredb_kind */
-    int os_errno;         /* the OS's errno under an Io error; 0: none */
-    const char *name;     /* redb's error variant ("Io", "Corrupted", "DatabaseAlreadyOpen", ...): static */
-    char text[400];       /* redb's message (its Display), cut to fit */
+    int kind;         /* enum kvredb_kind */
+    int os_errno;     /* the OS's errno under an Io error; 0: none */
+    const char *name; /* redb's error variant ("Io", "Corrupted", "DatabaseAlreadyOpen", ...): static */
+    char text[400];   /* redb's message (its Display), cut to fit */
 } kvredb_error;
 
 /* redb's Durability for the commits of a database: Immediate (fsync before commit returns) or None */
@@ -43,12 +43,12 @@ typedef struct kvredb_db kvredb_db;
 typedef struct kvredb_thread kvredb_thread;
 
 typedef struct kvredb_options {
-    uint64_t cache_size;       /* bytes; 0: redb's default (1 GiB) */
-    int create;                /* create the file if missing (redb's Builder::create), else Builder::open */
-    int durability;            /* KVREDB_DURABILITY_* */
-    int two_phase_commit;      /* WriteTransaction::set_two_phase_commit */
-    int quick_repair;          /* WriteTransaction::set_quick_repair */
-    int check_integrity;       /* Builder::set_check_integrity_on_open */
+    uint64_t cache_size;  /* bytes; 0: redb's default (1 GiB) */
+    int create;           /* create the file if missing (redb's Builder::create), else Builder::open */
+    int durability;       /* KVREDB_DURABILITY_* */
+    int two_phase_commit; /* WriteTransaction::set_two_phase_commit */
+    int quick_repair;     /* WriteTransaction::set_quick_repair */
+    int check_integrity;  /* Builder::set_check_integrity_on_open */
 } kvredb_options;
 
 /* Open the database file `path` (a NUL-terminated path) and make its table. */
@@ -65,7 +65,7 @@ int kvredb_write_commit(kvredb_thread *t, kvredb_error *err);
 void kvredb_write_abort(kvredb_thread *t);
 int kvredb_in_write(const kvredb_thread *t);
 int kvredb_put(kvredb_thread *t, const char *k, size_t kl, const char *v, size_t vl, kvredb_error *err);
-int kvredb_del(kvredb_thread *t, const char *k, size_t kl, kvredb_error *err);   /* KVREDB_NOTFOUND: absent */
+int kvredb_del(kvredb_thread *t, const char *k, size_t kl, kvredb_error *err); /* KVREDB_NOTFOUND: absent */
 
 /* A read transaction: every read until read_end sees one snapshot.  Outside one (and outside a write transaction)
    a read sees every commit made through this database before it. */
@@ -76,17 +76,17 @@ void kvredb_read_end(kvredb_thread *t);
 int kvredb_get(kvredb_thread *t, const char *k, size_t kl, const char **v, size_t *vl, kvredb_error *err);
 
 /* Range reads: seek to the first key >= k, then next; the key and value are copied into the context's buffers. */
-int kvredb_seek(kvredb_thread *t, const char *k, size_t kl, const char **ko, size_t *klo, const char **vo,
-                size_t *vlo, kvredb_error *err);
+int kvredb_seek(kvredb_thread *t, const char *k, size_t kl, const char **ko, size_t *klo, const char **vo, size_t *vlo,
+                kvredb_error *err);
 int kvredb_next(kvredb_thread *t, const char **ko, size_t *klo, const char **vo, size_t *vlo, kvredb_error *err);
 void kvredb_iter_close(kvredb_thread *t);
 
 typedef struct kvredb_stats {
-    uint64_t file_size;          /* the database file's size in bytes */
-    uint64_t commits;            /* write transactions committed through this handle */
-    uint64_t durable_commits;    /* of which with Durability::Immediate */
-    uint64_t cache_size;         /* the cache redb was opened with */
-    uint64_t page_size;          /* redb's page size */
+    uint64_t file_size;       /* the database file's size in bytes */
+    uint64_t commits;         /* write transactions committed through this handle */
+    uint64_t durable_commits; /* of which with Durability::Immediate */
+    uint64_t cache_size;      /* the cache redb was opened with */
+    uint64_t page_size;       /* redb's page size */
 } kvredb_stats;
 
 void kvredb_get_stats(const kvredb_db *db, kvredb_stats *out);

@@ -12,6 +12,9 @@
 //!
 //! Errors cross as a code and a kvredb_error; a panic inside redb is caught here (unwinding into C is undefined)
 //! and reported as an error of kind PANIC.
+// Every extern "C" call is unsafe for the one reason kvredb.h states: its pointers are the ones this shim handed out
+// (or a C string, a key, a value of the length given), used by one thread at a time.
+#![allow(clippy::missing_safety_doc)]
 use std::ffi::{c_char, c_int, CStr};
 use std::ops::Bound;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -81,6 +84,12 @@ pub struct Db {
 type RTable = ReadOnlyTable<&'static [u8], &'static [u8]>;
 type WTable = Table<'static, &'static [u8], &'static [u8]>;
 type Iter = Range<'static, &'static [u8], &'static [u8]>;
+type Entry<'a> = Option<
+    redb::Result<(
+        redb::AccessGuard<'a, &'static [u8]>,
+        redb::AccessGuard<'a, &'static [u8]>,
+    )>,
+>;
 
 pub struct Thread {
     db: *const Db,
@@ -147,7 +156,14 @@ fn fail(err: *mut KvredbError, e: impl Into<Error>) -> c_int {
     let (kind, errno) = match &e {
         Error::Io(io) => {
             let errno = io.raw_os_error().unwrap_or(0);
-            (if errno == libc_enospc() || errno == libc_edquot() { E_FULL } else { E_IO }, errno)
+            (
+                if errno == libc_enospc() || errno == libc_edquot() {
+                    E_FULL
+                } else {
+                    E_IO
+                },
+                errno,
+            )
         }
         Error::PreviousIo => (E_IO, 0),
         Error::Corrupted(_) | Error::UpgradeRequired(_) => (E_CORRUPT, 0),
@@ -262,7 +278,7 @@ impl Thread {
         }
     }
 
-    fn out(&mut self, item: Option<redb::Result<(redb::AccessGuard<'_, &[u8]>, redb::AccessGuard<'_, &[u8]>)>>) -> Result<bool, Error> {
+    fn out(&mut self, item: Entry<'_>) -> Result<bool, Error> {
         match item {
             None => Ok(false),
             Some(entry) => {
@@ -329,7 +345,11 @@ pub unsafe extern "C" fn kvredb_open(
         let mut builder = Database::builder();
         builder.set_cache_size(cache_size as usize);
         builder.set_check_integrity_on_open(o.check_integrity != 0);
-        let opened = if o.create != 0 { builder.create(&path) } else { builder.open(&path) };
+        let opened = if o.create != 0 {
+            builder.create(&path)
+        } else {
+            builder.open(&path)
+        };
         let db = match opened {
             Ok(db) => db,
             Err(e) => return fail(err, e),
@@ -337,7 +357,11 @@ pub unsafe extern "C" fn kvredb_open(
         let db = Box::new(Db {
             db,
             path,
-            durability: if o.durability != 0 { Durability::Immediate } else { Durability::None },
+            durability: if o.durability != 0 {
+                Durability::Immediate
+            } else {
+                Durability::None
+            },
             two_phase: o.two_phase_commit != 0,
             quick_repair: o.quick_repair != 0,
             cache_size,
