@@ -2,8 +2,10 @@
 //! ../kvredb.h, which kvlab's adapter (../../engine_redb.c) fills kvlab's engine contract with.
 //!
 //! The shim holds what a C caller cannot: redb's transactions and tables, whose lifetimes borrow one another.  A
-//! write transaction is boxed and its table kept beside it with the borrow's lifetime erased; the table (and any
-//! range over it) is always dropped before the transaction ends, which is what the borrow would have enforced.
+//! write transaction lives in the thread's slot (a box made once per thread, so its address never changes and a
+//! write transaction costs the shim no allocation) and its table is kept beside it with the borrow's lifetime
+//! erased; the table (and any range over it) is always dropped before the transaction ends, which is what the
+//! borrow would have enforced.
 //!
 //! A read outside a transaction sees every commit made through this database before it: the thread's snapshot (a
 //! table opened in a read transaction) is kept while no commit has happened since, and renewed otherwise.  redb's
@@ -97,7 +99,7 @@ pub struct Thread {
     // transaction (Rust drops fields in declaration order; Drop below says it again).
     range: Option<Iter>,
     wtable: Option<WTable>,
-    wtxn: Option<Box<WriteTransaction>>,
+    wtxn: Box<Option<WriteTransaction>>, // the slot: allocated with the thread, never moved
     snap: Option<RTable>,
     snap_commits: u64, // the commit count `snap` was opened at
     pinned: bool,      // in a read transaction: `snap` is kept until its end
@@ -110,7 +112,7 @@ impl Drop for Thread {
     fn drop(&mut self) {
         self.range = None;
         self.wtable = None;
-        self.wtxn = None;
+        *self.wtxn = None;
         self.snap = None;
     }
 }
@@ -237,22 +239,32 @@ impl Thread {
 
     fn write_begin(&mut self) -> Result<(), Error> {
         let db = self.db();
-        let mut txn = Box::new(db.db.begin_write()?);
+        let mut txn = db.db.begin_write()?;
         txn.set_durability(db.durability)?;
         txn.set_two_phase_commit(db.two_phase);
         txn.set_quick_repair(db.quick_repair);
-        let table: Table<'_, &[u8], &[u8]> = txn.open_table(TABLE)?;
-        // The table borrows the boxed transaction, which does not move and outlives it (Drop's order)
-        let table: WTable = unsafe { std::mem::transmute(table) };
-        self.wtxn = Some(txn);
-        self.wtable = Some(table);
+        let opened = self
+            .wtxn
+            .insert(txn)
+            .open_table(TABLE)
+            .map(|table: Table<'_, &[u8], &[u8]>| {
+                // The table borrows the transaction in the slot, which does not move and outlives it (Drop's order)
+                unsafe { std::mem::transmute::<Table<'_, &[u8], &[u8]>, WTable>(table) }
+            });
+        match opened {
+            Ok(table) => self.wtable = Some(table),
+            Err(e) => {
+                *self.wtxn = None;
+                return Err(e.into());
+            }
+        }
         Ok(())
     }
 
     fn write_commit(&mut self) -> Result<(), Error> {
         self.range = None;
         self.wtable = None;
-        let txn = self.wtxn.take().expect("a write transaction");
+        let txn = self.wtxn.take().expect("a write transaction"); // out of the slot: a move, no allocation
         txn.commit()?;
         let db = self.db();
         if matches!(db.durability, Durability::Immediate) {
@@ -400,7 +412,7 @@ pub unsafe extern "C" fn kvredb_thread_open(db: *mut Db) -> *mut Thread {
         db,
         range: None,
         wtable: None,
-        wtxn: None,
+        wtxn: Box::new(None),
         snap: None,
         snap_commits: 0,
         pinned: false,
