@@ -143,7 +143,8 @@ def main():
           f"({(adapter - rust) / adapter * 100:.1f}% of rd_get); the C adapter's own {adapter - entry:,.1f}, the "
           f"shim's beside redb's descent {entry - redb:,.1f}, the Rust program's beside it {rust - redb:,.1f}")
     print(f"  kvlab's loop around the engine call: {loop - adapter:,.1f}")
-    print(f"  calls to malloc per get: {(m2 - m1) / args.num:.3f}")
+    print(f"  calls to malloc: {m1:,} in the {args.num:,}-get run, {m2:,} in the {2 * args.num:,}-get run: "
+          f"{max(m2 - m1, 0) / args.num:.3f} per get")
 
 
 if __name__ == "__main__":
