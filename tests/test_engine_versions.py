@@ -212,3 +212,11 @@ def test_redb_reads_see_every_commit_and_a_read_transaction_one_snapshot(tmp_pat
             lib.Engine(native.adapter_name(cfg), str(tmp_path), cfg.config({}, max_threads=1))
     finally:
         h.close()
+
+
+@pytest.mark.parametrize("adapter", LOADED)
+def test_dbbench_names_an_engine_never_compiled_ins_own_library(adapter, tmp_path, capsys):
+    require(adapter)
+    assert cli.main(["dbbench", f"--engine={adapter}", "--benchmarks=fillseq", "--num=200", f"--db={tmp_path / 'db'}",
+                     "--no-store"]) == 0
+    assert f"kvlab dbbench: {adapter} (library {LOADED[adapter]})" in capsys.readouterr().out
