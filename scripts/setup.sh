@@ -50,7 +50,8 @@ tls=$(.venv/bin/python -c 'from kvlab.execution.native import with_static_tls_ro
 .venv/bin/python -m ipykernel install --sys-prefix --name python3 --env GLIBC_TUNABLES "$tls" >/dev/null
 # the versions loaded at run time that set-up builds (others: `kvlab engines build NAME@VERSION`): the two LMDB
 # versions (seconds each), and the default version of each engine never compiled into kvlab, which its plain name
-# runs (BUILD's `loaded`: mdbx@0.14.4, about a minute from the mdbx-sys crate)
+# runs (BUILD's `loaded`: mdbx@0.14.4, about a minute from the mdbx-sys crate; redb@4.6.0, under a minute from its
+# shim crate, kvlab/engines/redb/shim)
 read -r -a LOADED <<< "$(python3 kvlab/engines/buildrows.py --loaded)"
 .venv/bin/python -m kvlab.cli engines build --skip-built lmdb@0.9.24 lmdb@0.9.70 "${LOADED[@]}"
 .venv/bin/python -c "import kvlab._native as n; print('== engines built:', ', '.join(f'{k} {v}' for k, v in n.adapters().items()))"

@@ -141,7 +141,7 @@ def test_versions_refuses_bad_input_before_anything_runs(argv, said, tmp_path, m
     assert list(tmp_path.iterdir()) == []
 
 
-# --- an engine never compiled into kvlab (BUILD's `loaded`): libmdbx -------------------------------------------
+# --- engines never compiled into kvlab (BUILD's `loaded`): libmdbx, redb ---------------------------------------
 
 LOADED = {name: d.loaded for name, d in engines.DESCRIPTORS.items() if d.loaded and not d.planned}
 
@@ -154,7 +154,7 @@ def test_an_engine_never_compiled_in_runs_its_built_default_version_by_its_plain
     assert (cfg.name, cfg.build, cfg.native_name) == (adapter, version, f"{adapter}@{version}")
     r = kvlab.run(adapter, "fillseq,readrandom", num=2000, db=str(tmp_path / "db"), seed=1, interval=0)[1]
     assert r.engine == adapter and r.found == r.ops and r.versions["engine_library"] == version
-    assert r.versions["engine_build"]["build"]["source"]["kind"] == "crate"
+    assert r.versions["engine_build"]["build"]["source"]["kind"] in ("crate", "shim")   # a -sys crate, or a shim
     rows = {row["engine"]: row for row in native.describe()}
     assert rows[adapter]["built"] and rows[adapter]["version"] == version
     assert f"{adapter}@{version}" not in rows                     # its plain name's row is that version's
@@ -169,3 +169,54 @@ def test_an_engine_never_compiled_in_and_not_built_names_its_build_command(adapt
     assert not (tmp_path / "db").exists()
     row = next(r for r in native.describe() if r["engine"] == adapter)
     assert not row["built"] and row["build_command"] == command
+
+
+# --- an engine in Rust behind a shim crate (the "shim" recipe): redb ----------------------------------------------
+
+def test_a_shim_whose_lock_pins_another_crate_builds_nothing(monkeypatch, tmp_path):
+    """The shim's committed Cargo.lock must pin the recipe's crate, version and checksum: else nothing is built
+    (cargo never runs) and the error names both."""
+    from kvlab.engines.descriptor import Recipe
+    d = engines.DESCRIPTORS["redb"]
+    good = d.versions["4.6.0"]
+    bad = Recipe("shim", good.package, pin=good.pin, sha256="0" * 64, include=good.include, library=good.library)
+    monkeypatch.setitem(d.versions, "4.6.0", bad)
+    monkeypatch.setattr(where, "target", lambda: tmp_path)
+    monkeypatch.setattr(plugin_build, "_run", lambda *a, **k: pytest.fail(f"ran {a[0][:3]}"))
+    with pytest.raises(errors.KvlabError, match=f"pins redb 4.6.0 \\(sha256 {good.sha256}\\), the recipe 4.6.0 "
+                                                f"\\({'0' * 64}\\); nothing was built"):
+        plugin_build.build("redb@4.6.0")
+    assert not (tmp_path / "redb@4.6.0").exists()
+    with pytest.raises(ValueError, match="needs `include`, the shim's folder"):
+        Recipe("shim", "redb", pin="4.6.0", sha256=good.sha256, library="kvlab_redb")
+
+
+def test_redb_reads_see_every_commit_and_a_read_transaction_one_snapshot(tmp_path):
+    """The shim keeps a thread's snapshot while nothing commits: a read after another thread's commit sees it, a read
+    transaction does not; redb's file lock refuses a second open of the database as busy."""
+    cfg = require("redb")
+    lib = native.load()
+    h = lib.Engine(native.adapter_name(cfg), str(tmp_path), cfg.config({"create": True}, max_threads=4))
+    try:
+        reader, writer, snap = h.session(), h.session(), h.session()
+        writer.put(b"a", b"1")
+        assert reader.get(b"a") == b"1"            # the reader keeps this snapshot ...
+        writer.put(b"a", b"2")
+        assert reader.get(b"a") == b"2"            # ... until a commit: then it reads the newest
+        snap.txn_begin("read")
+        writer.put(b"a", b"3")
+        assert snap.get(b"a") == b"2" and reader.get(b"a") == b"3"
+        snap.txn_commit()
+        assert snap.get(b"a") == b"3"
+        with pytest.raises(errors.EngineBusy, match="DatabaseAlreadyOpen"):
+            lib.Engine(native.adapter_name(cfg), str(tmp_path), cfg.config({}, max_threads=1))
+    finally:
+        h.close()
+
+
+@pytest.mark.parametrize("adapter", LOADED)
+def test_dbbench_names_an_engine_never_compiled_ins_own_library(adapter, tmp_path, capsys):
+    require(adapter)
+    assert cli.main(["dbbench", f"--engine={adapter}", "--benchmarks=fillseq", "--num=200", f"--db={tmp_path / 'db'}",
+                     "--no-store"]) == 0
+    assert f"kvlab dbbench: {adapter} (library {LOADED[adapter]})" in capsys.readouterr().out

@@ -78,7 +78,9 @@ def handle(args, rest) -> int:
     cfg = native.require_built(p.spec.engine)
     lib = native.load()
     if not args.quiet:
-        print(header(p, lib.adapters()[cfg.adapter], lib.KEY_ENCODING), flush=True)
+        name = native.adapter_name(cfg)   # a built version (lmdb@0.9.70, plain redb) is loaded: its own version
+        version = lib.adapters().get(name) or lib.loaded_adapters()[name][1]
+        print(header(p, version, lib.KEY_ENCODING), flush=True)
 
     def show(b):
         common.print_result(b, args)

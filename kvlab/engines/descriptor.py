@@ -287,11 +287,14 @@ class Recipe:
     and the checksum it must have.  The adapter is the engine folder's own C file, compiled into a shared object
     with the engine linked in (kvlab.execution.plugins.build)."""
     source: str                  # "debian": the system's -dev package, the adapter linked to its shared library;
-    #                              "crate": a crates.io -sys crate whose build compiles the engine into a static library
-    package: str                 # the Debian package, or the crate
+    #                              "crate": a crates.io -sys crate whose build compiles the engine into a static library;
+    #                              "shim": a crate in the engine's folder (an engine in Rust behind `extern "C"` calls),
+    #                              its Cargo.lock pinning the engine's crate, built by cargo into a static library
+    package: str                 # the Debian package, or the crate (for "shim": the engine's crate, in its Cargo.lock)
     pin: str = ""                # the crate's exact version
     sha256: str = ""             # the crate's checksum as the crates.io index has it: checked before anything builds
-    include: str = ""            # the engine's headers, within the crate's source
+    include: str = ""            # the engine's headers, within the crate's source ("shim": the shim's folder, in the
+    #                              engine's folder: its Cargo.toml, Cargo.lock and the header of its C calls)
     library: str = ""            # the static library the crate's build makes: lib<library>.a
     features: tuple = ()         # the crate's features to build with
     link: tuple = ()             # libraries the engine needs beside it (stdc++)
@@ -300,11 +303,13 @@ class Recipe:
     def __post_init__(self):
         if self.source not in RECIPE_SOURCES:
             raise ValueError(f"recipe source {self.source!r} is unknown; allowed: {', '.join(RECIPE_SOURCES)}")
-        if self.source == "crate" and not (self.pin and self.sha256 and self.library):
-            raise ValueError(f"crate recipe {self.package!r} needs its pin, sha256 and library")
+        if self.source in ("crate", "shim") and not (self.pin and self.sha256 and self.library):
+            raise ValueError(f"{self.source} recipe {self.package!r} needs its pin, sha256 and library")
+        if self.source == "shim" and not self.include:
+            raise ValueError(f"shim recipe {self.package!r} needs `include`, the shim's folder")
 
 
-RECIPE_SOURCES = ("debian", "crate")
+RECIPE_SOURCES = ("debian", "crate", "shim")
 
 
 @dataclass(frozen=True)

@@ -170,14 +170,15 @@ def loaded_facts(name: str) -> dict:
 def _loaded_facts(name: str, stamp) -> dict:
     built = plugin_where.facts(name)
     source = built.get("source", {})
-    origin = (f"{source.get('crate')} {source.get('crate_version')} (crates.io, sha256 {source.get('sha256', '')[:12]})"
-              if source.get("kind") == "crate" else f"Debian {source.get('package')} {source.get('package_version')}")
+    crate = f"{source.get('crate')} {source.get('crate_version')} (crates.io, sha256 {source.get('sha256', '')[:12]})"
+    origin = {"crate": crate, "shim": f"kvlab's shim crate {source.get('shim')} over {crate}"}.get(
+        source.get("kind"), f"Debian {source.get('package')} {source.get('package_version')}")
     library = str(plugin_where.library(name))
     # the engine's code: Debian's shared library, or the object itself where the engine is linked in
     facts = buildfacts.library_facts(source.get("engine_library") or library, built.get("linkage", "static"),
                                      packaged=source.get("kind") == "debian")
     probe = engines.DESCRIPTORS[built["adapter"]].facts.assertions_of_library if built.get("adapter") else None
-    if probe is not None and source.get("kind") == "crate":
+    if probe is not None and source.get("kind") in ("crate", "shim"):
         facts["assertions"] = probe(library)
     return {**facts, "library": library, "origin": f"kvlab engines build: {origin}",
             "compiler_flags": (facts["compiler_flags"] if source.get("kind") == "debian"

@@ -18,7 +18,8 @@ def durability(engine: str, name: str | None = None, sync: bool = False) -> Dura
     if name is None:
         return Durability("", {"sync": sync}, "durable" if sync else "prefix",
                           "sync on: no acknowledged write lost" if sync else "sync off: recent writes may be lost")
-    known = DURABILITY.get(engine, ())
+    # a built version (lmdb@0.9.70, redb@4.6.0) has its configuration's settings
+    known = DURABILITY.get(engine) or (engines.get(engine).durability if engines.VERSION_MARK in engine else ())
     for d in known:
         if d.name == name:
             return d

@@ -8,6 +8,10 @@ cython_ext/include/kv_plugin.h that exports its table.  The engine comes from:
     checksum against the one the recipe pins (before any build), its build script compiles the engine into static
     libraries, and the object links those in, every symbol but `kvlab_engine` kept inside (--exclude-libs and a
     version script), so that its calls bind to its own copy and two versions coexist in one process.
+  - "shim":   a crate in the engine's folder (an engine written in Rust, behind a few `extern "C"` calls the adapter
+    makes), whose committed Cargo.lock pins the engine's crate: the lock must hold the recipe's version and checksum,
+    and cargo builds with --locked (checking what it downloads against the lock) into a static library, linked in
+    as a crate's are.
 What was built, from what and how, goes to build.json beside the object (kvlab.execution.plugins.where); every
 result of a run on it carries those facts.  A crate's static libraries are kept beside the object too (engine/), with
 its headers' folder in build.json (`engine_link`), so that a program of the engine's own (benchmarks/reference/) links
@@ -54,7 +58,7 @@ def build(native_name: str, *, log=lambda line: print(line, file=sys.stderr)) ->
     if not source.is_file() or not (include / "kv_plugin.h").is_file():
         raise errors.KvlabError(f"building {native_name} needs kvlab's C sources ({source}, {include}): "
                                 "build from a checkout of kvlab")
-    for tool in ("gcc",) + (("cargo",) if recipe.source == "crate" else ()):
+    for tool in ("gcc",) + (("cargo",) if recipe.source in ("crate", "shim") else ()):
         if shutil.which(tool) is None:
             raise errors.KvlabError(f"building {native_name} needs {tool}, which is not on PATH")
     home = where.target()
@@ -66,6 +70,8 @@ def build(native_name: str, *, log=lambda line: print(line, file=sys.stderr)) ->
     started = time.monotonic()
     if recipe.source == "crate":
         headers, link, origin = _crate(recipe, work, log)
+    elif recipe.source == "shim":
+        headers, link, origin = _shim(source.parent / recipe.include, recipe, work, log)
     else:
         headers, link, origin = _debian(adapter, recipe)
     defines = {macro: value.format(version=version, libdir=str(LIBDIR))
@@ -84,7 +90,7 @@ def build(native_name: str, *, log=lambda line: print(line, file=sys.stderr)) ->
                   f"-Wl,--version-script={script}", *link, "-lpthread", "-lm"])
     _run(command, cwd=work, log=log)
     name, reported = _load_check(native_name, library, version)
-    if recipe.source == "crate":   # the engine's own static libraries, kept for a program of its own to link
+    if "archive_paths" in origin:   # a crate's static libraries, kept for a program of the engine's own to link
         kept = staged / ENGINE_DIR   # (benchmarks/vs_reference.py's independent loop): origin's `engine_link`
         kept.mkdir()
         for archive in origin.pop("archive_paths"):
@@ -154,6 +160,28 @@ def _crate(recipe, work: Path, log) -> tuple[Path, list[str], dict]:
              "engine_link": {"include": str(headers), "archives": [f"{ENGINE_DIR}/{Path(a).name}" for a in archives],
                              "libraries": list(recipe.link)},
              "archive_paths": archives})
+
+
+def _shim(shim: Path, recipe, work: Path, log) -> tuple[Path, list[str], dict]:
+    """Build the shim crate in the engine's folder with cargo, its Cargo.lock as committed; (the shim's folder, for
+    its header; what to link; the source's facts)."""
+    lock = tomllib.loads((shim / "Cargo.lock").read_text())
+    locked = next((p for p in lock.get("package", []) if p["name"] == recipe.package), {})
+    if (locked.get("version"), locked.get("checksum")) != (recipe.pin, recipe.sha256):
+        raise errors.KvlabError(f"{shim / 'Cargo.lock'} pins {recipe.package} {locked.get('version')} (sha256 "
+                                f"{locked.get('checksum')}), the recipe {recipe.pin} ({recipe.sha256}); nothing was built")
+    env = {**os.environ, "CARGO_TARGET_DIR": str(work / "target")}   # nothing is written into the shim's folder
+    _run(["cargo", "build", "--release", "--locked", "--manifest-path", str(shim / "Cargo.toml")], cwd=work, log=log,
+         env=env)
+    archive = work / "target" / "release" / f"lib{recipe.library}.a"
+    if not archive.is_file():
+        raise errors.KvlabError(f"the shim's build made no {archive.name}")
+    files = sorted(p for p in shim.rglob("*") if p.is_file() and "target" not in p.relative_to(shim).parts)
+    digest = hashlib.sha256(b"".join(p.relative_to(shim).as_posix().encode() + b"\0" + p.read_bytes() for p in files))
+    return (shim, ["-Wl,--start-group", str(archive), "-Wl,--end-group", *(f"-l{x}" for x in recipe.link)],
+            {"kind": "shim", "shim": str(shim.relative_to(ROOT)) if shim.is_relative_to(ROOT) else str(shim),
+             "shim_sha256": digest.hexdigest(), "crate": recipe.package, "crate_version": recipe.pin,
+             "sha256": recipe.sha256, "archives": [archive.name]})
 
 
 def _load_check(native_name: str, library: Path, version: str) -> tuple[str, str]:
