@@ -117,10 +117,11 @@ def step_work(step: Step) -> Work:
                     memory_cap=parse_size(w.memory_limit) if w.memory_limit else None, **where)
     if isinstance(w, Replay):   # its load at the load rate, its other ops at the write rate (YCSB-A's half)
         return Work(step.label, step.engine, w.num, w.record_bytes,
-                    seconds=w.num / ASSUMED_LOAD_OPS_PER_SEC + (w.ops - w.num) / ASSUMED_WRITE_OPS_PER_SEC, **where)
+                    seconds=w.num / ASSUMED_LOAD_OPS_PER_SEC + (w.ops - w.num) / ASSUMED_WRITE_OPS_PER_SEC,
+                    runner_tmp=not step.seed_db)
     if isinstance(w, SlaSearch):
         return Work(step.label, step.engine, w.num, w.record_bytes,
-                    seconds=w.num / ASSUMED_LOAD_OPS_PER_SEC + w.seconds(), **where)
+                    seconds=w.num / ASSUMED_LOAD_OPS_PER_SEC + w.seconds(), runner_tmp=not step.seed_db)
     if isinstance(w, Crashes):
         return Work(step.label, step.engine, w.num, RunSpec.key_size + RunSpec.value_size,
                     seconds=w.cuts * (w.max_s + CRASH_OVERHEAD_S), **where)

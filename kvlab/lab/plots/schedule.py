@@ -4,7 +4,7 @@ axis."""
 from __future__ import annotations
 
 from ..._optional import require
-from .style import REFERENCE_COLOUR, engine_palette, house_style, one_legend, rate_axis
+from .style import REFERENCE_COLOUR, engine_palette, house_style, rate_axis
 
 # an interval with fewer transactions has no p99 of its own (the figure check's rule, per interval)
 MIN_TXNS_P99 = 100
@@ -26,8 +26,8 @@ def rate_schedule(frame, title: str | None = None):
     targets = list(frame.target_txn_per_sec) + [frame.target_txn_per_sec.iloc[-1]]
     top.step(edges, targets, where="post", color=REFERENCE_COLOUR, linestyle="--", linewidth=1.4,
              label="target (the schedule's mean over the interval)")
-    top.plot(mid, frame.achieved_txn_per_sec, color=colour, marker="o", markersize=4, linewidth=1.4,
-             label=f"{engine}: achieved")
+    top.plot(mid, frame.achieved_txn_per_sec, color=colour, marker="s", markersize=4, linewidth=1.4,
+             label=f"{engine}: achieved (per interval)")
     top.set_ylabel("transactions/s")
     rate_axis(top)
     schedule = frame.attrs.get("schedule")
@@ -50,6 +50,6 @@ def rate_schedule(frame, title: str | None = None):
                          "left out: no p99 of its own", fontsize=9)
     top.set_xlim(0, edges[-1])
     fig.tight_layout()
-    handles = top.get_legend_handles_labels()[0] + bottom.get_legend_handles_labels()[0]
-    one_legend(fig, handles)
+    for ax in (top, bottom):   # each panel's own legend beside it: its lines share a colour, not a unit
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False, fontsize=9)
     return fig

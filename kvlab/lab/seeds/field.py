@@ -55,7 +55,10 @@ class Replay:
 
 def record_bytes(workload: str) -> int:
     """A record of `workload` (a mix) as stored: the key and its largest value."""
-    return RunSpec.key_size + max(workloads.get(workload).mix.value_size)
+    mix = workloads.get(workload).mix
+    if mix is None:
+        raise errors.SpecError(f"workload {workload!r} is one of db_bench's loops; allowed: a mix (ycsb-a..f, ...)")
+    return RunSpec.key_size + (max(mix.value_size) if mix.value_size else RunSpec.value_size)
 
 
 def recorded_ops(num: int, operations: int, clients: int) -> int:
@@ -111,7 +114,7 @@ def same_ops(table) -> str:
                                     f"the trace recorded {recorded.get(row.phase, 0):,}")
     engines = list(dict.fromkeys(table[table.source == "replayed"].engine))
     counts = ", ".join(f"{phase} {n:,}" for phase, n in recorded.items())
-    return f"every replay ran the recorded operations ({counts}) on each of {len(engines)} engines"
+    return f"the {len(engines)} replay{'s' * (len(engines) != 1)} ran the recorded operations, phase by phase ({counts})"
 
 
 # --- 2. Meta's mixgraph --------------------------------------------------------------------------------
