@@ -45,12 +45,13 @@ CURVE_COLUMNS = ["engine", "workload", "probe", "target_rate", "achieved_rate", 
 
 @dataclass(frozen=True)
 class Replay:
-    """A replay of the recorded trace at max speed, as recorded (work: its trace is the plan's first step's)."""
+    """A replay of the recorded trace on the threads it recorded (work: its trace is the plan's first step's)."""
     num: int          # keys its load phase writes
     ops: int          # operations of all its phases, the load's included
     threads: int
     memory: str | None
     record_bytes: int
+    speed: str = "max"   # back to back, each thread as fast as the engine lets it
 
 
 def record_bytes(workload: str) -> int:
@@ -91,7 +92,8 @@ def trace_replay(engines, num, operations, clients=2, seed=1, memory=None, recor
         results += recorded
         rows += [_phase_row(b, steps[0].engine, "recorded") for b in recorded]
         for step in steps[1:]:
-            got = list(replay(trace, engine=step.engine, speed="max", interval=0, seed=seed, memory=memory))
+            got = list(replay(trace, engine=step.engine, speed=step.work.speed, interval=0, seed=seed,
+                              memory=step.work.memory))
             results += got
             rows += [_phase_row(b, step.engine, "replayed") for b in got]
     finally:
@@ -231,7 +233,7 @@ def curves_frame(outcomes):
     return pd.concat(frames, ignore_index=True)[CURVE_COLUMNS]
 
 
-def sla_curves(engines, workload="ycsb-b", p99="10ms", num=100_000, duration=1.0, repeat=3, max_probes=8,
+def sla_curves(engines, workload="ycsb-b", p99="20ms", num=100_000, duration=1.0, repeat=3, max_probes=8,
                clients=2, seed=1, memory="1GiB", min_rate=None, max_rate=None):
     """Every engine's `kvlab sla` walk at one bound, as one tidy frame (curves_frame): run it on its own at a
     bigger scale, `sla_curves(["lmdb", "rocksdb"], num=10_000_000, duration=10)`, and draw it with
