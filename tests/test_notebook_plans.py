@@ -174,3 +174,9 @@ def test_sla_curves_is_every_engines_walk_as_one_tidy_frame():
                                                 "recorded 10"):
         field.same_ops(table)
     assert field.same_ops(table.assign(ops=10)) == "the 1 replay ran the recorded operations, phase by phase (run 10)"
+
+
+def test_mixgraph_runs_on_the_engines_whose_scans_are_in_key_order():
+    from kvlab.lab.seeds import field
+    steps = field.mixgraph_queries_plan(["lmdb", "rocksdb-tuned", "rocksdb"], 1000, 0.1)
+    assert [s.engine for s in steps] == ["lmdb", "rocksdb"]   # rocksdb-tuned has no total-order scan
