@@ -151,8 +151,6 @@ def test_the_field_plan_records_once_and_replays_that_trace_everywhere():
     assert [s.engine for s in searches] == engines
     work = estimate.step_work(searches[0])
     assert work.seconds >= p["sla_duration"] * (1 + p["sla_max_probes"] * p["sla_repeat"])
-    with pytest.raises(Exception, match="no unit"):
-        field.sla_searches_plan(["lmdb"], "ycsb-b", "10", 100, 0.1, 1, 3)
 
 
 def test_sla_curves_is_every_engines_walk_as_one_tidy_frame():
@@ -180,3 +178,16 @@ def test_mixgraph_runs_on_the_engines_whose_scans_are_in_key_order():
     from kvlab.lab.seeds import field
     steps = field.mixgraph_queries_plan(["lmdb", "rocksdb-tuned", "rocksdb"], 1000, 0.1)
     assert [s.engine for s in steps] == ["lmdb", "rocksdb"]   # rocksdb-tuned has no total-order scan
+
+
+def test_a_bad_engine_workload_or_bound_is_refused_before_anything_runs():
+    from kvlab import errors
+    from kvlab.lab.seeds import field
+    with pytest.raises(errors.SpecError, match="engine 'nosuch' is unknown"):
+        field.trace_replay_plan(["lmdb", "nosuch"], 100, 10)
+    with pytest.raises(errors.SpecError, match="engine 'nosuch' is unknown"):
+        field.sla_searches_plan(["lmdb", "nosuch"], "ycsb-b", "2ms", 100, 0.1, 1, 3)
+    with pytest.raises(errors.SpecError, match="no open loop"):
+        field.sla_searches(["lmdb"], "readrandom", "2ms", 100, 0.1, 1, 3)
+    with pytest.raises(errors.SpecError, match="no unit"):
+        field.sla_curves(["lmdb"], p99="10")

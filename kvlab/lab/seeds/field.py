@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from ... import engines as engine_registry
 from ... import errors
 from ...model import workloads
-from ...model.spec import RunSpec
+from ...model.spec import RunSpec, make_spec
 from ...services import sla as sla_service
 from ..api import replay
 from .plan import Step, execute
@@ -63,6 +63,12 @@ def record_bytes(workload: str) -> int:
     return RunSpec.key_size + (max(mix.value_size) if mix.value_size else RunSpec.value_size)
 
 
+def _known(engines) -> None:
+    """A SpecError naming the engines allowed for a name that is none, before anything runs."""
+    for name in engines:
+        engine_registry.get(name)
+
+
 def recorded_ops(num: int, operations: int, clients: int) -> int:
     """The trace's operations: the load's `num` puts and each client's `operations` transactions (one op each)."""
     return num + operations * clients
@@ -72,6 +78,7 @@ def trace_replay_plan(engines, num, operations, clients=2, seed=1, memory=None, 
                       trace=TRACE_FILE) -> list:
     """YCSB-A on `recorder` (`operations` per client, after a load of `num` keys) recorded into `trace`, then a
     replay of it at max speed on each of `engines`."""
+    _known([recorder, *engines])
     record = Step(recorder, f"{RECORDED} recorded", dict(workload=RECORDED, num=num, reads=operations,
                                                          clients=clients, seed=seed, interval=0, memory=memory,
                                                          record_trace=str(trace)))
@@ -202,8 +209,12 @@ class SlaSearch:
 
 def sla_searches_plan(engines, workload, p99, num, duration, repeat, max_probes, clients=2, seed=1,
                       memory=None) -> list:
-    """One search per engine, each in a database of its own loaded once."""
-    sla_service.bound_from(p99=p99)   # a bound that is no latency is refused before anything runs
+    """One search per engine, each in a database of its own loaded once.  A bound that is no latency, a workload
+    that is no mix, an engine that is none: refused here, before any search runs."""
+    sla_service.bound_from(p99=p99)
+    for e in engines:
+        sla_service.check_spec(make_spec(e, workload, num=num, duration=duration, clients=clients, seed=seed,
+                                         memory=memory))
     work = SlaSearch(workload, num, clients, duration, repeat, max_probes, memory, record_bytes(workload))
     return [Step(e, f"sla {workload} p99 <= {p99}", work=work) for e in engines]
 
@@ -240,7 +251,7 @@ def curves_frame(outcomes):
 def sla_curves(engines, workload="ycsb-b", p99="20ms", num=100_000, duration=1.0, repeat=3, max_probes=8,
                clients=2, seed=1, memory="1GiB", min_rate=None, max_rate=None):
     """Every engine's `kvlab sla` walk at one bound, as one tidy frame (curves_frame): run it on its own at a
-    bigger scale, `sla_curves(["lmdb", "rocksdb"], num=10_000_000, duration=10)`, and draw it with
+    bigger scale, `sla_curves(["lmdb", "rocksdb"], num=10_000_000, duration=10, memory="16GiB")`, and draw it with
     `plots.sla_curves(frame)`."""
     return curves_frame(sla_searches(engines, workload, p99, num, duration, repeat, max_probes, clients, seed, memory,
                                      min_rate, max_rate))
