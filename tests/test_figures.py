@@ -393,6 +393,23 @@ def _data(notebook, tmp):
         table, results = reproduce.versions(p["versions"], p["workloads"], p["threads"], p["num"], p["repeat"],
                                             p["duration"], p["warmup"], seed=p["seed"])
         return dict(p=p, table=table, results=results)
+    if notebook == "09_field":
+        # the trace replayed and mixgraph on LMDB and RocksDB, a 1 s sine on LMDB, 3 probes of 0.1 s per engine
+        p = dict(recorder="lmdb", num=2000, operations=500, clients=2, duration=0.2, schedule="sine:a=1000,b=6.2832,d=2000",
+                 schedule_workload="ycsb-c", schedule_duration=1.0, schedule_interval=0.25, sla_workload="ycsb-b",
+                 p99="10ms", sla_duration=0.1, sla_repeat=1, sla_max_probes=3, seed=1, memory="256MiB")
+        engines = ["lmdb", "rocksdb"]
+        replays, replay_results = reproduce.trace_replay(engines, p["num"], p["operations"], p["clients"],
+                                                         memory=p["memory"])
+        mixes, mix_results = reproduce.mixgraph_queries(engines, p["num"], p["duration"], p["clients"],
+                                                        memory=p["memory"])
+        rates, rate_results = reproduce.varying_rate("lmdb", p["schedule"], p["num"], p["schedule_duration"],
+                                                     p["schedule_interval"], p["clients"], memory=p["memory"])
+        searches = reproduce.sla_searches(engines, p["sla_workload"], p["p99"], p["num"], p["sla_duration"],
+                                          p["sla_repeat"], p["sla_max_probes"], p["clients"], memory=p["memory"])
+        return dict(p=p, replays=replays, replay_results=replay_results, mixes=mixes, mix_results=mix_results,
+                    rates=rates, rate_results=rate_results, curves=reproduce.curves_frame(searches),
+                    sla_results=[b for s in searches for b in s.records])
     raise AssertionError(f"no data for notebook {notebook}: add it to _data")
 
 

@@ -129,3 +129,65 @@ def test_a_version_the_set_up_does_not_build_is_refused_before_anything_runs(mon
     with pytest.raises(errors.EngineNotBuilt, match=r"kvlab engines build rocksdb@7\.8\.3` builds it"):
         versions.versions(["rocksdb", "rocksdb@7.8.3"], ["readrandom"], [1], 100, 2, 0.1, 0.05)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_field_plan_records_once_and_replays_that_trace_everywhere():
+    """Notebook 09's plan: YCSB-A recorded on the recorder (its trace the replays' input), a replay per engine,
+    mixgraph per engine, one sine-paced run on the recorder, one `kvlab sla` search per engine; what is not a kvlab
+    run (a replay, a search) is costed by its own size."""
+    from kvlab.lab.seeds import field
+    p, steps = estimate.notebook_plan("09_field", "smoke")
+    engines = p["engines"]
+    assert engines == ["lmdb", "rocksdb"] and p["sla_repeat"] == 1 and p["sla_duration"] < 1
+    record, *rest = steps
+    assert record.engine == p["recorder"] and record.spec().record_trace and record.spec().workloads == ("ycsb-a",)
+    replays = [s for s in rest if isinstance(s.work, field.Replay)]
+    assert [s.engine for s in replays] == engines
+    assert replays[0].work.ops == p["num"] + p["operations"] * p["clients"]
+    assert [s.engine for s in rest if s.run is not None and s.spec().workloads == ("mixgraph",)] == engines
+    [paced] = [s for s in rest if s.run is not None and s.spec().rate_schedule]
+    assert paced.engine == p["recorder"] and paced.spec().rate_schedule.startswith("sine:")
+    searches = [s for s in rest if isinstance(s.work, field.SlaSearch)]
+    assert [s.engine for s in searches] == engines
+    work = estimate.step_work(searches[0])
+    assert work.seconds >= p["sla_duration"] * (1 + p["sla_max_probes"] * p["sla_repeat"])
+
+
+def test_sla_curves_is_every_engines_walk_as_one_tidy_frame():
+    """`kvlab.lab.seeds.field.sla_curves` runs on its own: one row per probe, each engine's in the order walked,
+    with its search's bound, answer and capacity; and a replay that ran other counts than recorded is told."""
+    require("lmdb")
+    from kvlab import errors
+    from kvlab.lab.seeds import field
+    frame = field.sla_curves(["lmdb"], workload="ycsb-c", p99="50ms", num=1000, duration=0.1, repeat=1,
+                             max_probes=3, memory="128MiB")
+    assert list(frame.columns) == field.CURVE_COLUMNS
+    assert set(frame.engine) == {"lmdb"} and list(frame.probe) == list(range(1, len(frame) + 1))
+    assert (frame.bound_us == 50_000).all() and (frame.percentile == 99).all() and frame.capacity.iloc[0] > 0
+    assert frame.target_rate.iloc[0] == frame.capacity.iloc[0]   # the top of the range first
+    import pandas as pd
+    table = pd.DataFrame([dict(engine="lmdb", source="recorded", phase="run", ops=10),
+                          dict(engine="rocksdb", source="replayed", phase="run", ops=9)])
+    with pytest.raises(errors.KvlabError, match="rocksdb's replay ran 9 operations in its run phase; the trace "
+                                                "recorded 10"):
+        field.same_ops(table)
+    assert field.same_ops(table.assign(ops=10)) == "the 1 replay ran the recorded operations, phase by phase (run 10)"
+
+
+def test_mixgraph_runs_on_the_engines_whose_scans_are_in_key_order():
+    from kvlab.lab.seeds import field
+    steps = field.mixgraph_queries_plan(["lmdb", "rocksdb-tuned", "rocksdb"], 1000, 0.1)
+    assert [s.engine for s in steps] == ["lmdb", "rocksdb"]   # rocksdb-tuned has no total-order scan
+
+
+def test_a_bad_engine_workload_or_bound_is_refused_before_anything_runs():
+    from kvlab import errors
+    from kvlab.lab.seeds import field
+    with pytest.raises(errors.SpecError, match="engine 'nosuch' is unknown"):
+        field.trace_replay_plan(["lmdb", "nosuch"], 100, 10)
+    with pytest.raises(errors.SpecError, match="engine 'nosuch' is unknown"):
+        field.sla_searches_plan(["lmdb", "nosuch"], "ycsb-b", "2ms", 100, 0.1, 1, 3)
+    with pytest.raises(errors.SpecError, match="no open loop"):
+        field.sla_searches(["lmdb"], "readrandom", "2ms", 100, 0.1, 1, 3)
+    with pytest.raises(errors.SpecError, match="no unit"):
+        field.sla_curves(["lmdb"], p99="10")

@@ -68,6 +68,7 @@ from ..services.estimate import (  # noqa: F401
 )
 from .seeds import common
 from .seeds.durability import Crashes
+from .seeds.field import Replay, SlaSearch
 from .seeds.linkbench import LinkBenchRun
 from .seeds.plan import Step
 from .seeds.quickstart import VALUE, PythonLoop
@@ -114,6 +115,13 @@ def step_work(step: Step) -> Work:
         return Work(step.label, step.engine, lb.nodes, LINKBENCH_BYTES_PER_ID,
                     seconds=lb.nodes / LINKBENCH_LOAD_IDS_PER_SEC + lb.duration,
                     memory_cap=parse_size(w.memory_limit) if w.memory_limit else None, **where)
+    if isinstance(w, Replay):   # its load at the load rate, its other ops at the write rate (YCSB-A's half)
+        return Work(step.label, step.engine, w.num, w.record_bytes,
+                    seconds=w.num / ASSUMED_LOAD_OPS_PER_SEC + (w.ops - w.num) / ASSUMED_WRITE_OPS_PER_SEC,
+                    runner_tmp=not step.seed_db)
+    if isinstance(w, SlaSearch):
+        return Work(step.label, step.engine, w.num, w.record_bytes,
+                    seconds=w.num / ASSUMED_LOAD_OPS_PER_SEC + w.seconds(), runner_tmp=not step.seed_db)
     if isinstance(w, Crashes):
         return Work(step.label, step.engine, w.num, RunSpec.key_size + RunSpec.value_size,
                     seconds=w.cuts * (w.max_s + CRASH_OVERHEAD_S), **where)

@@ -18,6 +18,15 @@ from .seeds.claims import setup_of, verdicts
 from .seeds.common import MEMORY, SCALES, budget_line, built, published, resolve
 from .seeds.dbbench_suite import dbbench_suite, dbbench_timelines, engine_ratio
 from .seeds.durability import durability
+from .seeds.field import (
+    curves_frame,
+    mixgraph_queries,
+    same_ops,
+    sla_curves,
+    sla_searches,
+    trace_replay,
+    varying_rate,
+)
 from .seeds.linkbench import (
     SEED004_OPS,
     linkbench_timeline,
@@ -52,5 +61,7 @@ __all__ = [
     "linkbench_timeline",
     "durability",                                                                          # durability
     "versions", "versions_table", "SETUP_BUILDS",                                          # engine versions
+    "trace_replay", "same_ops", "mixgraph_queries", "varying_rate", "sla_searches", "curves_frame",
+    "sla_curves",                                                                          # from the field
     "native_loop", "python_loop_baseline",                                                 # quickstart
 ]

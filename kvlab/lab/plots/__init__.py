@@ -5,8 +5,8 @@ Every caption names the engines with their library version and build, flags
 builds with assertions, and states the scale and the machine.
 
 The house style and the palette live in `style`; each kind of figure has a module of its own (`bar`, `line`,
-`latency`, `sweepgrid`, `comparison`, `timeline`, `sla`, `versions`) that imports from `style` and from nothing
-above it; this module only re-exports, so `plots.bars(...)`, `plots.timeline(...)` (the function, not its module) and
+`latency`, `sweepgrid`, `comparison`, `timeline`, `sla`, `versions`, `mixgraph`, `schedule`) that imports from
+`style` and from nothing above it; this module only re-exports, so `plots.bars(...)`, `plots.timeline(...)` (the function, not its module) and
 `plots.save(...)` are what the notebooks call.
 """
 from __future__ import annotations
@@ -15,7 +15,9 @@ from .bar import bars, seed003_tests
 from .comparison import compare
 from .latency import latency_spectrum, latency_throughput
 from .line import _machine_cores, linkbench_qps, read_scalability, rww, speedup  # noqa: F401 (tests read _machine_cores)
-from .sla import sla
+from .mixgraph import mixgraph
+from .schedule import rate_schedule
+from .sla import sla, sla_curves
 from .style import (
     ENGINE_COLOURS,
     OTHER_COLOURS,
@@ -41,4 +43,5 @@ __all__ = [
     "latency_spectrum", "latency_throughput",                                                     # latency
     "sweep", "compare", "timeline", "sla",
     "versions",                                                                                   # versions
+    "mixgraph", "rate_schedule", "sla_curves",                                                    # from the field
 ]

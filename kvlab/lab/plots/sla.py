@@ -1,8 +1,9 @@
-"""The best rate under a latency bound: the curve `kvlab sla` walked (kvlab.services.sla's Outcome)."""
+"""The best rate under a latency bound: the curve `kvlab sla` walked (kvlab.services.sla's Outcome), and every
+engine's walk at one bound in one figure (`sla_curves`, from kvlab.lab.seeds.field.curves_frame)."""
 from __future__ import annotations
 
 from ..._optional import require
-from .style import REFERENCE_COLOUR, engine_palette, house_style, si
+from .style import REFERENCE_COLOUR, engine_palette, house_style, one_legend, si
 
 # how each verdict is drawn: (marker, filled, legend words)
 _VERDICTS = {"pass": ("o", True, "pass"), "fail": ("s", True, "fail: over the bound"),
@@ -67,4 +68,68 @@ def sla(outcome, title=None):
     ax.grid(True, which="major", alpha=0.6)
     fig.tight_layout()
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2, frameon=False, fontsize=9)
+    return fig
+
+
+def sla_curves(frame, title=None):
+    """Every engine's walk at one bound (kvlab.lab.seeds.field.curves_frame: a row per probe): the measured
+    percentile's median against the offered rate (the probe's target), both on log axes (the walk spans decades of
+    rate, and past saturation latency climbs by decades), a line per engine in its colour through its probes in
+    rate order, each probe's marker its verdict (filled: passed), the bound as a horizontal line and each engine's
+    answer (the highest rate shown to pass) as a star on its curve."""
+    plt = require("matplotlib.pyplot", "kvlab's plots")
+    ticker = require("matplotlib.ticker", "kvlab's plots")
+    from matplotlib.lines import Line2D
+    house_style()
+    bound_us, q = float(frame.bound_us.iloc[0]), float(frame.percentile.iloc[0])
+    name = f"p{q:g}"
+    scale, unit = (1000.0, "ms") if bound_us >= 1000 else (1.0, "µs")
+    engines = list(dict.fromkeys(frame.engine))
+    colours = engine_palette(engines)
+    fig, ax = plt.subplots(figsize=(9, 4.8))
+    handles = []
+    answers = []
+    for engine in engines:
+        walk = frame[(frame.engine == engine) & frame.latency_us.notna()].sort_values("target_rate")
+        colour = colours[engine]
+        ax.plot(walk.target_rate, walk.latency_us / scale, color=colour, linewidth=1.2, alpha=0.8)
+        for verdict, (marker, filled, _) in _VERDICTS.items():
+            part = walk[walk.verdict == verdict]
+            ax.plot(part.target_rate, part.latency_us / scale, linestyle="none", marker=marker, markersize=7,
+                    color=colour, markerfacecolor=colour if filled else "white", markeredgecolor=colour)
+        answer = walk.answer.iloc[0] if len(walk) else None
+        said = "no rate passed"
+        if answer is not None and answer == answer:
+            at = walk[walk.target_rate == answer]
+            if len(at):
+                ax.plot([answer], [at.latency_us.iloc[0] / scale], linestyle="none", marker="*", markersize=17,
+                        color=colour, markeredgecolor="black", markeredgewidth=0.8, zorder=5)
+            said = f"{answer:,.0f} txn/s"
+            answers.append(answer)
+        handles.append(Line2D([], [], color=colour, marker="o", label=f"{engine}: {said}"))
+    ax.axhline(bound_us / scale, color="#C00000", linewidth=1.4)
+    handles.append(Line2D([], [], color="#C00000", linewidth=1.4,
+                          label=f"bound: {name} ≤ {bound_us / scale:g} {unit}"))
+    handles.append(Line2D([], [], linestyle="none", marker="*", markersize=13, color="white",
+                          markeredgecolor="black", label="answer: the highest rate shown to pass"))
+    grey = "#555555"
+    for verdict, (marker, filled, words) in _VERDICTS.items():
+        if (frame.verdict == verdict).any():
+            handles.append(Line2D([], [], linestyle="none", marker=marker, markersize=7, color=grey,
+                                  markerfacecolor=grey if filled else "white", markeredgecolor=grey, label=words))
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    for axis in (ax.xaxis, ax.yaxis):
+        axis.set_major_locator(ticker.LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+        axis.set_minor_formatter(ticker.NullFormatter())
+    ax.xaxis.set_major_formatter(ticker.FuncFormatter(si))
+    ax.yaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _pos: f"{v:,g}"))
+    ax.set_xlabel("offered rate (transactions/s, the probe's target; log scale)")
+    ax.set_ylabel(f"{name} response time ({unit}, median of the runs; log scale)")
+    workload = frame.workload.iloc[0]
+    ax.set_title(title or f"{workload}: the highest rate under {name} ≤ {bound_us / scale:g} {unit}, per engine",
+                 fontsize=11)
+    ax.grid(True, which="major", alpha=0.6)
+    fig.tight_layout()
+    one_legend(fig, handles, title="engine: its answer")
     return fig

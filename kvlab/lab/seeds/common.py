@@ -72,6 +72,20 @@ SCALES = {
         "large": dict(num=2_000_000, workloads=["readrandom", "overwrite"], threads=[1, 2], repeat=5, duration=5.0,
                       warmup=1.0),
     },
+    "field": {   # a trace replayed, mixgraph, a sine-paced run and a p99 search per engine (notebook 09_field)
+        "smoke": dict(engines=["lmdb", "rocksdb"], num=2_000, operations=1_000, duration=0.3,
+                      schedule="sine:a=1000,b=6.2832,d=2000", schedule_duration=1.0, schedule_interval=0.25,
+                      sla_duration=0.2, sla_repeat=1, sla_max_probes=3),
+        "default": dict(num=100_000, operations=50_000, duration=5.0, schedule="sine:a=4000,b=0.41888,d=6000",
+                        schedule_duration=30.0, schedule_interval=0.5, sla_duration=1.0, sla_repeat=3,
+                        sla_max_probes=7),
+        "full": dict(num=5_000_000, operations=2_500_000, duration=60.0, schedule="sine:a=40000,b=0.10472,d=60000",
+                     schedule_duration=300.0, schedule_interval=1.0, sla_duration=5.0, sla_repeat=5,
+                     sla_max_probes=12),
+        "large": dict(num=1_000_000, operations=500_000, duration=20.0, schedule="sine:a=4000,b=0.10472,d=6000",
+                      schedule_duration=120.0, schedule_interval=1.0, sla_duration=2.0, sla_repeat=3,
+                      sla_max_probes=10),
+    },
     "quickstart": {
         "smoke": dict(num=5_000),
         "default": dict(num=200_000),
@@ -94,6 +108,8 @@ SCALES = {
 #   004  cached: ~70 GB of cache for 22-40 GB: held (its larger-than-RAM runs have their memory_limit instead)
 #   versions: held, `kvlab versions`' own 1 GiB at its 200,000 keys; large and full keep the budget above the data
 #        (2M keys: 232 MB; 10M: 1.2 GB)
+#   field: YCSB's 1 KB records; the budget holds them in a B-tree's cache (100,000 keys: 110 MB; 1M: 1.1 GB; full's
+#        5M: 5.5 GB in 16 GiB, whose B-tree cache is 12 GiB)
 #   YCSB and the quickstart hold their data; durability's crash tests keep the engines' defaults
 MEMORY: dict[str, dict[str, str | None]] = {
     "read_scalability": {"smoke": "256MiB", "default": "1GiB", "large": "8GiB", "full": "12GiB"},
@@ -103,6 +119,7 @@ MEMORY: dict[str, dict[str, str | None]] = {
     "ycsb": {"smoke": "256MiB", "default": "1GiB", "large": "4GiB", "full": "32GiB"},
     "linkbench": {"smoke": "256MiB", "default": "1GiB", "large": "4GiB", "full": "32GiB"},
     "versions": {"smoke": "256MiB", "default": "1GiB", "large": "1GiB", "full": "4GiB"},
+    "field": {"smoke": "256MiB", "default": "1GiB", "large": "4GiB", "full": "16GiB"},
     "durability": {"smoke": None, "default": None, "large": None, "full": None},
     "quickstart": {"smoke": "256MiB", "default": "1GiB", "large": "1GiB", "full": "1GiB"},
 }
