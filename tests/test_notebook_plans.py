@@ -51,6 +51,16 @@ def test_every_notebook_has_a_plan_the_estimate_costs(name, scale):
             assert s.spec().engine == s.engine
 
 
+def test_seed_000_at_large_cuts_the_cold_start_of_each_read():
+    """10M keys read right after their load start cold in the engine's cache: at large each point's read leaves
+    out the transient MSER-5 finds in its 1-s intervals; smaller scales cut nothing."""
+    _, steps = estimate.notebook_plan("01_read_scalability", "large")
+    specs = [s.spec() for s in steps]
+    assert specs and all(sp.warmup == "auto" and sp.interval == 1.0 for sp in specs)
+    _, steps = estimate.notebook_plan("01_read_scalability", "default")
+    assert all(not s.spec().warmup for s in steps)
+
+
 def test_the_durability_notebooks_scales_are_the_seeds():
     full = estimate.parameters("07_durability", "full")
     assert (full["cuts"], full["num"]) == (100, 10_000)

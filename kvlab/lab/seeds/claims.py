@@ -291,7 +291,7 @@ def _default_cache(engines) -> int | None:
 def _run000(p, engines, store, progress):
     from .read_scalability import read_scalability, read_scalability_table
     sweep = read_scalability(engines, p["threads"], p["num"], p["reads"], repeats=p["repeats"], store=store,
-                             name=p["name"], memory=p["memory"])
+                             name=p["name"], memory=p["memory"], warmup=p.get("warmup"))
     sweep.run(progress=progress)
     return read_scalability_table(sweep.frame()), sweep
 

@@ -5,13 +5,17 @@ from .plan import Step
 
 
 def read_scalability(engines, threads, num, reads, cache_size=None, seed=1, repeats=1, store=None,
-                     name="read-scalability", memory=None):
+                     name="read-scalability", memory=None, warmup=None):
     """Seed 000's thread ladder as a sweep (engine x threads, each point repeated): every point loads a fresh
     database (fillseq, the load phase) and reads it with that many threads, within the memory budget `memory`
-    (a size; None: the engines' defaults; `cache_size` given wins over the budget's cache).  Returns the Sweep;
-    run it, then read_scalability_table(sweep.frame()).  Points already in `store` are not run again."""
+    (a size; None: the engines' defaults; `cache_size` given wins over the budget's cache).  `warmup`: seconds cut
+    from the start of each read, or "auto" (the transient MSER-5 finds in 1-s intervals): at 10M keys a read right
+    after the load starts with the engine's cache cold, where the seed's ran warm.  Returns the Sweep; run it, then
+    read_scalability_table(sweep.frame()).  Points already in `store` are not run again."""
     from ..sweeps import sweep
     base = {"workload": "readrandom", "num": num, "reads": reads, "seed": seed, "interval": 0}
+    if warmup is not None:
+        base.update(warmup=warmup, interval=1.0 if warmup == "auto" else 0)
     if cache_size:
         base["cache_size"] = cache_size
     if memory is not None:
@@ -20,10 +24,11 @@ def read_scalability(engines, threads, num, reads, cache_size=None, seed=1, repe
                  store=store)
 
 
-def read_scalability_plan(engines, threads, num, reads, cache_size=None, seed=1, repeats=1, memory=None) -> list:
+def read_scalability_plan(engines, threads, num, reads, cache_size=None, seed=1, repeats=1, memory=None,
+                          warmup=None) -> list:
     """The sweep's points as steps (read_scalability without a store: every point, stored or not)."""
     sweep = read_scalability(engines, threads, num, reads, cache_size=cache_size, seed=seed, repeats=repeats,
-                             store=None, name="read-scalability-plan", memory=memory)
+                             store=None, name="read-scalability-plan", memory=memory, warmup=warmup)
     return [Step(pt.spec.engine, pt.label(), {k: v for k, v in pt.spec.to_dict().items() if k != "engine"})
             for pt in sweep.points()]
 
@@ -31,7 +36,7 @@ def read_scalability_plan(engines, threads, num, reads, cache_size=None, seed=1,
 def notebook_plan(p, engines) -> list:
     """Notebook 01_read_scalability's runs: the ladder's points."""
     return read_scalability_plan(engines, p["threads"], p["num"], p["reads"], cache_size=p.get("cache_size"),
-                                 repeats=p["repeats"], memory=p.get("memory"))
+                                 repeats=p["repeats"], memory=p.get("memory"), warmup=p.get("warmup"))
 
 
 def read_scalability_table(frame):
