@@ -112,7 +112,9 @@ TIMING = ("test_measurement.py::test_warmup_excluded_and_reported", "test_worklo
           "test_never_lose.py::test_an_oversized_run_is_refused_in_under_a_second",
           "test_rate_schedule.py::test_a_sine_rate_runs_intervals_follow_the_sine_closely",
           "test_traces.py::test_recorded_speed_keeps_the_recorded_pace",
-          "test_mix_loop.py::test_open_loop_response_is_never_below_service_and_grows_past_saturation")
+          "test_mix_loop.py::test_open_loop_response_is_never_below_service_and_grows_past_saturation",
+          "test_measurement.py::test_two_readrandom_workers_keep_the_cores_busy",
+          "test_sanity.py::test_an_open_loop_on_schedule_is_not_overloaded")
 ENGINE_FIXTURES = {"engine_name", "open_engine", "case"}
 
 

@@ -44,7 +44,15 @@ def test_two_thread_readrandom_cpu_is_accounted_per_thread():
     process = a["cpu_user_s"] + a["cpu_sys_s"]
     assert per_thread <= process * 1.05 + 0.02, (per_thread, process)
     assert per_thread >= process * 0.7, (per_thread, process)
-    assert a["workers_cpu_pct"] > 50
+    assert 0 < a["workers_cpu_pct"] <= 200 * 1.05
+
+
+def test_two_readrandom_workers_keep_the_cores_busy():
+    """On an idle machine two workers hold the CPU they are given (the timing tier: on a shared one, other work
+    takes it)."""
+    require("lmdb")
+    b = kvlab.run("lmdb", "readrandom", num=50_000, threads=2, duration=1.5, seed=1).by_workload("readrandom")
+    assert b.accounting["workers_cpu_pct"] > 50
 
 
 def test_interval_counts_sum_to_total(engine_for_intervals):
