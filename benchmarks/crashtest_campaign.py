@@ -15,7 +15,7 @@ import time
 
 from _common import kvlab  # noqa: F401  (sets up the path)
 
-from kvlab import engines
+from kvlab import errors
 from kvlab.execution import native
 from kvlab.execution.crash.crashtest import crashtest, format_table
 
@@ -31,12 +31,13 @@ def main():
     ap.add_argument("--sync", choices=("both", "on", "off"), default="both")
     ap.add_argument("--json", default=None)
     args = ap.parse_args()
-    built = native.built_adapters()
     reports = []
     t0 = time.time()
     for name in args.engines.split(","):
-        if engines.get(name).adapter not in built:
-            print(f"{name}: not built, skipped")
+        try:
+            native.require_built(name)   # compiled in, or a version loaded at run time (mdbx, redb)
+        except errors.EngineNotBuilt as exc:
+            print(f"{name}: not built, skipped ({exc})")
             continue
         for sync in {"both": (True, False), "on": (True,), "off": (False,)}[args.sync]:
             r = crashtest(name, args.kills, sync=sync, seed=args.seed, batch=args.batch)

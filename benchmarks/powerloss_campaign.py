@@ -18,7 +18,7 @@ from pathlib import Path
 
 from _common import kvlab
 
-from kvlab import engines
+from kvlab import errors
 from kvlab.execution import native
 from kvlab.execution.crash import forgetfs
 from kvlab.execution.crash.crashtest import DURABILITY, crashtest
@@ -77,12 +77,13 @@ def main():
     kills = args.cuts if args.kills is None else args.kills
     losses = args.loss.split(",")
     wanted = set(args.settings.split(",")) if args.settings else None
-    built = native.built_adapters()
     t0 = time.time()
     lines, reports, speed = [], [], []
     for name in args.engines.split(","):
-        if engines.get(name).adapter not in built:
-            print(f"{name}: not built, skipped")
+        try:
+            native.require_built(name)   # compiled in, or a version loaded at run time (mdbx, redb)
+        except errors.EngineNotBuilt as exc:
+            print(f"{name}: not built, skipped ({exc})")
             continue
         for d in DURABILITY[name]:
             if wanted and d.name not in wanted:
