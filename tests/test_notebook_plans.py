@@ -61,6 +61,12 @@ def test_seed_000_at_large_cuts_the_cold_start_of_each_read():
     assert all(not s.spec().warmup for s in steps)
 
 
+def test_seed_001_loads_every_engine_in_commits_of_a_thousand_puts():
+    _, steps = estimate.notebook_plan("02_readwhilewriting", "default")
+    loads = [s.spec() for s in steps if s.label.endswith(" load")]
+    assert loads and all(sp.batch == 1000 for sp in loads)
+
+
 def test_the_durability_notebooks_scales_are_the_seeds():
     full = estimate.parameters("07_durability", "full")
     assert (full["cuts"], full["num"]) == (100, 10_000)
