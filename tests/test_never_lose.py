@@ -320,6 +320,7 @@ def test_a_kernel_interrupted_or_terminated_stops_its_run_cleanly(tmp_path):
         for action in ("interrupt", "terminate"):
             msg_id = kc.execute(code)
             _wait_for(lambda: any(_engine_open(x) for x in tmp.iterdir()), what="the kernel's run to start")
+            time.sleep(1.0)   # into the fillseq itself: a stop in the instant before it is a KeyboardInterrupt
             if action == "interrupt":
                 km.interrupt_kernel()
                 reply = kc.get_shell_msg(timeout=60)
