@@ -86,6 +86,19 @@ def results_home(tmp_path_factory):
         yield root
 
 
+@pytest.fixture(scope="session", autouse=True)
+def private_temp(tmp_path_factory):
+    """The session's own temporary folder (TMPDIR for the commands it starts, tempfile's here): under `-n 2` each
+    worker has its own, so a temporary database one worker's test leaves for a moment (a SIGKILL test before its
+    `kvlab clean`) is never named as a leftover in another worker's command output."""
+    import tempfile
+    root = tmp_path_factory.mktemp("tmp")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("TMPDIR", str(root))
+        mp.setattr(tempfile, "tempdir", str(root))
+        yield root
+
+
 # --- tiers -------------------------------------------------------------------------------------------------
 # `make test-fast` runs `-m "not slow and not browser"`, for the edit-test loop; `make test` (what CI runs)
 # runs everything.  A test's tier is decided here, in one table, so a test file never carries its own.

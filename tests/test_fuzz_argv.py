@@ -965,7 +965,8 @@ def _snapshot() -> dict:
                 snap["git:" + line] = None
     except (OSError, subprocess.SubprocessError):
         pass
-    for folder in (Path(os.path.expanduser("~")) / ".kvlab-unsaved", Path("/tmp"), Path("/var/tmp")):
+    for folder in (Path(os.path.expanduser("~")) / ".kvlab-unsaved", Path("/tmp"), Path("/var/tmp"),
+                   Path(tempfile.gettempdir())):
         with contextlib.suppress(OSError):
             for p in folder.iterdir():
                 if MARK in p.name or p.name.startswith("unsaved-run-") or folder.name == ".kvlab-unsaved":
