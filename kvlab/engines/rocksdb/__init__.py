@@ -90,5 +90,16 @@ DESCRIPTOR = Descriptor(
                     options=lambda flags: rocksdb_options(flags).options, default_compression="snappy"),
     # the version Debian has, as an adapter loaded at run time (`kvlab engines build rocksdb@7.8.3`): the same library as
     # the compiled-in rocksdb, so the two differ only by the dispatch (benchmarks/harness_instructions.py --loaded)
-    versions={"7.8.3": Recipe("debian", "librocksdb-dev", minutes=0.3)},
+    # and two newer ones from crates.io's librocksdb-sys, whose build compiles RocksDB (db/c.cc, its C API) with
+    # snappy, lz4 and zstd as Debian's has them (snappy is what its default options compress with); checksums from the
+    # crates.io index, checked before the build
+    versions={"7.8.3": Recipe("debian", "librocksdb-dev", minutes=0.3),
+              "8.10.0": Recipe("crate", "librocksdb-sys", pin="0.16.0+8.10.0",
+                               sha256="ce3d60bc059831dc1c83903fb45c103f75db65c5a7bf22272764d9cc683e348c",
+                               include="rocksdb/include", library="rocksdb", features=("snappy", "lz4", "zstd"),
+                               link=("stdc++",), minutes=40),
+              "10.4.2": Recipe("crate", "librocksdb-sys", pin="0.17.3+10.4.2",
+                               sha256="cef2a00ee60fe526157c9023edab23943fae1ce2ab6f4abb2a807c1746835de9",
+                               include="rocksdb/include", library="rocksdb", features=("snappy", "lz4", "zstd"),
+                               link=("stdc++",), minutes=40)},
 )
