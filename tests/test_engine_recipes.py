@@ -7,9 +7,11 @@ import tarfile
 
 import pytest
 
+import kvlab
 from kvlab import engines, errors
 from kvlab.engines.descriptor import RECIPE_SOURCES, Recipe
 from kvlab.execution.plugins import build as plugin_build
+from kvlab.execution.plugins import where
 
 SHA = "ab" * 32
 
@@ -82,3 +84,21 @@ def test_a_pypi_version_without_an_sdist_names_the_releases_that_have_one(monkey
     with pytest.raises(errors.KvlabError, match=r"PyPI has no sdist of wiredtiger 11\.3\.1 \(releases with one: "
                                                 r"11\.2\.0\)"):
         plugin_build.build("wiredtiger@11.3.1", log=lambda line: None)
+
+
+WT_FROM_PYPI = [v for v, r in engines.DESCRIPTORS["wiredtiger"].versions.items() if r.source == "pypi"]
+
+
+@pytest.mark.parametrize("version", WT_FROM_PYPI)
+def test_a_wiredtiger_built_from_pypi_runs_with_its_own_snappy_module(version, tmp_path):
+    """Where it is built (`kvlab engines build`, minutes; the suite does not build it): the version's object runs
+    in the process that has Debian's WiredTiger compiled in, reports its own version and source, and loads the
+    snappy module kept beside it."""
+    if where.built(f"wiredtiger@{version}") is None:
+        pytest.skip(f"not built: kvlab engines build wiredtiger@{version}")
+    r = kvlab.run(f"wiredtiger-btree@{version}", "fillseq,readrandom", num=2000, db=str(tmp_path / "db"), seed=1,
+                  interval=0, compression="snappy")[1]
+    assert r.found == r.ops and r.versions["engine_library"] == version
+    build = r.versions["engine_build"]
+    assert build["build"]["source"]["kind"] == "pypi" and "sdist (PyPI, sha256" in build["origin"]
+    assert f"wiredtiger@{version}/engine/libwiredtiger_snappy.so" in (tmp_path / "db" / "WiredTiger.basecfg").read_text()

@@ -107,7 +107,7 @@ DESCRIPTOR = Descriptor(
               "11.0.0": Recipe("pypi", "wiredtiger", pin="11.0.0",
                                sha256="1307cafbed9ce727b6e85bb8963ee5c39060fa7fe54d4c12e09d5ba48619fa61",
                                include="include", library="wiredtiger", link=("dl",), cmake=_WT_CMAKE,
-                               targets=_WT_TARGETS, minutes=10),
+                               targets=_WT_TARGETS, minutes=21),
               "11.3.1": Recipe("pypi", "wiredtiger", pin="11.3.1",
                                sha256="95052d1b6fc06921dd617aafa1ba2a773d8dbbbf2eb74f77147290a630e598d0",
                                include="include", library="wiredtiger", link=("dl",), cmake=_WT_CMAKE,
