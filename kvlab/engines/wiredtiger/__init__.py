@@ -111,5 +111,5 @@ DESCRIPTOR = Descriptor(
               "11.3.1": Recipe("pypi", "wiredtiger", pin="11.3.1",
                                sha256="95052d1b6fc06921dd617aafa1ba2a773d8dbbbf2eb74f77147290a630e598d0",
                                include="include", library="wiredtiger", link=("dl",), cmake=_WT_CMAKE,
-                               targets=_WT_TARGETS, minutes=10)},
+                               targets=_WT_TARGETS, minutes=19)},
 )
