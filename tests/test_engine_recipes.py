@@ -102,3 +102,16 @@ def test_a_wiredtiger_built_from_pypi_runs_with_its_own_snappy_module(version, t
     build = r.versions["engine_build"]
     assert build["build"]["source"]["kind"] == "pypi" and "sdist (PyPI, sha256" in build["origin"]
     assert f"wiredtiger@{version}/engine/libwiredtiger_snappy.so" in (tmp_path / "db" / "WiredTiger.basecfg").read_text()
+
+
+def test_a_built_rocksdbs_assertions_are_read_from_its_own_archive(tmp_path):
+    """RocksDB's own static library answers, not the object, whose zstd (linked beside it by librocksdb-sys) keeps
+    an assert in its dictionary builder; no archive (Debian's build): no answer from here."""
+    from kvlab.engines import rocksdb
+    library = tmp_path / "libkvlab_rocksdb.so"
+    assert rocksdb.assertions(str(library)) is None
+    (tmp_path / "engine").mkdir()
+    (tmp_path / "engine" / "librocksdb.a").write_bytes(b"!<arch>\n db_impl.o memcpy")
+    assert rocksdb.assertions(str(library)) is False
+    (tmp_path / "engine" / "librocksdb.a").write_bytes(b"!<arch>\n db_impl.o __assert_fail memcpy")
+    assert rocksdb.assertions(str(library)) is True

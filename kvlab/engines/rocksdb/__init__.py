@@ -1,4 +1,6 @@
 """RocksDB: Meta's LSM tree, with its default options and with seed 001's tuning (engine_rocksdb.c)."""
+from pathlib import Path
+
 from ...model.dbbench_flags import rocksdb_options, translate_rocksdb_flags
 from ..descriptor import (
     AdapterFormat,
@@ -62,6 +64,17 @@ def memory(budget: int) -> dict:
     third = engine_share(budget) // 3
     return {"cache_size": third, "write_buffer_size": max(1 << 20, third // 2)}
 
+def assertions(path: str) -> bool | None:
+    """Whether a built version's RocksDB has assertions compiled in: whether its own static library (kept beside
+    the object in engine/, kvlab.execution.plugins.build.ENGINE_DIR) calls glibc's __assert_fail.  The object as a
+    whole is no answer: the zstd the librocksdb-sys crate links beside it keeps an assert in its dictionary builder
+    (divsufsort), which RocksDB's reads and writes never reach."""
+    try:
+        return b"__assert_fail" in (Path(path).parent / "engine" / "librocksdb.a").read_bytes()
+    except OSError:
+        return None
+
+
 DESCRIPTOR = Descriptor(
     "rocksdb", title="RocksDB", rank=30, build=BUILD,
     configs=(
@@ -83,7 +96,7 @@ DESCRIPTOR = Descriptor(
     events=events.EVENTS, counters=counters.COUNTERS, own_config=own_config.own_config,
     cache=Cache("cache_size", 8 << 20, "RocksDB 7.8 without a block cache makes an 8 MB LRU one: its LOG reports block_cache capacity 8388608 (tests/test_engine_config.py)"),
     memory=memory,
-    facts=BuildFacts(crc32_in_db=crc32_from_log, thread_locals=True),
+    facts=BuildFacts(crc32_in_db=crc32_from_log, thread_locals=True, assertions_of_library=assertions),
     # the table factory carries cache, block size and bloom: those db_bench flags go into the options string
     dbbench=DbBench(flag_kinds=frozenset({"rocksdb-option", "gone"}), in_options=frozenset({"cache_size", "block_size",
                                                                                        "bloom_bits"}),
@@ -101,5 +114,5 @@ DESCRIPTOR = Descriptor(
               "10.4.2": Recipe("crate", "librocksdb-sys", pin="0.17.3+10.4.2",
                                sha256="cef2a00ee60fe526157c9023edab23943fae1ce2ab6f4abb2a807c1746835de9",
                                include="rocksdb/include", library="rocksdb", features=("snappy", "lz4", "zstd"),
-                               link=("stdc++",), minutes=40)},
+                               link=("stdc++",), minutes=66)},
 )
