@@ -110,7 +110,7 @@ DESCRIPTOR = Descriptor(
               "8.10.0": Recipe("crate", "librocksdb-sys", pin="0.16.0+8.10.0",
                                sha256="ce3d60bc059831dc1c83903fb45c103f75db65c5a7bf22272764d9cc683e348c",
                                include="rocksdb/include", library="rocksdb", features=("snappy", "lz4", "zstd"),
-                               link=("stdc++",), minutes=40),
+                               link=("stdc++",), minutes=31),
               "10.4.2": Recipe("crate", "librocksdb-sys", pin="0.17.3+10.4.2",
                                sha256="cef2a00ee60fe526157c9023edab23943fae1ce2ab6f4abb2a807c1746835de9",
                                include="rocksdb/include", library="rocksdb", features=("snappy", "lz4", "zstd"),
