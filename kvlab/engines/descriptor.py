@@ -9,6 +9,7 @@ fails on a descriptor with a part missing and no reason given.
 from __future__ import annotations
 
 import fnmatch
+import re
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Callable, Mapping
@@ -289,27 +290,41 @@ class Recipe:
     source: str                  # "debian": the system's -dev package, the adapter linked to its shared library;
     #                              "crate": a crates.io -sys crate whose build compiles the engine into a static library;
     #                              "shim": a crate in the engine's folder (an engine in Rust behind `extern "C"` calls),
-    #                              its Cargo.lock pinning the engine's crate, built by cargo into a static library
-    package: str                 # the Debian package, or the crate (for "shim": the engine's crate, in its Cargo.lock)
-    pin: str = ""                # the crate's exact version
-    sha256: str = ""             # the crate's checksum as the crates.io index has it: checked before anything builds
-    include: str = ""            # the engine's headers, within the crate's source ("shim": the shim's folder, in the
-    #                              engine's folder: its Cargo.toml, Cargo.lock and the header of its C calls)
-    library: str = ""            # the static library the crate's build makes: lib<library>.a
+    #                              its Cargo.lock pinning the engine's crate, built by cargo into a static library;
+    #                              "pypi": a PyPI sdist of the engine's source, built with CMake into a static library
+    package: str                 # the Debian package, the crate (for "shim": the engine's crate, in its Cargo.lock) or
+    #                              the PyPI project
+    pin: str = ""                # the crate's or the sdist's exact version
+    sha256: str = ""             # the crate's checksum as the crates.io index has it, or the sdist's as PyPI has it:
+    #                              checked before anything builds
+    include: str = ""            # the engine's headers, within the crate's source or the CMake build folder ("shim":
+    #                              the shim's folder in the engine's folder: its Cargo.toml, Cargo.lock and C header)
+    library: str = ""            # the static library the build makes: lib<library>.a
     features: tuple = ()         # the crate's features to build with
     link: tuple = ()             # libraries the engine needs beside it (stdc++)
     minutes: float = 1.0         # about how long the build takes on a 2-core machine
+    cmake: tuple = ()            # "pypi": the CMake options (-DNAME=VALUE) of the Release build
+    targets: tuple = ()          # "pypi": the CMake targets to build: the static library, any modules it loads
 
     def __post_init__(self):
         if self.source not in RECIPE_SOURCES:
             raise ValueError(f"recipe source {self.source!r} is unknown; allowed: {', '.join(RECIPE_SOURCES)}")
-        if self.source in ("crate", "shim") and not (self.pin and self.sha256 and self.library):
-            raise ValueError(f"{self.source} recipe {self.package!r} needs its pin, sha256 and library")
-        if self.source == "shim" and not self.include:
-            raise ValueError(f"shim recipe {self.package!r} needs `include`, the shim's folder")
+        missing = [f for f in RECIPE_SOURCES[self.source] if not getattr(self, f)]
+        if missing:
+            raise ValueError(f"{self.source} recipe {self.package!r} needs its {', '.join(missing)}")
+        if self.sha256 and not re.fullmatch(r"[0-9a-f]{64}", self.sha256):
+            raise ValueError(f"{self.source} recipe {self.package!r}: sha256 {self.sha256!r} is not 64 lower-case "
+                             "hex digits")
+        bad = [o for o in self.cmake if not re.fullmatch(r"-D\w+=\S*", o)]
+        if bad:
+            raise ValueError(f"{self.source} recipe {self.package!r}: CMake options are -DNAME=VALUE, not {bad}")
+        if (self.cmake or self.targets) and self.source != "pypi":
+            raise ValueError(f"{self.source} recipe {self.package!r}: cmake and targets are for a pypi recipe")
 
 
-RECIPE_SOURCES = ("debian", "crate", "shim")
+# each source, and the fields a recipe from it must give
+RECIPE_SOURCES = {"debian": (), "crate": ("pin", "sha256", "library"), "shim": ("pin", "sha256", "library", "include"),
+                  "pypi": ("pin", "sha256", "library", "include", "targets")}
 
 
 @dataclass(frozen=True)

@@ -158,6 +158,17 @@ def _loaded_row(name: str, cfg: engines.EngineConfig, d) -> dict:
             "build_minutes": d.versions[cfg.build].minutes}
 
 
+# a built version's source (build.json's "source", by its kind) in a line, and what compiled its engine
+_ORIGINS = {
+    "debian": lambda s: f"Debian {s.get('package')} {s.get('package_version')}",
+    "crate": lambda s: f"{s.get('crate')} {s.get('crate_version')} (crates.io, sha256 {s.get('sha256', '')[:12]})",
+    "pypi": lambda s: f"{s.get('project')} {s.get('version')} sdist (PyPI, sha256 {s.get('sha256', '')[:12]}), "
+                      "CMake Release",
+    "shim": lambda s: f"kvlab's shim crate {s.get('shim')} over {_ORIGINS['crate'](s)}",
+}
+_BUILT_BY = {"crate": "the crate", "pypi": "the sdist's CMake Release"}
+
+
 def loaded_facts(name: str) -> dict:
     """A version built at run time, for `kvlab engines` and every result: what its build recorded, as build
     facts (kvlab.execution.host.buildfacts' keys where they apply); read once per build (dpkg is slow)."""
@@ -170,19 +181,18 @@ def loaded_facts(name: str) -> dict:
 def _loaded_facts(name: str, stamp) -> dict:
     built = plugin_where.facts(name)
     source = built.get("source", {})
-    crate = f"{source.get('crate')} {source.get('crate_version')} (crates.io, sha256 {source.get('sha256', '')[:12]})"
-    origin = {"crate": crate, "shim": f"kvlab's shim crate {source.get('shim')} over {crate}"}.get(
-        source.get("kind"), f"Debian {source.get('package')} {source.get('package_version')}")
+    origin = _ORIGINS.get(source.get("kind"), _ORIGINS["debian"])(source)
     library = str(plugin_where.library(name))
     # the engine's code: Debian's shared library, or the object itself where the engine is linked in
     facts = buildfacts.library_facts(source.get("engine_library") or library, built.get("linkage", "static"),
                                      packaged=source.get("kind") == "debian")
     probe = engines.DESCRIPTORS[built["adapter"]].facts.assertions_of_library if built.get("adapter") else None
-    if probe is not None and source.get("kind") in ("crate", "shim"):
+    if probe is not None and source.get("kind") != "debian":
         facts["assertions"] = probe(library)
     return {**facts, "library": library, "origin": f"kvlab engines build: {origin}",
             "compiler_flags": (facts["compiler_flags"] if source.get("kind") == "debian"
-                               else f"the crate's build; the adapter: {' '.join(built.get('cflags', []))}"),
+                               else f"{_BUILT_BY.get(source.get('kind'), 'the crate')}'s build; the adapter: "
+                                    f"{' '.join(built.get('cflags', []))}"),
             "loaded": True, "build": built}
 
 

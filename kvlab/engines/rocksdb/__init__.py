@@ -1,4 +1,6 @@
 """RocksDB: Meta's LSM tree, with its default options and with seed 001's tuning (engine_rocksdb.c)."""
+from pathlib import Path
+
 from ...model.dbbench_flags import rocksdb_options, translate_rocksdb_flags
 from ..descriptor import (
     AdapterFormat,
@@ -62,6 +64,17 @@ def memory(budget: int) -> dict:
     third = engine_share(budget) // 3
     return {"cache_size": third, "write_buffer_size": max(1 << 20, third // 2)}
 
+def assertions(path: str) -> bool | None:
+    """Whether a built version's RocksDB has assertions compiled in: whether its own static library (kept beside
+    the object in engine/, kvlab.execution.plugins.build.ENGINE_DIR) calls glibc's __assert_fail.  The object as a
+    whole is no answer: the zstd the librocksdb-sys crate links beside it keeps an assert in its dictionary builder
+    (divsufsort), which RocksDB's reads and writes never reach."""
+    try:
+        return b"__assert_fail" in (Path(path).parent / "engine" / "librocksdb.a").read_bytes()
+    except OSError:
+        return None
+
+
 DESCRIPTOR = Descriptor(
     "rocksdb", title="RocksDB", rank=30, build=BUILD,
     configs=(
@@ -83,12 +96,23 @@ DESCRIPTOR = Descriptor(
     events=events.EVENTS, counters=counters.COUNTERS, own_config=own_config.own_config,
     cache=Cache("cache_size", 8 << 20, "RocksDB 7.8 without a block cache makes an 8 MB LRU one: its LOG reports block_cache capacity 8388608 (tests/test_engine_config.py)"),
     memory=memory,
-    facts=BuildFacts(crc32_in_db=crc32_from_log, thread_locals=True),
+    facts=BuildFacts(crc32_in_db=crc32_from_log, thread_locals=True, assertions_of_library=assertions),
     # the table factory carries cache, block size and bloom: those db_bench flags go into the options string
     dbbench=DbBench(flag_kinds=frozenset({"rocksdb-option", "gone"}), in_options=frozenset({"cache_size", "block_size",
                                                                                        "bloom_bits"}),
                     options=lambda flags: rocksdb_options(flags).options, default_compression="snappy"),
     # the version Debian has, as an adapter loaded at run time (`kvlab engines build rocksdb@7.8.3`): the same library as
     # the compiled-in rocksdb, so the two differ only by the dispatch (benchmarks/harness_instructions.py --loaded)
-    versions={"7.8.3": Recipe("debian", "librocksdb-dev", minutes=0.3)},
+    # and two newer ones from crates.io's librocksdb-sys, whose build compiles RocksDB (db/c.cc, its C API) with
+    # snappy, lz4 and zstd as Debian's has them (snappy is what its default options compress with); checksums from the
+    # crates.io index, checked before the build
+    versions={"7.8.3": Recipe("debian", "librocksdb-dev", minutes=0.3),
+              "8.10.0": Recipe("crate", "librocksdb-sys", pin="0.16.0+8.10.0",
+                               sha256="ce3d60bc059831dc1c83903fb45c103f75db65c5a7bf22272764d9cc683e348c",
+                               include="rocksdb/include", library="rocksdb", features=("snappy", "lz4", "zstd"),
+                               link=("stdc++",), minutes=31),
+              "10.4.2": Recipe("crate", "librocksdb-sys", pin="0.17.3+10.4.2",
+                               sha256="cef2a00ee60fe526157c9023edab23943fae1ce2ab6f4abb2a807c1746835de9",
+                               include="rocksdb/include", library="rocksdb", features=("snappy", "lz4", "zstd"),
+                               link=("stdc++",), minutes=66)},
 )

@@ -61,6 +61,12 @@ def direct_io(flags) -> str:
     return "direct_io=[data]" if on else ""
 
 
+# the CMake build of a PyPI sdist (scripts/build_engines.sh's options, as a static library); its targets
+_WT_CMAKE = ("-DENABLE_PYTHON=0", "-DENABLE_SNAPPY=1", "-DHAVE_DIAGNOSTIC=0", "-DENABLE_STRICT=0",
+             "-DENABLE_COLORIZE_OUTPUT=0", "-DENABLE_STATIC=1", "-DENABLE_SHARED=0", "-DWITH_PIC=1",
+             "-DHAVE_UNITTEST=0", "-DENABLE_LLVM=0")
+_WT_TARGETS = ("wiredtiger_static", "wiredtiger_snappy")
+
 DESCRIPTOR = Descriptor(
     "wiredtiger", title="WiredTiger", rank=40, build=BUILD,
     configs=(
@@ -94,5 +100,16 @@ DESCRIPTOR = Descriptor(
                                                   "styles to choose"}),
     # the version Debian has, as an adapter loaded at run time (`kvlab engines build wiredtiger@3.2.1`): the same library as
     # the compiled-in wiredtiger, so the two differ only by the dispatch (benchmarks/harness_instructions.py --loaded)
-    versions={"3.2.1": Recipe("debian", "libwiredtiger-dev", minutes=0.2)},
+    # and two newer ones from the sdists WiredTiger publishes on PyPI (its whole source; sha256 as PyPI has it, checked
+    # before the build): a CMake Release build as scripts/build_engines.sh's, static and position-independent so
+    # that it links into the object beside Debian's 3.2.1, with its snappy compressor as a module kept beside it
+    versions={"3.2.1": Recipe("debian", "libwiredtiger-dev", minutes=0.2),
+              "11.0.0": Recipe("pypi", "wiredtiger", pin="11.0.0",
+                               sha256="1307cafbed9ce727b6e85bb8963ee5c39060fa7fe54d4c12e09d5ba48619fa61",
+                               include="include", library="wiredtiger", link=("dl",), cmake=_WT_CMAKE,
+                               targets=_WT_TARGETS, minutes=21),
+              "11.3.1": Recipe("pypi", "wiredtiger", pin="11.3.1",
+                               sha256="95052d1b6fc06921dd617aafa1ba2a773d8dbbbf2eb74f77147290a630e598d0",
+                               include="include", library="wiredtiger", link=("dl",), cmake=_WT_CMAKE,
+                               targets=_WT_TARGETS, minutes=19)},
 )

@@ -12,6 +12,10 @@ cython_ext/include/kv_plugin.h that exports its table.  The engine comes from:
     makes), whose committed Cargo.lock pins the engine's crate: the lock must hold the recipe's version and checksum,
     and cargo builds with --locked (checking what it downloads against the lock) into a static library, linked in
     as a crate's are.
+  - "pypi":   a PyPI sdist of the engine's source (WiredTiger publishes its whole source so), fetched from the URL
+    PyPI's JSON API gives and checked against the recipe's sha256 before it is unpacked; a CMake Release build of
+    the recipe's targets makes the static library, linked in as a crate's is, and any modules the engine loads by
+    path (WiredTiger's snappy compressor), kept beside the object (engine/) with the adapter's `libdir` pointing there.
 What was built, from what and how, goes to build.json beside the object (kvlab.execution.plugins.where); every
 result of a run on it carries those facts.  A crate's static libraries are kept beside the object too (engine/), with
 its headers' folder in build.json (`engine_link`), so that a program of the engine's own (benchmarks/reference/) links
@@ -24,8 +28,10 @@ import os
 import shutil
 import subprocess
 import sys
+import tarfile
 import time
 import tomllib
+import urllib.request
 from pathlib import Path
 
 from ... import engines, errors
@@ -36,6 +42,8 @@ CFLAGS = ["-DNDEBUG", "-O2", "-fPIC", "-fwrapv", "-Wall", "-Wextra"]   # the ext
 LIBDIR = Path("/usr/lib/x86_64-linux-gnu")
 ROOT = Path(__file__).resolve().parents[3]                                # the checkout: cython_ext/include
 ENGINE_DIR = "engine"   # beside a crate build's object: the engine's static libraries (build.json's source names them)
+PYPI_JSON = "https://pypi.org/pypi/{package}/json"   # PyPI's JSON API: a project's releases, their files and sha256
+TOOLS = {"debian": (), "crate": ("cargo",), "shim": ("cargo",), "pypi": ("cmake",)}   # what each source needs beside gcc
 
 
 def recipe_of(native_name: str):
@@ -58,7 +66,7 @@ def build(native_name: str, *, log=lambda line: print(line, file=sys.stderr)) ->
     if not source.is_file() or not (include / "kv_plugin.h").is_file():
         raise errors.KvlabError(f"building {native_name} needs kvlab's C sources ({source}, {include}): "
                                 "build from a checkout of kvlab")
-    for tool in ("gcc",) + (("cargo",) if recipe.source in ("crate", "shim") else ()):
+    for tool in ("gcc",) + TOOLS[recipe.source]:
         if shutil.which(tool) is None:
             raise errors.KvlabError(f"building {native_name} needs {tool}, which is not on PATH")
     home = where.target()
@@ -68,13 +76,10 @@ def build(native_name: str, *, log=lambda line: print(line, file=sys.stderr)) ->
     log(f"kvlab engines build {native_name}: {recipe.source} {recipe.package}"
         f"{' ' + recipe.pin if recipe.pin else ''} (about {recipe.minutes:g} min here)")
     started = time.monotonic()
-    if recipe.source == "crate":
-        headers, link, origin = _crate(recipe, work, log)
-    elif recipe.source == "shim":
-        headers, link, origin = _shim(source.parent / recipe.include, recipe, work, log)
-    else:
-        headers, link, origin = _debian(adapter, recipe)
-    defines = {macro: value.format(version=version, libdir=str(LIBDIR))
+    headers, link, origin = SOURCES[recipe.source](adapter, recipe, work, log)
+    home_of = home / native_name   # where the object goes: the folder its kept modules are loaded from
+    libdir = home_of / ENGINE_DIR if origin.get("module_paths") else LIBDIR
+    defines = {macro: value.format(version=version, libdir=str(libdir))
                for macro, value in engines.ADAPTERS[adapter].get("defines", {}).items()}
     staged = work / "out"
     staged.mkdir()
@@ -90,11 +95,14 @@ def build(native_name: str, *, log=lambda line: print(line, file=sys.stderr)) ->
                   f"-Wl,--version-script={script}", *link, "-lpthread", "-lm"])
     _run(command, cwd=work, log=log)
     name, reported = _load_check(native_name, library, version)
-    if "archive_paths" in origin:   # a crate's static libraries, kept for a program of the engine's own to link
+    if "archive_paths" in origin:   # the engine's own static libraries, kept for a program of its own to link
         kept = staged / ENGINE_DIR   # (benchmarks/vs_reference.py's independent loop): origin's `engine_link`
         kept.mkdir()
-        for archive in origin.pop("archive_paths"):
+        for archive in origin.pop("archive_paths") + origin.pop("module_paths", []):
             shutil.copy2(archive, kept / Path(archive).name)
+        if "header_dir" in origin:   # a build folder's headers, gone with the work folder: kept too
+            shutil.copytree(origin.pop("header_dir"), kept / "include")
+            origin["engine_link"]["include"] = str(home_of / ENGINE_DIR / "include")
     facts = {
         "engine": native_name, "adapter": adapter, "version": version, "reported_version": reported,
         "table": name, "source": origin, "compiler": _first_line(["gcc", "--version"]), "cflags": CFLAGS,
@@ -104,7 +112,7 @@ def build(native_name: str, *, log=lambda line: print(line, file=sys.stderr)) ->
         "linkage": "shared" if recipe.source == "debian" else "static",
     }
     (staged / where.FACTS).write_text(json.dumps(facts, indent=1) + "\n")
-    final = home / native_name
+    final = home_of
     old = home / ".work" / f"{native_name}.old"
     shutil.rmtree(old, ignore_errors=True)
     if final.exists():
@@ -117,7 +125,7 @@ def build(native_name: str, *, log=lambda line: print(line, file=sys.stderr)) ->
     return facts
 
 
-def _debian(adapter: str, recipe) -> tuple[Path, list[str], dict]:
+def _debian(adapter: str, recipe, work: Path, log) -> tuple[Path, list[str], dict]:
     row = engines.ADAPTERS[adapter]
     header = Path("/usr/include") / row["header"]
     if not header.is_file():
@@ -129,7 +137,7 @@ def _debian(adapter: str, recipe) -> tuple[Path, list[str], dict]:
              "engine_library": str(shared)})
 
 
-def _crate(recipe, work: Path, log) -> tuple[Path, list[str], dict]:
+def _crate(adapter: str, recipe, work: Path, log) -> tuple[Path, list[str], dict]:
     """Fetch and build the crate with cargo; (its headers, what to link, the source's facts)."""
     features = f", features = {json.dumps(list(recipe.features))}" if recipe.features else ""
     (work / "Cargo.toml").write_text(
@@ -162,9 +170,10 @@ def _crate(recipe, work: Path, log) -> tuple[Path, list[str], dict]:
              "archive_paths": archives})
 
 
-def _shim(shim: Path, recipe, work: Path, log) -> tuple[Path, list[str], dict]:
-    """Build the shim crate in the engine's folder with cargo, its Cargo.lock as committed; (the shim's folder, for
-    its header; what to link; the source's facts)."""
+def _shim(adapter: str, recipe, work: Path, log) -> tuple[Path, list[str], dict]:
+    """Build the shim crate in the engine's folder (recipe.include) with cargo, its Cargo.lock as committed; (the
+    shim's folder, for its header; what to link; the source's facts)."""
+    shim = Path(engines.__file__).resolve().parent / adapter / recipe.include
     lock = tomllib.loads((shim / "Cargo.lock").read_text())
     locked = next((p for p in lock.get("package", []) if p["name"] == recipe.package), {})
     if (locked.get("version"), locked.get("checksum")) != (recipe.pin, recipe.sha256):
@@ -182,6 +191,58 @@ def _shim(shim: Path, recipe, work: Path, log) -> tuple[Path, list[str], dict]:
             {"kind": "shim", "shim": str(shim.relative_to(ROOT)) if shim.is_relative_to(ROOT) else str(shim),
              "shim_sha256": digest.hexdigest(), "crate": recipe.package, "crate_version": recipe.pin,
              "sha256": recipe.sha256, "archives": [archive.name]})
+
+
+def _pypi(adapter: str, recipe, work: Path, log) -> tuple[Path, list[str], dict]:
+    """Fetch the sdist, check its sha256, build it with CMake; (its headers, what to link, the source's facts)."""
+    index = json.loads(_fetch(PYPI_JSON.format(package=recipe.package), recipe))
+    sdists = {v: [f for f in fs if f.get("packagetype") == "sdist"] for v, fs in index.get("releases", {}).items()}
+    if not sdists.get(recipe.pin):
+        raise errors.KvlabError(f"PyPI has no sdist of {recipe.package} {recipe.pin} (releases with one: "
+                                f"{', '.join(v for v, fs in sdists.items() if fs) or 'none'})")
+    url, name = sdists[recipe.pin][0]["url"], sdists[recipe.pin][0]["filename"]
+    data = _fetch(url, recipe)
+    got = hashlib.sha256(data).hexdigest()
+    if got != recipe.sha256:
+        raise errors.KvlabError(f"{recipe.package} {recipe.pin}: the sdist {name} has sha256 {got}, the recipe pins "
+                                f"{recipe.sha256}; nothing was built")
+    archive = work / name
+    archive.write_bytes(data)
+    with tarfile.open(archive) as tar:
+        tar.extractall(work / "src", filter="data")
+    tops = [p for p in (work / "src").iterdir() if (p / "CMakeLists.txt").is_file()]
+    if len(tops) != 1:
+        raise errors.KvlabError(f"{name} has no single top folder with a CMakeLists.txt (found {tops})")
+    built = work / "cmake-build"
+    log(f"sha256 checked ({got}); CMake Release build of {', '.join(recipe.targets)}")
+    _run(["cmake", "-S", str(tops[0]), "-B", str(built), "-DCMAKE_BUILD_TYPE=Release", *recipe.cmake], cwd=work,
+         log=log)
+    jobs = os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL") or os.environ.get("CARGO_BUILD_JOBS") or str(os.cpu_count())
+    _run(["cmake", "--build", str(built), "-j", jobs, "--target", *recipe.targets], cwd=work, log=log)
+    archives = sorted(str(a) for a in built.rglob(f"lib{recipe.library}.a"))
+    if not archives:
+        raise errors.KvlabError(f"{recipe.package}'s CMake build made no lib{recipe.library}.a")
+    modules = sorted(str(m) for m in built.rglob("lib*.so") if m.is_file() and "CMakeFiles" not in m.parts)
+    headers = built / recipe.include
+    return (headers, ["-Wl,--start-group", *archives, "-Wl,--end-group", *(f"-l{x}" for x in recipe.link)],
+            {"kind": "pypi", "project": recipe.package, "version": recipe.pin, "sha256": recipe.sha256,
+             "sdist": name, "url": url, "cmake": ["-DCMAKE_BUILD_TYPE=Release", *recipe.cmake],
+             "targets": list(recipe.targets), "archives": [Path(a).name for a in archives],
+             "modules": [Path(m).name for m in modules],
+             "engine_link": {"include": str(headers), "archives": [f"{ENGINE_DIR}/{Path(a).name}" for a in archives],
+                             "libraries": list(recipe.link)},
+             "archive_paths": archives, "module_paths": modules, "header_dir": str(headers)})
+
+
+def _fetch(url: str, recipe) -> bytes:
+    try:
+        with urllib.request.urlopen(url, timeout=120) as got:
+            return got.read()
+    except OSError as e:
+        raise errors.KvlabError(f"fetching {recipe.package} {recipe.pin} from {url} failed: {e}") from e
+
+
+SOURCES = {"debian": _debian, "crate": _crate, "shim": _shim, "pypi": _pypi}   # a Recipe's source: how its engine is got
 
 
 def _load_check(native_name: str, library: Path, version: str) -> tuple[str, str]:
