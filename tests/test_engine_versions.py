@@ -187,7 +187,7 @@ def test_a_shim_whose_lock_pins_another_crate_builds_nothing(monkeypatch, tmp_pa
                                                 f"\\({'0' * 64}\\); nothing was built"):
         plugin_build.build("redb@4.6.0")
     assert not (tmp_path / "redb@4.6.0").exists()
-    with pytest.raises(ValueError, match="needs `include`, the shim's folder"):
+    with pytest.raises(ValueError, match="shim recipe 'redb' needs its include"):
         Recipe("shim", "redb", pin="4.6.0", sha256=good.sha256, library="kvlab_redb")
 
 
