@@ -468,7 +468,8 @@ OUTSIDERS = ["--value_size", "--key_size", "--benchmarks=fillseq", "--benchmarks
 
 # what the real sample leaves out or keeps small (everything else is drawn as in the fuzz)
 REAL_EXCLUDED = {"num", "reads", "duration", "repeat", "warmup", "interval", "threads", "clients", "value_size",
-                 "writes_per_second", "target_rate", "sync", "kills", "max_delay", "requests", "maxtime", "maxid1",
+                 "writes_per_second", "target_rate", "rate_schedule", "sync", "kills", "max_delay", "requests",
+                 "maxtime", "maxid1",
                  "startid1", "intervals", "interval_seconds", "memory_limit", "scheduler", "requesters", "loaders",
                  "warmup_time", "p", "set", "options", "table_options", "map_size", "cache_size", "batch", "seek_nexts",
                  "target", "props", "config", "engine", "engines", "P", "workload", "txn", "progress", "status"}
