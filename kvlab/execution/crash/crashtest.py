@@ -406,8 +406,11 @@ def _round(c: _Campaign, i: int, where: Path, last: int, mount) -> _Round | Kill
         time.sleep(after)
     if child.poll() is not None:
         _, err = child.communicate()
-        raise errors.EngineError(f"crashtest: the {c.engine} writer ended before the kill: "
-                                 f"{err.decode(errors='replace').strip()[-800:]}")
+        text = err.decode(errors="replace").strip()
+        if i > 0 and "kvlab.errors.EngineCorruption" in text:   # it opened, then its writes found the last cut's damage
+            return Kill(0.0, 0, 0, None, 0, 0, False, "the next writer found it corrupted: " + text.splitlines()[-1],
+                        None)
+        raise errors.EngineError(f"crashtest: the {c.engine} writer ended before the kill: {text[-800:]}")
     child.send_signal(signal.SIGKILL)
     child.communicate()
     pipe.join(30)
