@@ -12,13 +12,21 @@ enough rounds, on a quiet machine, before reading a few percent into it.
 
     python benchmarks/trace_overhead.py [--engines lmdb,null] [--workloads readrandom,ycsb-b] [--threads 2]
                                         [--num 200000] [--seconds 1] [--rounds 5]
+    python benchmarks/trace_overhead.py --instructions 50000 [--engines lmdb] [--num 100000]
+
+--instructions N: callgrind's count of the worker thread's instructions per op instead (1 thread; runs of N and 2N
+ops, their difference over N, so that start-up cancels), which load on the machine does not move: each workload
+without and with recording, and the ycsb mix's loop against the replay of its recording at max speed.  What the
+kernel spends writing a trace's blocks (2 MiB every 65,536 ops) is not in it.
 """
 import argparse
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 
-from _common import kvlab, median
+from _common import callgrind_collected, kvlab, median
 
 from kvlab.model import workloads
 
@@ -47,6 +55,48 @@ def _report(title, got, label, a, b):
     paired = sorted(x / y for x, y in zip(got[a], got[b]))
     cost = (1 - median(got[a]) / median(got[b])) * 100
     print(f"  {label:<40} {cost:+6.1f}%  (per round {(1 - paired[-1]) * 100:+.1f}% .. {(1 - paired[0]) * 100:+.1f}%)")
+
+
+def _instructions(code: str) -> int:
+    vg = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", "--collect-atstart=no",
+          "--toggle-collect=worker", sys.executable, "-c", "import kvlab; " + code]
+    env = dict(os.environ, PYTHONMALLOC="malloc")
+    return callgrind_collected(subprocess.run(vg, capture_output=True, text=True, env=env).stderr)
+
+
+def count(args):
+    """Instructions per op in the worker thread, by callgrind (see --instructions)."""
+    n = args.instructions
+    print(f"instructions per op in the worker thread (callgrind; {n:,} and {2 * n:,} ops, 1 thread, "
+          f"{args.num:,} keys; the difference over {n:,})")
+    for engine in args.engines:
+        base = tempfile.mkdtemp(prefix="kvlab-trace-ir-", dir=os.environ.get("KVLAB_TMPDIR"))
+        db = os.path.join(base, "db")
+        common = f"db={db!r}, use_existing_db=True, map_size=1 << 30, seed=3, interval=0, engine_stats=False"
+        try:
+            kvlab.run(engine, "fillseq", num=args.num, db=db, map_size=1 << 30, seed=1, interval=0)
+            for workload in args.workloads:
+                def per_op(trace=None, replay=False, workload=workload):
+                    got = []
+                    for ops in (n, 2 * n):
+                        t = os.path.join(base, f"{workload}-{ops}.kvtrace")
+                        if replay:
+                            code = f"kvlab.replay({t!r}, engine={engine!r}, speed='max', {common})"
+                        else:
+                            rec = f", record_trace={t!r}" if trace else ""
+                            code = (f"kvlab.run({engine!r}, {workload!r}, num={args.num}, reads={ops}, "
+                                    f"threads=1, {common}{rec})")
+                        got.append(_instructions(code))
+                    return (got[1] - got[0]) / n
+                off, on = per_op(), per_op(trace=True)
+                print(f"  {engine} {workload}: off {off:,.1f}, recording {on:,.1f}: recording cost "
+                      f"{(on / off - 1) * 100:+.2f}% (target <= 2%)")
+                if workload not in workloads.REGISTRY:
+                    again = per_op(replay=True)
+                    print(f"  {engine} {workload}: mix loop {off:,.1f}, its recording replayed at max speed "
+                          f"{again:,.1f}: {(again / off - 1) * 100:+.2f}% (target within 5%)")
+        finally:
+            shutil.rmtree(base, ignore_errors=True)
 
 
 def main(args):
@@ -89,5 +139,7 @@ if __name__ == "__main__":
     p.add_argument("--num", type=int, default=200_000)
     p.add_argument("--seconds", type=float, default=1.0)
     p.add_argument("--rounds", type=int, default=5)
+    p.add_argument("--instructions", type=int, default=0, metavar="N",
+                   help="count instructions per op with callgrind (N and 2N ops) instead of timing")
     ARGS = p.parse_args()
-    main(ARGS)
+    count(ARGS) if ARGS.instructions else main(ARGS)
