@@ -116,6 +116,8 @@ def timeline(result, engine: str | None = None, workloads=None, op: str | None =
     rate_axis(top)
     if p99_all and min(p99_all) > 0 and max(p99_all) / min(p99_all) > 30:
         bottom.set_yscale("log")
+        # decades labelled, never the minor ticks (a range of under two decades labels some, and they collide)
+        bottom.yaxis.set_minor_formatter(require("matplotlib.ticker", "kvlab's plots").NullFormatter())
     else:
         bottom.set_ylim(bottom=0)
     what = "transaction" if ops[0] == "txn" else f"{'/'.join(dict.fromkeys(ops))} {'batch' if unit == 'batch' else 'op'}"
