@@ -458,3 +458,19 @@ def test_an_engine_has_one_colour_in_every_notebook_figure(notebook_figures):
     from matplotlib.colors import to_rgb
     for engine, colours in seen.items():
         assert next(iter(colours)) == tuple(round(c, 3) for c in to_rgb(plots.engine_palette([engine])[engine]))
+
+
+def test_an_sla_walk_of_one_rate_is_drawn_as_its_marker_alone():
+    """An engine whose search measured one rate (the others overloaded without a latency): a line through one
+    vertex would lie under that vertex's marker (CI's notebook 09 at smoke scale tripped the hidden-line rule)."""
+    import pandas as pd
+    from kvlab.lab.seeds import field
+    rows = [dict(engine="lmdb", workload="ycsb-b", probe=k + 1, target_rate=r, achieved_rate=r, latency_us=v,
+                 latency_lo_us=v, latency_hi_us=v, runs=1, verdict=verdict, percentile=99.0, bound_us=20_000.0,
+                 answer=500.0, bracket_lo=500.0, bracket_hi=5000.0, capacity=5000.0)
+            for k, (r, v, verdict) in enumerate([(5000.0, 90_000.0, "fail"), (50.0, 900.0, "pass"),
+                                                 (500.0, 3000.0, "pass")])]
+    rows.append(dict(rows[0], engine="rocksdb", probe=1, target_rate=800.0, achieved_rate=790.0, latency_us=40_000.0,
+                     verdict="fail", answer=float("nan"), capacity=800.0))
+    fig = plots.sla_curves(pd.DataFrame(rows, columns=field.CURVE_COLUMNS))
+    assert plots.check(fig) == []

@@ -92,7 +92,8 @@ def sla_curves(frame, title=None):
     for engine in engines:
         walk = frame[(frame.engine == engine) & frame.latency_us.notna()].sort_values("target_rate")
         colour = colours[engine]
-        ax.plot(walk.target_rate, walk.latency_us / scale, color=colour, linewidth=1.2, alpha=0.8)
+        if walk.target_rate.nunique() > 1:   # a walk of one rate is its marker alone (a line of one vertex hides)
+            ax.plot(walk.target_rate, walk.latency_us / scale, color=colour, linewidth=1.2, alpha=0.8)
         for verdict, (marker, filled, _) in _VERDICTS.items():
             part = walk[walk.verdict == verdict]
             ax.plot(part.target_rate, part.latency_us / scale, linestyle="none", marker=marker, markersize=7,
