@@ -208,3 +208,26 @@ def test_a_python_session_is_never_held_in_a_cgroup():
     assert b.params["memory_budget"]["cgroup"] is None
     assert "a Python session is not held in a memory cgroup" in b.params["memory_budget"]["covers"]
     assert Path("/proc/self/cgroup").read_text() == before
+
+
+def test_a_seed_step_over_its_budget_skips_its_engines_later_steps_not_the_experiment(tmp_path):
+    """`kvlab reproduce` (issue 36): a step the OOM killer ends is recorded with why, the engine's later steps in
+    the same database are not run on what it left, and the other engines' steps run (kvlab.lab.seeds.plan)."""
+    require("wiredtiger-btree")
+    require("lmdb")
+    if cgroup.unavailable(128 << 20):
+        pytest.skip(f"no memory cgroup here: {cgroup.unavailable(128 << 20)}")
+    from kvlab.execution.run.runner import whole_process_bounded
+    from kvlab.lab.seeds.plan import Step, attempt, over_budget_recorded
+    over_run = dict(workload="fillrandom", num=400_000, value_size=1000, memory="128MiB", cache_size=1 << 30,
+                    interval=0)
+    steps = [Step("wiredtiger-btree", "load", over_run, seed_db=True),
+             Step("wiredtiger-btree", "readrandom", dict(workload="readrandom", num=400_000, reads=1000,
+                                                         use_existing_db=True, interval=0), seed_db=True),
+             Step("lmdb", "load", dict(workload="fillseq", num=1000, interval=0, memory="128MiB"), seed_db=True)]
+    dbs = [tmp_path / "wt", tmp_path / "wt", tmp_path / "lmdb"]
+    with whole_process_bounded(), over_budget_recorded() as over:
+        got = [attempt(step, str(db)) for step, db in zip(steps, dbs)]
+    assert got[0] is None and got[1] is None and got[2] is not None and got[2][0].ops == 1000
+    assert list(over) == ["wiredtiger-btree"]
+    assert over["wiredtiger-btree"].startswith("wiredtiger-btree load: the run went over its memory budget of 128 MiB")

@@ -214,3 +214,18 @@ def test_the_estimate_costs_the_caches_the_budget_gives():
     _, works = estimate.notebook_works("01_read_scalability", "default")
     caches = {w.engine: w.cache_bytes for w in works}
     assert caches == {"wiredtiger-btree": 720 * 2**20, "leveldb": 320 * 2**20}
+
+
+def test_a_claim_whose_engine_went_over_its_budget_cannot_be_tested_here():
+    """`kvlab reproduce` records a step the OOM killer ended (setup's over_budget): every claim on that engine is
+    "cannot test here" with the step and why, whatever rows the engine's earlier steps left; the others are tested."""
+    why = "wiredtiger-lsm fillseq: the run went over its memory budget of 1 GiB (peak 1 GiB) ..."
+    measured = reproduce.published("seed002_dbbench")
+    measured = measured[measured.num == measured.num.min()].reset_index(drop=True)
+    table = reproduce.verdicts("002", measured, setup={"over_budget": {"wiredtiger-lsm": why}})
+    named = [c for c in claims.load_claims() if c.seed == "002"]
+    assert len(table) == len(named) and len(named) >= 3
+    assert (table.verdict == "cannot test here").all()   # every claim of seed 002 names WiredTiger LSM
+    assert all(r == f"over the memory budget: {why}" for r in table.reason)
+    plain = reproduce.verdicts("002", measured, setup={"over_budget": {"lmdb": "lmdb load: ..."}})
+    assert "over the memory budget" not in " ".join(plain.reason)   # an engine the claims do not name

@@ -67,6 +67,8 @@ def handle(args) -> int:
           f"{(machine.memory_bytes or 0) / 2**30:.0f} GiB")
     print(budget_line(p["memory"], have, CLI_COVERS), flush=True)
     done = claims.reproduce(args.seed, args.scale, engines, store=args.store, memory=p["memory"])
+    for step in (done.setup.get("over_budget") or {}).values():   # said once here; each claim's reason names it
+        print(f"over the memory budget, its engine's later steps not run: {step}")
     _table(done.table, args.format)
     print(counts(done.table))
     return 0

@@ -778,6 +778,11 @@ def verdict_row(claim: Claim, measured, published=None, machine: Machine | None 
         got = evaluate(claim, measured, machine, setup, published) if measured is not None else None
         return _row(claim, figure_pub, got.figure if got else "", "cannot test here",
                     f"engine{'s' if len(missing) > 1 else ''} {', '.join(missing)} not built")
+    over = (setup or {}).get("over_budget") or {}   # {engine: its step that went over its memory budget, and why}
+    hit = [e for e in (claim.named_engines() or over) if e in over]
+    if hit:   # the engine's rows are missing or partial: no verdict from them
+        return _row(claim, figure_pub, "", "cannot test here",
+                    "over the memory budget: " + "; ".join(over[e] for e in hit))
     got = evaluate(claim, measured, machine, setup, published)
     verdict = "cannot test here" if got.ok is None else "reproduced" if got.ok else "not reproduced"
     return _row(claim, figure_pub, got.figure, verdict, got.reason)

@@ -379,9 +379,13 @@ def reproduce(seed, scale: str = "default", engines=None, store=None, progress: 
         raise errors.EngineNotBuilt(f"none of {', '.join(asked)} is built here (kvlab engines lists what is)")
     p["name"] = f"reproduce-{key}-{scale}"
     store = store if isinstance(store, Store) else Store(store)
-    measured, runs = runner.run(p, have, store, progress)
+    from .plan import over_budget_recorded
+    with over_budget_recorded() as over:   # a step over its memory budget: its engine's claims cannot be tested
+        measured, runs = runner.run(p, have, store, progress)
     machine = machine or this_machine()
     setup = setup_of(key, p, have, measured)
+    if over:
+        setup["over_budget"] = dict(over)
     table = verdicts(key, measured, machine=machine, setup=setup, results=runs, store=store, scale=scale)
     results = list(runs) if isinstance(runs, (list, tuple)) else []
     return Reproduction(key, scale, tuple(have), measured, setup, results, table, p["memory"], runs)

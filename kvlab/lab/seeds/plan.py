@@ -4,6 +4,8 @@ plan, so what a notebook runs and what its estimate counts are one list.  Each s
 engines)` is its notebook's plan: the experiments its cells call, with the notebook's parameters `p`."""
 from __future__ import annotations
 
+import contextlib
+from contextvars import ContextVar
 from dataclasses import dataclass
 from itertools import groupby
 from typing import Mapping
@@ -41,9 +43,43 @@ class Step:
         return {**self.run, **({"db": db} if db is not None else {})}
 
 
+# Within over_budget_recorded(): {engine: why its steps stopped} (a step the OOM killer ended)
+_OVER_BUDGET: ContextVar[dict | None] = ContextVar("kvlab_over_budget", default=None)
+
+
+@contextlib.contextmanager
+def over_budget_recorded():
+    """Within it, a step that goes over its memory budget (RunOutOfMemory: the `kvlab` command's memory-bounded
+    run, which the OOM killer ended) does not end the experiment: `attempt` returns None for it and for the
+    engine's later steps in its database (`seed_db`: they would run on what the killed step left), and the dict
+    this yields says, per engine, which step went over and why (`kvlab reproduce`: its claims are "cannot test
+    here").  Outside it, RunOutOfMemory propagates (a Python session is never held in a memory cgroup)."""
+    token = _OVER_BUDGET.set({})
+    try:
+        yield _OVER_BUDGET.get()
+    finally:
+        _OVER_BUDGET.reset(token)
+
+
 def execute(step: Step, db: str | None = None) -> RunResult:
     """Run a kvlab run step (kvlab.run, as a notebook would call it), in `db` where given."""
     return run(step.engine, **step._args(db))
+
+
+def attempt(step: Step, db: str | None = None) -> RunResult | None:
+    """execute(step, db), for the experiments `kvlab reproduce` runs: None within over_budget_recorded() where the
+    step went over its memory budget, or follows a step of its engine's that did in the same database."""
+    from ...execution.run.bounded import RunOutOfMemory
+    over = _OVER_BUDGET.get()
+    if over is None:
+        return execute(step, db)
+    if step.seed_db and step.engine in over:
+        return None
+    try:
+        return execute(step, db)
+    except RunOutOfMemory as exc:
+        over.setdefault(step.engine, f"{step.label}: {exc}")
+        return None
 
 
 def by_engine(steps) -> list:
