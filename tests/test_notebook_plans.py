@@ -101,15 +101,18 @@ def test_an_experiment_runs_its_plans_steps_in_order(monkeypatch):
     require("lmdb")
     from kvlab.lab.seeds import dbbench_suite, readwhilewriting
     ran = []
+    real = plan_module.execute
 
     def recording(step, db=None):
         ran.append((step, db is not None))
-        return plan_module.execute(step, db)
-    for module in (dbbench_suite, readwhilewriting):
-        monkeypatch.setattr(module, "execute", recording)
+        return real(step, db)
+    monkeypatch.setattr(plan_module, "execute", recording)   # what plan.attempt calls
     args = (["lmdb"], 500, 100, 2)
-    dbbench_suite.dbbench_suite(*args, value_size=50)
-    assert ran == [(s, True) for s in dbbench_suite.dbbench_suite_plan(*args, value_size=50)]
+    frame, _ = dbbench_suite.dbbench_suite(*args, value_size=50)
+    steps = dbbench_suite.dbbench_suite_plan(*args, value_size=50)
+    assert ran == [(s, s.seed_db) for s in steps]   # readrandom in a database of its own (the seed's own load)
+    assert [s.run["workload"] for s in steps][-1] == "fillseq,readrandom" and steps[-1].run["compression"] == "none"
+    assert list(frame.benchmark) == ["fillseq", "fillrandom", "compact", "overwrite", "readrandom"]
     ran.clear()
     readwhilewriting.load_and_readwhilewriting(["lmdb"], 500, [1, 2], 0.1, 1000)
     assert ran == [(s, True) for s in readwhilewriting.load_and_readwhilewriting_plan(["lmdb"], 500, [1, 2], 0.1,
