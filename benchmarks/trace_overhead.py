@@ -16,8 +16,11 @@ enough rounds, on a quiet machine, before reading a few percent into it.
 
 --instructions N: callgrind's count of the worker thread's instructions per op instead (1 thread; runs of N and 2N
 ops, their difference over N, so that start-up cancels), which load on the machine does not move: each workload
-without and with recording, and the ycsb mix's loop against the replay of its recording at max speed.  What the
-kernel spends writing a trace's blocks (2 MiB every 65,536 ops) is not in it.
+without and with recording, and the ycsb mix's loop against the replay of its recording at max speed.  Each counted
+run starts from its own copy of the loaded database: a mix's updates change the engine's files (LMDB's free list
+and dirty pages), and on one shared database each later run paid for the earlier ones' writes (+15 instructions
+per op of LMDB's own for the runs counted last, which was read as recording's cost).  What the kernel spends
+writing a trace's blocks (2 MiB every 65,536 ops) is not in it.
 """
 import argparse
 import os
@@ -71,14 +74,16 @@ def count(args):
           f"{args.num:,} keys; the difference over {n:,})")
     for engine in args.engines:
         base = tempfile.mkdtemp(prefix="kvlab-trace-ir-", dir=os.environ.get("KVLAB_TMPDIR"))
-        db = os.path.join(base, "db")
+        loaded, db = os.path.join(base, "loaded"), os.path.join(base, "db")
         common = f"db={db!r}, use_existing_db=True, map_size=1 << 30, seed=3, interval=0, engine_stats=False"
         try:
-            kvlab.run(engine, "fillseq", num=args.num, db=db, map_size=1 << 30, seed=1, interval=0)
+            kvlab.run(engine, "fillseq", num=args.num, db=loaded, map_size=1 << 30, seed=1, interval=0)
             for workload in args.workloads:
                 def per_op(trace=None, replay=False, workload=workload):
                     got = []
                     for ops in (n, 2 * n):
+                        shutil.rmtree(db, ignore_errors=True)
+                        shutil.copytree(loaded, db)   # every counted run starts from the loaded state
                         t = os.path.join(base, f"{workload}-{ops}.kvtrace")
                         if replay:
                             code = f"kvlab.replay({t!r}, engine={engine!r}, speed='max', {common})"
