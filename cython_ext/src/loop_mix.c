@@ -99,12 +99,9 @@ KV_ALWAYS_INLINE int mix_del(ctx *c, int ks) {
     return rc == KV_NOTFOUND ? KV_OK : rc;
 }
 
-/* One op of a transaction on key index idx; returns KV_OK or an error code.  `rec`: recording, the op as run
-(its start: c->last, which the general loop keeps at each op's start then; its intended start: c->intended, an
-open loop's), a constant in the one-op loop's instantiations (KV_SIMPLE_KIND) so that a run that does not record
-carries no check, `c->trace != NULL` in the general loop's (mix_op_at). */
-KV_ALWAYS_INLINE int mix_op_on(ctx *c, mix_state *s, const kv_mix *m, const kv_mix_op *op, int i, uint64_t idx,
-                               int rec) {
+/* One op of a transaction on key index idx; returns KV_OK or an error code.  Recording, the op as run (its
+   start: c->last, which the general loop keeps at each op's start then). */
+static int mix_op_at(ctx *c, mix_state *s, const kv_mix *m, const kv_mix_op *op, int i, uint64_t idx) {
     const kv_engine_ops *e = c->run->ops;
     int ks = c->run->p.key_size, vs = 0, rc = KV_OK, len = 0;
     const char *v, *k;
@@ -174,14 +171,9 @@ KV_ALWAYS_INLINE int mix_op_on(ctx *c, mix_state *s, const kv_mix *m, const kv_m
         break;
     }
     }
-    if (rec)
-        c->last += kv_trace_put(c->trace, op->optype, idx, (uint64_t)(op->optype == KV_OP_RANGE || op->optype == KV_OP_SCAN ||
-                                                                   op->optype == KV_OP_CLEAR_RANGE ? len : vs),
-                                c->last, c->intended, 0);
+    KV_TRACE(c, op->optype, idx, (uint64_t)(op->optype == KV_OP_RANGE || op->optype == KV_OP_SCAN ||
+                                            op->optype == KV_OP_CLEAR_RANGE ? len : vs), c->last, c->intended);
     return rc;
-}
-static int mix_op_at(ctx *c, mix_state *s, const kv_mix *m, const kv_mix_op *op, int i, uint64_t idx) {
-    return mix_op_on(c, s, m, op, i, idx, __builtin_expect(c->trace != NULL, 0));
 }
 
 /* One op of a transaction, its key drawn now. */
@@ -241,8 +233,7 @@ KV_ALWAYS_INLINE uint64_t simple_draw(mix_state *s, kv_rng *r, const kv_mix_op *
    start (its key drawn again), after a backoff.  `kind`: the distribution kind the caller is instantiated
    for (simple_draw), or KV_ANY_KIND for the general loop's draw (mix_op, the op's own distribution). */
 #define KV_ANY_KIND (-2)
-KV_ALWAYS_INLINE int one_op_in_txn(ctx *c, mix_state *s, const kv_mix *m, const kv_mix_txn *tx, uint64_t n, int kind,
-                                   int rec) {
+KV_ALWAYS_INLINE int one_op_in_txn(ctx *c, mix_state *s, const kv_mix *m, const kv_mix_txn *tx, uint64_t n, int kind) {
     const kv_engine_ops *e = c->run->ops;
     const kv_mix_op *op = &m->ops[tx->first];
     uint64_t jitter = (uint64_t)(uintptr_t)s ^ n, inserted = s->inserted;
@@ -251,7 +242,7 @@ KV_ALWAYS_INLINE int one_op_in_txn(ctx *c, mix_state *s, const kv_mix *m, const 
         rc = txn_begin(e, c->t, tx->txn);
         if (rc == KV_OK) {
             rc = kind == KV_ANY_KIND ? mix_op(c, s, m, op, tx->first)
-               : mix_op_on(c, s, m, op, tx->first, simple_draw(s, &c->rng, op, kind, c->run->p.key_hash), rec);
+               : mix_op_at(c, s, m, op, tx->first, simple_draw(s, &c->rng, op, kind, c->run->p.key_hash));
             s->op_count[op->optype]++;
         }
         if (rc == KV_OK) rc = txn_commit(e, c->t, tx->txn);
@@ -281,9 +272,8 @@ KV_ALWAYS_INLINE int one_op_done(ctx *c, int optype, int ti, int rc, int tsc) {
    A-F.  The same draws in the same order, so the same stream and the same results, as the general loop
    below; it exists because it is measurably faster (benchmarks/mix_loop.py): it is instantiated per
    distribution kind where the mix has one distribution (the draw's switch folded into the loop) and per
-   clock, and for recording (`rec`, a constant: a run that does not record carries no check).  Where it can, it
-   draws ahead (loop_mix_ahead_on). */
-KV_ALWAYS_INLINE int loop_mix_simple_on(ctx *c, mix_state *s, int kind, int rec, int tsc) {
+   clock.  Where it can, it draws ahead (loop_mix_ahead_on). */
+KV_ALWAYS_INLINE int loop_mix_simple_on(ctx *c, mix_state *s, int kind, int tsc) {
     const kv_run_params *p = &c->run->p;
     const kv_mix *m = p->mix;
     int by_time = p->duration_s > 0, hashed = p->key_hash;
@@ -292,10 +282,10 @@ KV_ALWAYS_INLINE int loop_mix_simple_on(ctx *c, mix_state *s, int kind, int rec,
         const kv_mix_txn *tx = &m->txns[ti];
         const kv_mix_op *op = &m->ops[tx->first];
         if (!tx->txn) {
-            rc = mix_op_on(c, s, m, op, tx->first, simple_draw(s, &c->rng, op, kind, hashed), rec);
+            rc = mix_op_at(c, s, m, op, tx->first, simple_draw(s, &c->rng, op, kind, hashed));
             s->op_count[op->optype]++;
         } else {
-            rc = one_op_in_txn(c, s, m, tx, n, kind, rec);
+            rc = one_op_in_txn(c, s, m, tx, n, kind);
         }
         if ((rc = one_op_done(c, op->optype, ti, rc, tsc)) != KV_OK) return rc == KV_MIX_STOP ? KV_OK : rc;
     }
@@ -373,13 +363,11 @@ KV_ALWAYS_INLINE int loop_mix_ahead_on(ctx *c, mix_state *s, int kind, int only_
     return rc;
 }
 
-/* The one-op loop, instantiated for the clock and for recording; drawing ahead, for the clock and the key size
-   (KV_DISPATCH), and for YCSB-C's one read where its distribution is YCSB's zipfian or uniform. */
-#define KV_SIMPLE_REC(c, s, kind, rec) \
-    ((c)->run->p.use_tsc ? loop_mix_simple_on(c, s, kind, rec, 1) : loop_mix_simple_on(c, s, kind, rec, 0))
+/* The one-op loop, instantiated for the clock; drawing ahead, for the clock and the key size (KV_DISPATCH),
+   and for YCSB-C's one read where its distribution is YCSB's zipfian or uniform. */
 #define KV_SIMPLE_KIND(c, s, kind, ahead)                                                      \
     ((ahead) ? KV_DISPATCH_IF(AHEAD_KEY16(c, s), loop_mix_ahead_on, c, s, kind, 0)            \
-             : (c)->trace ? KV_SIMPLE_REC(c, s, kind, 1) : KV_SIMPLE_REC(c, s, kind, 0))
+             : (c)->run->p.use_tsc ? loop_mix_simple_on(c, s, kind, 1) : loop_mix_simple_on(c, s, kind, 0))
 #define KV_ONLY_READ(c, s, kind, ahead)                                                        \
     ((ahead) && only_read(c->run->p.mix) ? KV_DISPATCH_IF(AHEAD_KEY16(c, s), loop_mix_ahead_on, c, s, kind, 1) \
                                          : KV_SIMPLE_KIND(c, s, kind, ahead))
@@ -503,7 +491,7 @@ static int mix_one_op_template(ctx *c, mix_state *s, const kv_mix_txn *tx, int t
         rc = mix_op(c, s, m, op, tx->first);
         s->op_count[op->optype]++;
     } else {
-        rc = one_op_in_txn(c, s, m, tx, n, KV_ANY_KIND, 0);   /* KV_ANY_KIND: mix_op, which checks */
+        rc = one_op_in_txn(c, s, m, tx, n, KV_ANY_KIND);
     }
     return one_op_done(c, op->optype, ti, rc, tsc);
 }
