@@ -613,6 +613,12 @@ def _cache_holds_data(value, ctx: Context) -> str | None:
 def _fits_in_ram(value, ctx: Context) -> str | None:
     data = ctx.setup.get("data_bytes")
     ram = ctx.machine.memory_bytes if ctx.machine else None
+    budget = ctx.setup.get("memory_bytes")   # a memory budget, which the `kvlab` command holds the page cache to
+    if value and budget is not None and (ram is None or budget < ram):
+        if data is not None and data > budget:
+            return (f"the data ({_gib(data)}) is larger than the memory budget ({_gib(budget)}), which holds the "
+                    "OS page cache too, where the seed's fit in RAM")
+        return None
     if not value or data is None or ram is None or data <= ram:
         return None
     return f"the data ({_gib(data)}) is larger than this machine's memory ({_gib(ram)}) where the seed's fit in RAM"

@@ -268,6 +268,10 @@ def setup_of(seed, p: Mapping, engines=(), measured=None) -> dict:
         cache = p.get("cache_size") or cache_bytes(memory, engines) or _default_cache(engines)
         out = {**budget, "data_bytes": p["num"] * KEY_VALUE_BYTES, "cache_bytes": cache}
         return {**out, "sync": False} if key == "001" else out
+    if key == "002":   # the seed's 50M records of 16 + 800 B (uncompressed for readrandom) were in its RAM
+        from ...model.spec import memory_bytes
+        return {**budget, "data_bytes": p["num"] * (16 + 800), "cache_bytes": p.get("cache_size"),
+                "memory_bytes": memory_bytes(memory) if memory is not None else None}
     if key == "003":
         return {**budget, "sync": True}
     if key == "004":
@@ -305,7 +309,8 @@ def _run001(p, engines, store, progress):
 
 def _run002(p, engines, store, progress):
     from .dbbench_suite import dbbench_suite
-    frame, results = dbbench_suite(engines, p["num"], p["reads"], p["threads"], memory=p["memory"])
+    frame, results = dbbench_suite(engines, p["num"], p["reads"], p["threads"], memory=p["memory"],
+                                   cache_size=p.get("cache_size"))
     return frame, results
 
 

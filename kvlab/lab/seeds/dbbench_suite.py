@@ -20,11 +20,13 @@ SETTLE = {"wiredtiger-lsm": "fillseq,compact,readrandom", "wiredtiger-btree": "f
 
 
 def dbbench_suite_plan(engines, num, reads, threads, value_size=800, compression="snappy", seed=1,
-                       memory=None) -> list:
+                       memory=None, cache_size=None) -> list:
     """Per engine, from disk as seed 002 ran: STEPS in one database (readrandom in one of its own, made for it),
     with the engine's compression where it has it (else none), each within the memory budget `memory` (None: the
-    engines' defaults)."""
+    engines' defaults); `cache_size` (bytes) where given, for every engine, as the seed gave both engines 1 GB
+    (it wins over the budget's split; the budget then holds the data in the OS page cache, as the seed's RAM did)."""
     steps = []
+    cache = {"cache_size": cache_size} if cache_size is not None else {}
     for name in engines:
         comp = compression if compression in engine_registry.get(name).compressions else "none"
         for test, workload, existing, own in STEPS:
@@ -33,17 +35,19 @@ def dbbench_suite_plan(engines, num, reads, threads, value_size=800, compression
             steps.append(Step(name, test, dict(
                 workload=workload, num=num, reads=reads, threads=threads if test == "readrandom" else 1,
                 value_size=value_size, use_existing_db=existing, seed=seed, compression=own or comp,
-                compression_ratio=0.5, interval=0, memory=memory), seed_db=test != "readrandom", in_memory=False))
+                compression_ratio=0.5, interval=0, memory=memory, **cache), seed_db=test != "readrandom",
+                in_memory=False))
     return steps
 
 
-def dbbench_suite(engines, num, reads, threads, value_size=800, compression="snappy", seed=1, memory=None):
+def dbbench_suite(engines, num, reads, threads, value_size=800, compression="snappy", seed=1, memory=None,
+                  cache_size=None):
     """fillseq; fillrandom then compact; overwrite; readrandom over a sequential load of its own, per engine, as
     seed 002 ran them."""
     import pandas as pd
     rows, results = [], []
     for _, steps in by_engine(dbbench_suite_plan(engines, num, reads, threads, value_size, compression, seed,
-                                                 memory)):
+                                                 memory, cache_size)):
         db = tmpdb()
         try:
             for step in steps:
@@ -63,26 +67,28 @@ def dbbench_suite(engines, num, reads, threads, value_size=800, compression="sna
     return pd.DataFrame(rows), results
 
 
-def dbbench_timelines_plan(engines, num, value_size, interval, seed=1, memory=None) -> list:
+def dbbench_timelines_plan(engines, num, value_size, interval, seed=1, memory=None, cache_size=None) -> list:
     """Per engine: fillrandom then overwrite of `num` keys, sampled every `interval` s (the notebook's
-    timelines: flushes and compactions over time)."""
+    timelines: flushes and compactions over time), with `cache_size` as the suite's."""
+    cache = {"cache_size": cache_size} if cache_size is not None else {}
     return [Step(name, "timeline", dict(workload="fillrandom,overwrite", num=num, value_size=value_size, seed=seed,
-                                        interval=interval, compression_ratio=0.5, memory=memory), in_memory=False)
+                                        interval=interval, compression_ratio=0.5, memory=memory, **cache),
+                 in_memory=False)
             for name in engines]
 
 
-def dbbench_timelines(engines, num, value_size, interval, seed=1, memory=None):
+def dbbench_timelines(engines, num, value_size, interval, seed=1, memory=None, cache_size=None):
     """(engine, its timeline run) as each ends (dbbench_timelines_plan)."""
-    for step in dbbench_timelines_plan(engines, num, value_size, interval, seed, memory):
+    for step in dbbench_timelines_plan(engines, num, value_size, interval, seed, memory, cache_size):
         yield step.engine, execute(step)
 
 
 def notebook_plan(p, engines) -> list:
     """Notebook 03_dbbench_suite's runs: the suite, then the timelines."""
     return (dbbench_suite_plan(engines, p["num"], p["reads"], p["threads"], value_size=p["value_size"],
-                               memory=p.get("memory"))
+                               memory=p.get("memory"), cache_size=p.get("cache_size"))
             + dbbench_timelines_plan(engines, p["timeline_num"], p["value_size"], p["timeline_interval"],
-                                     memory=p.get("memory")))
+                                     memory=p.get("memory"), cache_size=p.get("cache_size")))
 
 
 def engine_ratio(df, value="ops_per_sec", by="benchmark", base=None):
