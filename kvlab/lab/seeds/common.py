@@ -186,9 +186,9 @@ def cache_bytes(memory, engines) -> int | None:
 
 
 def built(names) -> list:
-    """The engines of `names` that this kvlab has built, in order."""
-    have = native.built_adapters()
-    return [n for n in names if engine_registry.get(n).adapter in have]
+    """The engines of `names` that can run here, in order: compiled into kvlab, or a version built and loaded at run
+    time (`kvlab engines build`: mdbx, redb, lmdb@0.9.70, ...)."""
+    return [n for n in names if native.available(engine_registry.get(n))]
 
 
 def published(name: str):
