@@ -17,6 +17,7 @@ STEPS = (("fillseq", "fillseq", False, None), ("fillrandom", "fillrandom", False
          ("compact", "compact", True, None), ("overwrite", "overwrite", True, None),
          ("readrandom", "fillseq,readrandom", False, "none"))
 SETTLE = {"wiredtiger-lsm": "fillseq,compact,readrandom", "wiredtiger-btree": "fillseq,compact,readrandom"}
+BLOOM_BITS = 10   # the seed's --bloom_bits, for every engine that has bloom filters
 
 
 def dbbench_suite_plan(engines, num, reads, threads, value_size=800, compression="snappy", seed=1,
@@ -28,14 +29,17 @@ def dbbench_suite_plan(engines, num, reads, threads, value_size=800, compression
     steps = []
     cache = {"cache_size": cache_size} if cache_size is not None else {}
     for name in engines:
-        comp = compression if compression in engine_registry.get(name).compressions else "none"
+        cfg = engine_registry.get(name)
+        comp = compression if compression in cfg.compressions else "none"
+        # the seed's scripts give both engines --bloom_bits=10 (WiredTiger's LSM: its chunks' bloom filters)
+        bloom = {"bloom_bits": BLOOM_BITS} if "bloom_bits" in cfg.honours else {}
         for test, workload, existing, own in STEPS:
             if test == "readrandom":
                 workload = SETTLE.get(name, workload)
             steps.append(Step(name, test, dict(
                 workload=workload, num=num, reads=reads, threads=threads if test == "readrandom" else 1,
                 value_size=value_size, use_existing_db=existing, seed=seed, compression=own or comp,
-                compression_ratio=0.5, interval=0, memory=memory, **cache), seed_db=test != "readrandom",
+                compression_ratio=0.5, interval=0, memory=memory, **cache, **bloom), seed_db=test != "readrandom",
                 in_memory=False))
     return steps
 
