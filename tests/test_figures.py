@@ -464,6 +464,7 @@ def test_an_sla_walk_of_one_rate_is_drawn_as_its_marker_alone():
     """An engine whose search measured one rate (the others overloaded without a latency): a line through one
     vertex would lie under that vertex's marker (CI's notebook 09 at smoke scale tripped the hidden-line rule)."""
     import pandas as pd
+
     from kvlab.lab.seeds import field
     rows = [dict(engine="lmdb", workload="ycsb-b", probe=k + 1, target_rate=r, achieved_rate=r, latency_us=v,
                  latency_lo_us=v, latency_hi_us=v, runs=1, verdict=verdict, percentile=99.0, bound_us=20_000.0,

@@ -217,9 +217,9 @@ def test_a_bad_engine_workload_or_bound_is_refused_before_anything_runs():
 def test_an_engine_loaded_at_run_time_counts_as_built():
     """mdbx and redb are never compiled into the extension: the notebooks and `kvlab reproduce` run them where built
     (notebook 09 names mdbx, and skipped it while built() counted compiled-in adapters only)."""
-    from kvlab.lab.seeds.common import built
-    from kvlab.execution import native
     from kvlab import engines
+    from kvlab.execution import native
+    from kvlab.lab.seeds.common import built
     loaded = [n for n in ("mdbx", "redb") if native.available(engines.get(n))]
     if not loaded:
         pytest.skip("neither mdbx nor redb is built here (scripts/setup.sh builds both)")
