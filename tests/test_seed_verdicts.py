@@ -160,6 +160,8 @@ def test_the_budget_line_states_the_split_or_the_engines_defaults():
                            "held in a memory cgroup")
     assert "wiredtiger-btree cache_size 720 MiB" in line and "leveldb cache_size 320 MiB, write_buffer_size " in line
     assert "lmdb no cache of its own (the OS page cache)" in line
+    given = reproduce.budget_line("1GiB", ["wiredtiger-lsm", "rocksdb", "lmdb"], given={"cache_size": 32 << 20})
+    assert "wiredtiger-lsm cache_size 32 MiB (given)" in given and "rocksdb cache_size 32 MiB (given), " in given
     none = reproduce.budget_line(None, ["lmdb"])
     assert none.startswith("engine defaults: ") and "WiredTiger cache 100 MiB" in none and "LMDB unbounded" in none
     with pytest.raises(errors.SpecError, match="not a size"):
@@ -170,7 +172,7 @@ def test_the_budget_line_states_the_split_or_the_engines_defaults():
 def test_every_notebook_has_a_memory_parameter_and_says_its_budget(name):
     cells = code_cells(name)
     assert re.search(r"^memory = ", cells[0], re.M), "the parameters cell names a budget"
-    assert 'print(reproduce.budget_line(p["memory"], engines))' in cells[1]
+    assert re.search(r'print\(reproduce\.budget_line\(p\["memory"\], engines(, given=.*)?\)\)', cells[1])
     seed = name.split("_", 1)[1]
     assert estimate.parameters(name, "default")["memory"] == common.MEMORY[seed]["default"]
 

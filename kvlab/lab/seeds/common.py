@@ -149,7 +149,7 @@ SESSION_COVERS = ("the engines' caches only (a Python session is not held in a m
                   "bounds the page cache too)")
 
 
-def budget_line(memory, engines, covers: str = SESSION_COVERS) -> str:
+def budget_line(memory, engines, covers: str = SESSION_COVERS, given=None) -> str:
     """One line on the memory budget a notebook's runs get: the budget and each engine's split of it, or, without
     one, every engine's own defaults with the figures.  In a Python session the budget sizes the engines' caches
     only: no memory cgroup holds the kernel (kvlab.execution.run.runner), so the page cache is not in it."""
@@ -158,11 +158,13 @@ def budget_line(memory, engines, covers: str = SESSION_COVERS) -> str:
     if memory is None:
         return defaults_line(engine_registry.DESCRIPTORS.values()) + " (no budget given: memory=None)"
     budget = memory_bytes(memory)
+    given = {k: v for k, v in (given or {}).items() if v is not None}   # settings the runs give, over the split
     parts = []
     for name in engines:
         cfg = engine_registry.get(name)
         split = memory_split(engine_registry.descriptor(cfg), cfg, budget)
-        parts.append(f"{name} " + (", ".join(f"{k} {v / 2**20:.0f} MiB" for k, v in split.items())
+        parts.append(f"{name} " + (", ".join(f"{k} {given.get(k, v) / 2**20:.0f} MiB" + (" (given)" if k in given else "")
+                                             for k, v in split.items())
                                    or "no cache of its own (the OS page cache)"))
     return f"memory budget: {budget / 2**20:,.0f} MiB each ({memory}), {covers}: " + "; ".join(parts)
 
