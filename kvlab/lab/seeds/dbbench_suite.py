@@ -18,6 +18,9 @@ STEPS = (("fillseq", "fillseq", False, None), ("fillrandom", "fillrandom", False
          ("readrandom", "fillseq,readrandom", False, "none"))
 SETTLE = {"wiredtiger-lsm": "fillseq,compact,readrandom", "wiredtiger-btree": "fillseq,compact,readrandom"}
 BLOOM_BITS = 10   # the seed's --bloom_bits, for every engine that has bloom filters
+# the seed's --mmap_read=0 where it is not the engine's default: WiredTiger maps its files unless told not to ("WiredTiger
+# matches the RocksDB configuration of disabling mmap support"; RocksDB reads with pread by default)
+NO_MMAP = {"wiredtiger-lsm": {"options": "mmap=false"}, "wiredtiger-btree": {"options": "mmap=false"}}
 
 
 def dbbench_suite_plan(engines, num, reads, threads, value_size=800, compression="snappy", seed=1,
@@ -39,7 +42,8 @@ def dbbench_suite_plan(engines, num, reads, threads, value_size=800, compression
             steps.append(Step(name, test, dict(
                 workload=workload, num=num, reads=reads, threads=threads if test == "readrandom" else 1,
                 value_size=value_size, use_existing_db=existing, seed=seed, compression=own or comp,
-                compression_ratio=0.5, interval=0, memory=memory, **cache, **bloom), seed_db=test != "readrandom",
+                compression_ratio=0.5, interval=0, memory=memory, **cache, **bloom, **NO_MMAP.get(name, {})),
+                seed_db=test != "readrandom",
                 in_memory=False))
     return steps
 
