@@ -21,6 +21,40 @@ BLOOM_BITS = 10   # the seed's --bloom_bits, for every engine that has bloom fil
 # the seed's --mmap_read=0 where it is not the engine's default: WiredTiger maps its files unless told not to ("WiredTiger
 # matches the RocksDB configuration of disabling mmap support"; RocksDB reads with pread by default)
 NO_MMAP = {"wiredtiger-lsm": {"options": "mmap=false"}, "wiredtiger-btree": {"options": "mmap=false"}}
+# RocksDB's tuning in the seed's scripts (the RocksDB wiki's, as the seed copied them), per test: the bulk load's
+# (fillrandom, then compact: two levels, no automatic compaction, a vector memtable) and the others' (six levels,
+# L0 triggers 4/8/12, 10 MB level base: the settings under which its overwrite stalled).  Every script ran with
+# --disable_wal=1.
+_ROCKSDB_COMMON = ("--disable_seek_compaction=1 --target_file_size_base=67108864 --max_write_buffer_number=3 "
+                   "--max_background_compactions=20 --level0_file_num_compaction_trigger=4 "
+                   "--level0_slowdown_writes_trigger=8 --level0_stop_writes_trigger=12 --num_levels=6 "
+                   "--delete_obsolete_files_period_micros=300000000 --min_level_to_compress=2 "
+                   "--max_grandparent_overlap_factor=10 --max_bytes_for_level_base=10485760")
+_ROCKSDB_BULK = ("--disable_seek_compaction=1 --target_file_size_base=1073741824 --max_write_buffer_number=30 "
+                 "--max_background_compactions=20 --level0_file_num_compaction_trigger=10000000 "
+                 "--level0_slowdown_writes_trigger=10000000 --level0_stop_writes_trigger=10000000 --num_levels=2 "
+                 "--delete_obsolete_files_period_micros=300000000 --min_level_to_compress=2 "
+                 "--max_grandparent_overlap_factor=10 --max_bytes_for_level_base=10485760 --memtablerep=vector "
+                 "--disable_auto_compactions=1 --source_compaction_factor=10000000")
+ROCKSDB_SEED = {"fillseq": (_ROCKSDB_COMMON, 134217728), "fillrandom": (_ROCKSDB_BULK, 268435456),
+                "compact": (_ROCKSDB_BULK, 268435456), "overwrite": (_ROCKSDB_COMMON, 134217728),
+                "readrandom": (_ROCKSDB_COMMON, 134217728)}
+
+
+def seed_settings(name: str, test: str, compression: str) -> dict:
+    """The settings seed 002's script for `test` gave engine `name` beyond the suite's: bloom filters, no WAL,
+    WiredTiger without mmap, RocksDB's tuning (ROCKSDB_SEED: its options string and memtable size)."""
+    from ...model.dbbench_flags import translate_rocksdb_flags
+    cfg = engine_registry.get(name)
+    out = {"bloom_bits": BLOOM_BITS} if "bloom_bits" in cfg.honours else {}
+    if "disable_wal" in cfg.honours:
+        out["disable_wal"] = True
+    out.update(NO_MMAP.get(name, {}))
+    if name == "rocksdb":
+        flags, memtable = ROCKSDB_SEED[test]
+        out["options"] = translate_rocksdb_flags(f"{flags} --compression_type={compression}".split()).options
+        out["write_buffer_size"] = memtable
+    return out
 
 
 def dbbench_suite_plan(engines, num, reads, threads, value_size=800, compression="snappy", seed=1,
@@ -34,15 +68,14 @@ def dbbench_suite_plan(engines, num, reads, threads, value_size=800, compression
     for name in engines:
         cfg = engine_registry.get(name)
         comp = compression if compression in cfg.compressions else "none"
-        # the seed's scripts give both engines --bloom_bits=10 (WiredTiger's LSM: its chunks' bloom filters)
-        bloom = {"bloom_bits": BLOOM_BITS} if "bloom_bits" in cfg.honours else {}
         for test, workload, existing, own in STEPS:
             if test == "readrandom":
                 workload = SETTLE.get(name, workload)
             steps.append(Step(name, test, dict(
                 workload=workload, num=num, reads=reads, threads=threads if test == "readrandom" else 1,
                 value_size=value_size, use_existing_db=existing, seed=seed, compression=own or comp,
-                compression_ratio=0.5, interval=0, memory=memory, **cache, **bloom, **NO_MMAP.get(name, {})),
+                compression_ratio=0.5, interval=0, memory=memory, **cache,
+                **seed_settings(name, test, own or comp)),
                 seed_db=test != "readrandom",
                 in_memory=False))
     return steps
