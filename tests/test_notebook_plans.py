@@ -113,7 +113,12 @@ def test_an_experiment_runs_its_plans_steps_in_order(monkeypatch):
     assert ran == [(s, s.seed_db) for s in steps]   # readrandom in a database of its own (the seed's own load)
     assert [s.run["workload"] for s in steps][-1] == "fillseq,readrandom" and steps[-1].run["compression"] == "none"
     assert "bloom_bits" not in steps[0].run   # LMDB has no bloom filters; RocksDB and WiredTiger's LSM get the seed's 10
-    assert {s.run["bloom_bits"] for s in dbbench_suite.dbbench_suite_plan(["rocksdb", "wiredtiger-lsm"], *args[1:])} == {10}
+    seed = dbbench_suite.dbbench_suite_plan(["rocksdb", "wiredtiger-lsm"], *args[1:])
+    assert {s.run["bloom_bits"] for s in seed} == {10} and all(s.run["disable_wal"] for s in seed)
+    rocks = {s.name: s.run for s in seed if s.engine == "rocksdb"}   # the seed's scripts' tuning, per test
+    assert "disable_auto_compactions=true" in rocks["fillrandom"]["options"] and rocks["fillrandom"]["write_buffer_size"] == 256 << 20
+    assert "level0_slowdown_writes_trigger=8" in rocks["overwrite"]["options"] and rocks["overwrite"]["write_buffer_size"] == 128 << 20
+    assert all(s.run["options"] == "mmap=false" for s in seed if s.engine == "wiredtiger-lsm")
     assert list(frame.benchmark) == ["fillseq", "fillrandom", "compact", "overwrite", "readrandom"]
     ran.clear()
     readwhilewriting.load_and_readwhilewriting(["lmdb"], 500, [1, 2], 0.1, 1000)
