@@ -350,7 +350,8 @@ def _data(notebook, tmp):
         return dict(p=p, load=load, rww=rww, results=results)
     if notebook == "03_dbbench_suite":
         import kvlab
-        p = dict(num=3000, reads=1000, threads=2, timeline_num=3000, timeline_interval=0.05, memory=None)
+        p = dict(num=3000, reads=1000, threads=2, timeline_num=3000, timeline_interval=0.05, memory=None,
+                 cache_size=33_554_432)
         measured, results = reproduce.dbbench_suite(engines, p["num"], p["reads"], p["threads"], value_size=800)
         return dict(p=p, measured=measured, results=results, value_size=800, kvlab=kvlab, engines=engines)
     if notebook == "04_transactions":

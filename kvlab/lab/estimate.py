@@ -150,8 +150,9 @@ def notebook_plan(name: str, scale: str) -> tuple:
     if not hasattr(module, "notebook_plan"):
         raise errors.SpecError(f"notebook {name}: no plan; add notebook_plan to kvlab/lab/seeds/{seed}.py")
     p = parameters(name, scale)
-    # the engines it runs: its `engines`, or notebook 08's `versions` (of one engine)
-    return p, module.notebook_plan(p, common.built(p["engines"] if "engines" in p else p["versions"]))
+    # the engines it runs: its `engines` that are built, or notebook 08's `versions` (of one engine), as given: the
+    # notebook builds the set-up ones where missing (seeds.versions.ready) and refuses any other
+    return p, module.notebook_plan(p, common.built(p["engines"]) if "engines" in p else list(p["versions"]))
 
 
 def notebook_works(name: str, scale: str) -> tuple:
