@@ -123,17 +123,19 @@ static int parse_flags(const char *opts, MDBX_env_flags_t *flags, kv_failure *er
     return KV_OK;
 }
 
-/* libmdbx logs at NOTICE by default, to stderr: every open's readahead and meta choices, and, from its fork handler,
-   "rthc_afterfork: drown 0 rthc entries" in each child a process forks once the library is loaded (a memory-bounded
-   run's child, before any open there): warnings only, from the moment the adapter is loaded. */
-__attribute__((constructor)) static void mx_quiet(void) {
-    mdbx_setup_debug(MDBX_LOG_WARN, MDBX_DBG_DONTCHANGE, MDBX_LOGGER_DONTCHANGE);
-}
+/* libmdbx logs at NOTICE by default, to stderr: every open's readahead and meta choices, its file's growth, and, from
+   its fork handler, "rthc_afterfork: drown 0 rthc entries" in each child a process forks once the library is loaded
+   (a memory-bounded run's child, before any open there): warnings only.  Set as the adapter loads, and again at
+   each open: libmdbx's own constructor (mdbx_init) sets NOTICE, and the order of the two constructors is the
+   linker's. */
+static void mx_quiet(void) { mdbx_setup_debug(MDBX_LOG_WARN, MDBX_DBG_DONTCHANGE, MDBX_LOGGER_DONTCHANGE); }
+__attribute__((constructor(65535))) static void mx_quiet_at_load(void) { mx_quiet(); }
 
 static int mx_open(const char *path, const kv_config *cfg, kv_db **out, kv_failure *err) {
     MDBX_env_flags_t flags = MDBX_NOSTICKYTHREADS | (cfg->sync ? MDBX_SYNC_DURABLE : MDBX_SAFE_NOSYNC);
     int rc = parse_flags(cfg->options, &flags, err);
     if (rc) return rc;
+    mx_quiet();
     kv_db *db = calloc(1, sizeof *db);
     if (!db) return kv_seterr(err, KV_E_OTHER, "libmdbx: out of memory");
     if ((rc = mdbx_env_create(&db->env))) { free(db); return fail(err, rc, "env_create"); }
