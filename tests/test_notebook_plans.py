@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from kvlab.lab import estimate, notebooks
+from kvlab.lab import estimate, notebooks, reproduce
 from kvlab.lab import seeds as seeds_package
 from kvlab.lab.seeds import plan as plan_module
 
@@ -124,6 +124,32 @@ def test_an_experiment_runs_its_plans_steps_in_order(monkeypatch):
     readwhilewriting.load_and_readwhilewriting(["lmdb"], 500, [1, 2], 0.1, 1000)
     assert ran == [(s, True) for s in readwhilewriting.load_and_readwhilewriting_plan(["lmdb"], 500, [1, 2], 0.1,
                                                                                        1000)]
+
+
+def test_seed_004_runs_each_engine_as_the_seeds_mongodb_configured_it(tmp_path):
+    """Snappy for both engines, WiredTiger's journal (its log, no sync per commit) and 60-s checkpoints, RocksDB's
+    configString with its 16 MB memtables; cached within the budget, bounded by the memory limit alone."""
+    require("wiredtiger-btree")
+    from kvlab.execution.orchestration.linkbench import run_linkbench
+    from kvlab.lab.seeds import linkbench
+    steps = linkbench.seed004_plan(["wiredtiger-btree", "rocksdb", "lmdb"], 1_001, 2, 1, 0.1, memory="256MiB")
+    s = {st.engine: dict(st.work.settings) for st in steps}
+    assert s["wiredtiger-btree"] == {"memory": "256MiB", "compression": "snappy",
+                                     "options": "log=(enabled=true),checkpoint=(wait=60)"}
+    rocks = s["rocksdb"]
+    assert rocks["compression"] == "snappy" and rocks["write_buffer_size"] == 16 << 20
+    assert "level0_stop_writes_trigger=20" in rocks["options"] and "max_bytes_for_level_base=134217728" in rocks["options"]
+    assert "rate_limit" not in rocks["options"]   # gone from RocksDB 7: dropped by the flags' translation
+    assert s["lmdb"] == {"memory": "256MiB"}
+    bounded = linkbench.seed004_plan(["rocksdb"], 1_001, 2, 1, 0.1, memory_limit="256M", memory="256MiB")
+    assert "memory" not in bounded[0].work.settings and bounded[0].work.settings["write_buffer_size"] == 16 << 20
+    line = reproduce.budget_line("1GiB", ["wiredtiger-btree", "rocksdb"], given=reproduce.given("004", {}))
+    assert "rocksdb cache_size " in line and "write_buffer_size 16 MiB (given)" in line
+    # the real engine keeps its journal: WiredTiger's log files are in the loaded database
+    wt = steps[0]
+    db = tmp_path / "wt"
+    run_linkbench("wiredtiger-btree", wt.work.config, "load", db=str(db), **wt.work.settings)
+    assert list(db.glob("WiredTigerLog.*")), "seed 004's WiredTiger writes its journal"
 
 
 def test_the_versions_plan_is_kvlab_versions_schedule():

@@ -65,7 +65,7 @@ def handle(args) -> int:
     ran = f" on {', '.join(have)}" if have else ""
     print(f"seed {claims.seed_key(args.seed)} at scale {args.scale}{ran}; this machine: {machine.cores} cores, "
           f"{(machine.memory_bytes or 0) / 2**30:.0f} GiB")
-    print(budget_line(p["memory"], have, CLI_COVERS, given={"cache_size": p.get("cache_size")}), flush=True)
+    print(budget_line(p["memory"], have, CLI_COVERS, given=claims.given(args.seed, p)), flush=True)
     done = claims.reproduce(args.seed, args.scale, engines, store=args.store, memory=p["memory"])
     for step in (done.setup.get("over_budget") or {}).values():   # said once here; each claim's reason names it
         print(f"over the memory budget, its engine's later steps not run: {step}")

@@ -7,14 +7,14 @@ from data/reference/ (shipped in the package: kvlab._resources) to show beside t
 
 The experiments live one seed a module in kvlab/lab/seeds/ (its docstring lists them); this module is the
 one name the notebooks import, and re-exports them.  Each takes `memory=` (a size, or None for the engines'
-defaults), the budget every run it makes gets; `budget_line(memory, engines)` is the line a notebook prints about
-it near the top, and `verdicts(seed, measured, p, results=..., store=...)` the verdict table its last cell shows
+defaults), the budget every run it makes gets; `budget_line(memory, engines, given=given(seed, p))` is the line a notebook prints
+about it near the top (with the settings the seed's runs give over the budget), and `verdicts(seed, measured, p, results=..., store=...)` the verdict table its last cell shows
 (kvlab.lab.seeds.claims: the same table `kvlab reproduce` prints, stored with the runs behind it where given a
 store).
 """
 from __future__ import annotations
 
-from .seeds.claims import setup_of, verdicts
+from .seeds.claims import given, setup_of, verdicts
 from .seeds.common import MEMORY, SCALES, budget_line, built, published, resolve
 from .seeds.dbbench_suite import dbbench_suite, dbbench_timelines, engine_ratio
 from .seeds.durability import durability
@@ -50,7 +50,7 @@ from .seeds.ycsb import latency_throughput, ycsb_suite
 
 __all__ = [
     "SCALES", "MEMORY", "resolve", "built", "published", "budget_line",
-    "verdicts", "setup_of",                                                                # every seed's claims
+    "verdicts", "setup_of", "given",                                                       # every seed's claims
     "read_scalability", "read_scalability_table", "scaling_vs_published",                   # seed 000
     "LOAD_COLUMNS", "SEED001_COLUMNS", "load_and_readwhilewriting", "readwhilewriting_table",
     "rocksdb_tuning_report",                                                               # seed 001

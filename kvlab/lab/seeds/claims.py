@@ -329,6 +329,17 @@ def _run004(p, engines, store, progress):
     return [cached[:3], bounded[:3]], cached[3] + bounded[3]
 
 
+def _given002(p, engine):
+    from .dbbench_suite import ROCKSDB_SEED
+    memtables = tuple(m for _, m in ROCKSDB_SEED.values()) if engine.split("@")[0] == "rocksdb" else None
+    return {"cache_size": p.get("cache_size"), "write_buffer_size": memtables}
+
+
+def _given004(p, engine):
+    from .linkbench import seed_settings
+    return {k: v for k, v in seed_settings(engine).items() if k in ("cache_size", "write_buffer_size")}
+
+
 @dataclass(frozen=True)
 class Runner:
     """How `reproduce` runs a seed: its scale presets (seeds.common.SCALES, MEMORY), the engines it runs by default,
@@ -337,16 +348,24 @@ class Runner:
     notebook: str
     engines: tuple
     run: Callable
+    given: Callable = lambda p, engine: {}   # the settings its runs give `engine` over the budget split (the line says)
 
 
 RUNNERS = {
     "000": Runner("read_scalability", ("wiredtiger-btree", "leveldb"), _run000),
     "001": Runner("readwhilewriting", ("lmdb", "leveldb", "rocksdb", "rocksdb-tuned", "wiredtiger-btree",
                                        "wiredtiger-lsm", "bdb"), _run001),
-    "002": Runner("dbbench_suite", ("wiredtiger-lsm", "rocksdb"), _run002),
+    "002": Runner("dbbench_suite", ("wiredtiger-lsm", "rocksdb"), _run002, given=_given002),
     "003": Runner("transactions", ("lmdb", "leveldb", "rocksdb", "wiredtiger-btree", "bdb"), _run003),
-    "004": Runner("linkbench", ("wiredtiger-btree", "rocksdb"), _run004),
+    "004": Runner("linkbench", ("wiredtiger-btree", "rocksdb"), _run004, given=_given004),
 }
+
+def given(seed, p: Mapping) -> Callable:
+    """The settings seed `seed`'s runs give each engine over its memory budget's split, with parameters `p`: a function
+    of the engine's name (what budget_line's `given` takes)."""
+    runner = RUNNERS[seed_key(seed)]
+    return lambda engine: runner.given(p, engine)
+
 
 PRESET = object()   # reproduce's memory: the scale's own budget (seeds.common.MEMORY)
 

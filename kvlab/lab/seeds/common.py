@@ -150,23 +150,32 @@ SESSION_COVERS = ("the engines' caches only (a Python session is not held in a m
 
 
 def budget_line(memory, engines, covers: str = SESSION_COVERS, given=None) -> str:
-    """One line on the memory budget a notebook's runs get: the budget and each engine's split of it, or, without
-    one, every engine's own defaults with the figures.  In a Python session the budget sizes the engines' caches
+    """One line on the memory budget a notebook's runs get: the budget and each engine's split of it (a setting in
+    `given`, a mapping or a function of the engine's name, shown instead, as given), or, without one, every engine's
+    own defaults with the figures.  In a Python session the budget sizes the engines' caches
     only: no memory cgroup holds the kernel (kvlab.execution.run.runner), so the page cache is not in it."""
     from ...engines.descriptor import defaults_line, memory_split
     from ...model.spec import memory_bytes
     if memory is None:
         return defaults_line(engine_registry.DESCRIPTORS.values()) + " (no budget given: memory=None)"
     budget = memory_bytes(memory)
-    given = {k: v for k, v in (given or {}).items() if v is not None}   # settings the runs give, over the split
     parts = []
     for name in engines:
         cfg = engine_registry.get(name)
         split = memory_split(engine_registry.descriptor(cfg), cfg, budget)
-        parts.append(f"{name} " + (", ".join(f"{k} {given.get(k, v) / 2**20:.0f} MiB" + (" (given)" if k in given else "")
+        # the settings the runs give over the split: the same for every engine, or per engine (a function of its name)
+        mine = {k: v for k, v in ((given(name) if callable(given) else given) or {}).items() if v is not None}
+        parts.append(f"{name} " + (", ".join(f"{k} {_mib(mine.get(k, v))}" + (" (given)" if k in mine else "")
                                              for k, v in split.items())
                                    or "no cache of its own (the OS page cache)"))
     return f"memory budget: {budget / 2**20:,.0f} MiB each ({memory}), {covers}: " + "; ".join(parts)
+
+
+def _mib(size) -> str:
+    """A size in bytes as MiB; a range of sizes (a setting that differs between a seed's runs) as 'LOW-HIGH MiB'."""
+    sizes = sorted(set(size)) if isinstance(size, (tuple, list, set, frozenset)) else [size]
+    ends = sizes[:1] if len(sizes) == 1 else [sizes[0], sizes[-1]]
+    return "-".join(f"{s / 2**20:.0f}" for s in ends) + " MiB"
 
 
 def cache_bytes(memory, engines) -> int | None:

@@ -12,6 +12,36 @@ from .plan import Step
 
 SEED004_OPS = ("add_link", "update_link", "get_links_list")
 
+# The seed's MongoDB configuration, as each engine's settings: snappy blocks for both ("I used Snappy compression for
+# WiredTiger/RocksDB"); WiredTiger's journal on without a sync per commit (journal.enabled with MongoDB's default
+# write concern, its log flushed in the background) and a checkpoint every 60 s (syncPeriodSecs: 60); RocksDB with its
+# WAL (kvlab's default) and the seed's configString, as db_bench flags translate it (soft_rate_limit, hard_rate_limit
+# and max_grandparent_overlap_factor are gone from RocksDB 7, stats_dump_period_sec only reports).  The oplog MongoDB
+# wrote beside every change is not modelled: each engine writes the graph's keys alone.
+SEED004_COMPRESSION = "snappy"
+_WT_MONGODB = {"options": "log=(enabled=true),checkpoint=(wait=60)"}
+SEED004_ROCKSDB_FLAGS = ("--max_write_buffer_number=4 --max_background_compactions=6 --max_background_flushes=3 "
+                         "--target_file_size_base=16777216 --soft_rate_limit=2.9 --hard_rate_limit=3 "
+                         "--max_bytes_for_level_base=134217728 --level0_file_num_compaction_trigger=4 "
+                         "--level0_slowdown_writes_trigger=12 --level0_stop_writes_trigger=20 "
+                         "--max_grandparent_overlap_factor=8 --max_bytes_for_level_multiplier=8")
+SEED004_WRITE_BUFFER = 16 << 20   # the configString's write_buffer_size=16m
+
+
+def seed_settings(name: str) -> dict:
+    """The settings seed 004's MongoDB configuration gave engine `name`: snappy where the engine has it; WiredTiger's
+    journal and 60-s checkpoints; RocksDB's configString (SEED004_ROCKSDB_FLAGS, 16 MB memtables)."""
+    from ... import engines as engine_registry
+    from ...model.dbbench_flags import translate_rocksdb_flags
+    cfg = engine_registry.get(name)
+    out = {"compression": SEED004_COMPRESSION} if SEED004_COMPRESSION in cfg.compressions else {}
+    if cfg.adapter == "wiredtiger":
+        out.update(_WT_MONGODB)
+    if name.split("@")[0] == "rocksdb":   # the default configuration and its versions, not rocksdb-tuned's own
+        out["options"] = translate_rocksdb_flags(SEED004_ROCKSDB_FLAGS.split()).options
+        out["write_buffer_size"] = SEED004_WRITE_BUFFER
+    return out
+
 
 @dataclass(frozen=True)
 class LinkBenchRun:
@@ -31,8 +61,9 @@ def seed004_plan(engines, maxid1, requesters, intervals, interval_seconds, memor
     lb = LinkBench(maxid1=maxid1, requesters=requesters, loaders=loaders, intervals=intervals,
                    interval_seconds=interval_seconds, seed=seed)
     name = f"LinkBench {lb.nodes:,} ids{' in ' + memory_limit if memory_limit else ''}"
-    settings = {"memory": memory} if memory is not None and memory_limit is None else {}
-    return [Step(engine, name, work=LinkBenchRun(lb, memory_limit, settings), seed_db=True) for engine in engines]
+    budget = {"memory": memory} if memory is not None and memory_limit is None else {}
+    return [Step(engine, name, work=LinkBenchRun(lb, memory_limit, {**budget, **seed_settings(engine)}), seed_db=True)
+            for engine in engines]
 
 
 def seed004(engines, maxid1, requesters, intervals, interval_seconds, memory_limit=None, loaders=2, seed=1,
