@@ -41,6 +41,12 @@ ROCKSDB_SEED = {"fillseq": (_ROCKSDB_COMMON, 134217728), "fillrandom": (_ROCKSDB
                 "readrandom": (_ROCKSDB_COMMON, 134217728)}
 
 
+def _base(name: str) -> str:
+    """An engine configuration's name without its version ("wiredtiger-lsm@11.3.1": "wiredtiger-lsm"): a version
+    runs as the seed's scripts ran its configuration."""
+    return name.split("@")[0]
+
+
 def seed_settings(name: str, test: str, compression: str) -> dict:
     """The settings seed 002's script for `test` gave engine `name` beyond the suite's: bloom filters, no WAL,
     WiredTiger without mmap, RocksDB's tuning (ROCKSDB_SEED: its options string and memtable size)."""
@@ -49,8 +55,8 @@ def seed_settings(name: str, test: str, compression: str) -> dict:
     out = {"bloom_bits": BLOOM_BITS} if "bloom_bits" in cfg.honours else {}
     if "disable_wal" in cfg.honours:
         out["disable_wal"] = True
-    out.update(NO_MMAP.get(name, {}))
-    if name == "rocksdb":
+    out.update(NO_MMAP.get(_base(name), {}))
+    if _base(name) == "rocksdb":
         flags, memtable = ROCKSDB_SEED[test]
         out["options"] = translate_rocksdb_flags(f"{flags} --compression_type={compression}".split()).options
         out["write_buffer_size"] = memtable
@@ -70,7 +76,7 @@ def dbbench_suite_plan(engines, num, reads, threads, value_size=800, compression
         comp = compression if compression in cfg.compressions else "none"
         for test, workload, existing, own in STEPS:
             if test == "readrandom":
-                workload = SETTLE.get(name, workload)
+                workload = SETTLE.get(_base(name), workload)
             steps.append(Step(name, test, dict(
                 workload=workload, num=num, reads=reads, threads=threads if test == "readrandom" else 1,
                 value_size=value_size, use_existing_db=existing, seed=seed, compression=own or comp,
