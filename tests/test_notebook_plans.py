@@ -119,6 +119,10 @@ def test_an_experiment_runs_its_plans_steps_in_order(monkeypatch):
     assert "disable_auto_compactions=true" in rocks["fillrandom"]["options"] and rocks["fillrandom"]["write_buffer_size"] == 256 << 20
     assert "level0_slowdown_writes_trigger=8" in rocks["overwrite"]["options"] and rocks["overwrite"]["write_buffer_size"] == 128 << 20
     assert all(s.run["options"] == "mmap=false" for s in seed if s.engine == "wiredtiger-lsm")
+    for version in ("rocksdb@10.4.2", "wiredtiger-lsm@11.3.1"):   # a version runs as its configuration's script ran
+        base = version.split("@")[0]
+        assert dbbench_suite.seed_settings(version, "fillrandom", "snappy") == \
+            dbbench_suite.seed_settings(base, "fillrandom", "snappy")
     assert list(frame.benchmark) == ["fillseq", "fillrandom", "compact", "overwrite", "readrandom"]
     ran.clear()
     readwhilewriting.load_and_readwhilewriting(["lmdb"], 500, [1, 2], 0.1, 1000)
@@ -141,6 +145,7 @@ def test_seed_004_runs_each_engine_as_the_seeds_mongodb_configured_it(tmp_path):
     assert "level0_stop_writes_trigger=20" in rocks["options"] and "max_bytes_for_level_base=134217728" in rocks["options"]
     assert "rate_limit" not in rocks["options"]   # gone from RocksDB 7: dropped by the flags' translation
     assert s["lmdb"] == {"memory": "256MiB"}
+    assert linkbench.seed_settings("rocksdb@10.4.2") == linkbench.seed_settings("rocksdb")
     bounded = linkbench.seed004_plan(["rocksdb"], 1_001, 2, 1, 0.1, memory_limit="256M", memory="256MiB")
     assert "memory" not in bounded[0].work.settings and bounded[0].work.settings["write_buffer_size"] == 16 << 20
     line = reproduce.budget_line("1GiB", ["wiredtiger-btree", "rocksdb"], given=reproduce.given("004", {}))
