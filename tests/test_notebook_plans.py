@@ -119,6 +119,15 @@ def test_an_experiment_runs_its_plans_steps_in_order(monkeypatch):
     assert "disable_auto_compactions=true" in rocks["fillrandom"]["options"] and rocks["fillrandom"]["write_buffer_size"] == 256 << 20
     assert "level0_slowdown_writes_trigger=8" in rocks["overwrite"]["options"] and rocks["overwrite"]["write_buffer_size"] == 128 << 20
     assert all(s.run["options"] == "mmap=false" for s in seed if s.engine == "wiredtiger-lsm")
+    # the scripts' block sizes (RocksDB 64 KB, its readrandom load 4 KB; WiredTiger 4 KB where its script gave one)
+    # and values: RocksDB's script's --compression_ratio=50 (incompressible), WiredTiger's db_bench's 0.5
+    assert {n: r["block_size"] for n, r in rocks.items()} == {"fillseq": 65536, "fillrandom": 65536, "compact": 65536,
+                                                              "overwrite": 65536, "readrandom": 4096}
+    lsm = {s.name: s.run for s in seed if s.engine == "wiredtiger-lsm"}
+    assert [lsm[t].get("block_size") for t in ("fillseq", "fillrandom", "overwrite", "readrandom")] == [4096, None,
+                                                                                                          None, 4096]
+    assert {r["compression_ratio"] for r in rocks.values()} == {50.0} and \
+        {r["compression_ratio"] for r in lsm.values()} == {0.5}
     for version in ("rocksdb@10.4.2", "wiredtiger-lsm@11.3.1"):   # a version runs as its configuration's script ran
         base = version.split("@")[0]
         assert dbbench_suite.seed_settings(version, "fillrandom", "snappy") == \

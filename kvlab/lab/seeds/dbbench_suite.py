@@ -39,6 +39,18 @@ _ROCKSDB_BULK = ("--disable_seek_compaction=1 --target_file_size_base=1073741824
 ROCKSDB_SEED = {"fillseq": (_ROCKSDB_COMMON, 134217728), "fillrandom": (_ROCKSDB_BULK, 268435456),
                 "compact": (_ROCKSDB_BULK, 268435456), "overwrite": (_ROCKSDB_COMMON, 134217728),
                 "readrandom": (_ROCKSDB_COMMON, 134217728)}
+# The scripts' --block_size per engine and test ("RocksDB uses block_size 65536, WiredTiger 4096"; RocksDB's
+# readrandom load 4096): a table keeps the size it was made with, so WiredTiger's compact and overwrite run on the
+# table its fillrandom made, whose script gave no --block_size (None: the engine's default).
+BLOCK_SIZE = {"rocksdb": {"fillseq": 65536, "fillrandom": 65536, "compact": 65536, "overwrite": 65536,
+                          "readrandom": 4096},
+              "wiredtiger-lsm": {"fillseq": 4096, "readrandom": 4096},
+              "wiredtiger-btree": {"fillseq": 4096, "readrandom": 4096}}
+# The scripts' --compression_ratio: RocksDB's gave 50, which db_bench's generator caps at all-random bytes (values
+# snappy cannot shrink); WiredTiger's gave none, db_bench's 0.5 (values that halve).  The seed's engines wrote
+# different data; kvlab writes what each script made.
+COMPRESSION_RATIO = {"rocksdb": 50.0}
+DEFAULT_RATIO = 0.5
 
 
 def _base(name: str) -> str:
@@ -49,13 +61,17 @@ def _base(name: str) -> str:
 
 def seed_settings(name: str, test: str, compression: str) -> dict:
     """The settings seed 002's script for `test` gave engine `name` beyond the suite's: bloom filters, no WAL,
-    WiredTiger without mmap, RocksDB's tuning (ROCKSDB_SEED: its options string and memtable size)."""
+    WiredTiger without mmap, the block size (BLOCK_SIZE), RocksDB's tuning (ROCKSDB_SEED: its options string and
+    memtable size).  The values' compressibility is a run's, not an engine's: COMPRESSION_RATIO."""
     from ...model.dbbench_flags import translate_rocksdb_flags
     cfg = engine_registry.get(name)
     out = {"bloom_bits": BLOOM_BITS} if "bloom_bits" in cfg.honours else {}
     if "disable_wal" in cfg.honours:
         out["disable_wal"] = True
     out.update(NO_MMAP.get(_base(name), {}))
+    block = BLOCK_SIZE.get(_base(name), {}).get(test)
+    if block is not None and "block_size" in cfg.honours:
+        out["block_size"] = block
     if _base(name) == "rocksdb":
         flags, memtable = ROCKSDB_SEED[test]
         out["options"] = translate_rocksdb_flags(f"{flags} --compression_type={compression}".split()).options
@@ -80,7 +96,7 @@ def dbbench_suite_plan(engines, num, reads, threads, value_size=800, compression
             steps.append(Step(name, test, dict(
                 workload=workload, num=num, reads=reads, threads=threads if test == "readrandom" else 1,
                 value_size=value_size, use_existing_db=existing, seed=seed, compression=own or comp,
-                compression_ratio=0.5, interval=0, memory=memory, **cache,
+                compression_ratio=COMPRESSION_RATIO.get(_base(name), DEFAULT_RATIO), interval=0, memory=memory, **cache,
                 **seed_settings(name, test, own or comp)),
                 seed_db=test != "readrandom",
                 in_memory=False))
