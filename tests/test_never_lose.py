@@ -284,6 +284,21 @@ def test_an_oversized_run_is_refused_before_anything_is_written(tmp_path, capsys
         assert not d.exists() and list(tmp.iterdir()) == []
 
 
+def test_a_compression_ratio_above_one_counts_values_whole_not_multiplied():
+    """db_bench's generator caps a ratio above 1 at all-random bytes (seed 002's RocksDB scripts gave 50): values
+    that do not shrink.  The size check counted 50x the values and refused seed 002's 10M records at 'large' as
+    400 GB."""
+    from kvlab import engines
+    from kvlab.execution.dbfiles.sizecheck import data_bytes
+    from kvlab.model.spec import make_spec
+    spec = lambda ratio: make_spec("rocksdb", "fillseq", num=10_000_000, value_size=800,   # noqa: E731
+                                   compression="snappy", compression_ratio=ratio)
+    cfg = engines.get("rocksdb")
+    assert data_bytes(spec(50.0), cfg) == data_bytes(spec(1.0), cfg) == 10_000_000 * (16 + 800)
+    assert data_bytes(spec(0.5), cfg) == 10_000_000 * (16 + 400)
+    assert spec(50.0).compressed_fraction == 1.0 and spec(0.25).compressed_fraction == 0.25
+
+
 def test_an_oversized_run_is_refused_in_under_a_second(tmp_path):
     """The refusal costs the command's start-up and a statvfs, nothing written (bound generous for a shared CI
     machine: the start-up alone is about 0.7 s here)."""

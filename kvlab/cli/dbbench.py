@@ -212,7 +212,7 @@ def plan(engine: str, argv) -> DbBenchPlan:
 def header(p: DbBenchPlan, version: str, key_encoding: str) -> str:
     s = p.spec
     comp = s.engine_settings.get("compression", "none")
-    after = int(s.value_size * s.compression_ratio + 0.5)
+    after = int(s.value_size * s.compressed_fraction + 0.5)
     lines = [
         f"kvlab dbbench: {s.engine} (library {version}), key encoding {key_encoding}",
         f"Keys:       {s.key_size} bytes each",

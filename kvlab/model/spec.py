@@ -113,6 +113,13 @@ class RunSpec:
         self.validate()
 
     @property
+    def compressed_fraction(self) -> float:
+        """What a value shrinks to under compression, as a fraction: compression_ratio, at most 1.  The generator
+        (kv_gen.h, as db_bench's CompressibleString) writes at most all-random bytes, so a ratio above 1 (seed 002's
+        RocksDB scripts gave 50) means values that do not shrink, never values that grow."""
+        return min(float(self.compression_ratio), 1.0)
+
+    @property
     def reads_per_thread(self) -> int:
         return self.num if self.reads is None or self.reads < 0 else self.reads
 

@@ -85,7 +85,7 @@ def _spec_work(label, spec: RunSpec, **kw) -> Work:
                                  if (m := workloads.get(w, spec.mixes).mix) is not None and m.value_size]
     value = max(sizes)
     if spec.engine_settings.get("compression") not in (None, "", "none"):
-        value = int(value * spec.compression_ratio)
+        value = int(value * spec.compressed_fraction)
     cfg = engine_registry.get(spec.engine)
     cache = int(spec.engine_settings.get("cache_size") or DEFAULT_CACHE_BYTES.get(cfg.adapter, 0))
     return Work(label, spec.engine, spec.num, spec.key_size + value, spec=spec, cache_bytes=cache, **kw)

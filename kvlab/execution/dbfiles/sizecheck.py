@@ -39,7 +39,7 @@ def data_bytes(spec: RunSpec, cfg) -> int:
         if wl.mix is not None and wl.mix.value_size:
             value = min(wl.mix.value_size)
         if compressed:
-            value = int(value * spec.compression_ratio)
+            value = int(value * spec.compressed_fraction)
         keys = spec.num // int(wl.implies.get("num_divisor", 1))
         most = max(most, keys * (spec.key_size + value))
     return most
