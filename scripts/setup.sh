@@ -43,8 +43,26 @@ for e in rocksdb rocksdb-ie leveldb wiredtiger; do   # rocksdb-ie: the initial-e
         env_args+=("KVLAB_${v//-/_}_PREFIX=$PWD/engines-build/prefix/$e")
     fi
 done
-echo "== building kvlab's native extension${env_args[*]:+ (release engines: ${env_args[*]})}"
-env "${env_args[@]}" .venv/bin/python -m pip install -q --no-build-isolation -e . 2>&1 | grep -v "^\s*$" || true
+# The build's inputs: the sources setup.py compiles and reads (tracked or new, never what a build writes: git's
+# ignores), the release engines given, the engines' Debian packages and the Python.  An editable install rebuilds the
+# whole extension (30 s here) each time it runs, so a build whose inputs match the last one's is skipped; outside a
+# git checkout (an unpacked sdist) the extension is always built.
+build_inputs() {
+    git rev-parse --is-inside-work-tree >/dev/null 2>&1 || return 1
+    { git ls-files -co --exclude-standard -- setup.py pyproject.toml cython_ext kvlab/engines \
+          | grep -E '\.(c|h|pyx|pxd|py|toml|rs)$' | xargs -r sha256sum
+      echo "${env_args[*]}"; dpkg-query -W "${ENGINE_PKGS[@]}"; .venv/bin/python --version; } | sha256sum
+}
+STAMP=.venv/kvlab-native-build.sha256
+inputs=$(build_inputs || true)
+if [ -n "$inputs" ] && [ "$inputs" = "$(cat "$STAMP" 2>/dev/null)" ] && .venv/bin/python -c "import kvlab._native" 2>/dev/null; then
+    echo "== kvlab's native extension: built already from these sources"
+else
+    echo "== building kvlab's native extension${env_args[*]:+ (release engines: ${env_args[*]})}"
+    rm -f "$STAMP"
+    env "${env_args[@]}" .venv/bin/python -m pip install -q --no-build-isolation -e . 2>&1 | grep -v "^\s*$" || true
+    .venv/bin/python -c "import kvlab._native" && [ -n "$inputs" ] && echo "$inputs" > "$STAMP"
+fi
 # the kernel starts with room in glibc's static TLS for a RocksDB linked into kvlab (kvlab.execution.native)
 tls=$(.venv/bin/python -c 'from kvlab.execution.native import with_static_tls_room; print(with_static_tls_room({})["GLIBC_TUNABLES"])')
 .venv/bin/python -m ipykernel install --sys-prefix --name python3 --env GLIBC_TUNABLES "$tls" >/dev/null
