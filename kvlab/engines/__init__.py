@@ -89,6 +89,12 @@ def known_as(name: str) -> str | None:
 VERSION_MARK = "@"
 
 
+def unversioned(name: str) -> str:
+    """A configuration's name without its version ("wiredtiger-lsm@11.3.1": "wiredtiger-lsm"): what a version runs as
+    where a setting is its configuration's (a seed's scripts gave the configuration, not the version)."""
+    return str(name).partition(VERSION_MARK)[0]
+
+
 def versioned(cfg: EngineConfig, version: str) -> EngineConfig:
     """Configuration `cfg` on another version of its engine (its descriptor's `versions`): "lmdb@0.9.70", the same
     settings and rules, its own name in every result, and no colour or alias of the compiled-in one's."""

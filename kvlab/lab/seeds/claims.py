@@ -331,7 +331,7 @@ def _run004(p, engines, store, progress):
 
 def _given002(p, engine):
     from .dbbench_suite import ROCKSDB_SEED
-    memtables = tuple(m for _, m in ROCKSDB_SEED.values()) if engine.split("@")[0] == "rocksdb" else None
+    memtables = tuple(m for _, m in ROCKSDB_SEED.values()) if engine_registry.unversioned(engine) == "rocksdb" else None
     return {"cache_size": p.get("cache_size"), "write_buffer_size": memtables}
 
 

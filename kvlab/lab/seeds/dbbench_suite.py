@@ -53,26 +53,20 @@ COMPRESSION_RATIO = {"rocksdb": 50.0}
 DEFAULT_RATIO = 0.5
 
 
-def _base(name: str) -> str:
-    """An engine configuration's name without its version ("wiredtiger-lsm@11.3.1": "wiredtiger-lsm"): a version
-    runs as the seed's scripts ran its configuration."""
-    return name.split("@")[0]
-
-
 def seed_settings(name: str, test: str, compression: str) -> dict:
     """The settings seed 002's script for `test` gave engine `name` beyond the suite's: bloom filters, no WAL,
     WiredTiger without mmap, the block size (BLOCK_SIZE), RocksDB's tuning (ROCKSDB_SEED: its options string and
     memtable size).  The values' compressibility is a run's, not an engine's: COMPRESSION_RATIO."""
     from ...model.dbbench_flags import translate_rocksdb_flags
-    cfg = engine_registry.get(name)
+    cfg, base = engine_registry.get(name), engine_registry.unversioned(name)   # a version runs as its configuration
     out = {"bloom_bits": BLOOM_BITS} if "bloom_bits" in cfg.honours else {}
     if "disable_wal" in cfg.honours:
         out["disable_wal"] = True
-    out.update(NO_MMAP.get(_base(name), {}))
-    block = BLOCK_SIZE.get(_base(name), {}).get(test)
+    out.update(NO_MMAP.get(base, {}))
+    block = BLOCK_SIZE.get(base, {}).get(test)
     if block is not None and "block_size" in cfg.honours:
         out["block_size"] = block
-    if _base(name) == "rocksdb":
+    if base == "rocksdb":
         flags, memtable = ROCKSDB_SEED[test]
         out["options"] = translate_rocksdb_flags(f"{flags} --compression_type={compression}".split()).options
         out["write_buffer_size"] = memtable
@@ -88,15 +82,15 @@ def dbbench_suite_plan(engines, num, reads, threads, value_size=800, compression
     steps = []
     cache = {"cache_size": cache_size} if cache_size is not None else {}
     for name in engines:
-        cfg = engine_registry.get(name)
+        cfg, base = engine_registry.get(name), engine_registry.unversioned(name)
         comp = compression if compression in cfg.compressions else "none"
         for test, workload, existing, own in STEPS:
             if test == "readrandom":
-                workload = SETTLE.get(_base(name), workload)
+                workload = SETTLE.get(base, workload)
             steps.append(Step(name, test, dict(
                 workload=workload, num=num, reads=reads, threads=threads if test == "readrandom" else 1,
                 value_size=value_size, use_existing_db=existing, seed=seed, compression=own or comp,
-                compression_ratio=COMPRESSION_RATIO.get(_base(name), DEFAULT_RATIO), interval=0, memory=memory, **cache,
+                compression_ratio=COMPRESSION_RATIO.get(base, DEFAULT_RATIO), interval=0, memory=memory, **cache,
                 **seed_settings(name, test, own or comp)),
                 seed_db=test != "readrandom",
                 in_memory=False))

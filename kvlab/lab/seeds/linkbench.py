@@ -37,7 +37,7 @@ def seed_settings(name: str) -> dict:
     out = {"compression": SEED004_COMPRESSION} if SEED004_COMPRESSION in cfg.compressions else {}
     if cfg.adapter == "wiredtiger":
         out.update(_WT_MONGODB)
-    if name.split("@")[0] == "rocksdb":   # the default configuration and its versions, not rocksdb-tuned's own
+    if engine_registry.unversioned(name) == "rocksdb":   # the default configuration and its versions, not rocksdb-tuned's own
         out["options"] = translate_rocksdb_flags(SEED004_ROCKSDB_FLAGS.split()).options
         out["write_buffer_size"] = SEED004_WRITE_BUFFER
     return out
