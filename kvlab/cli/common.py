@@ -99,13 +99,19 @@ def report(result, args) -> None:
             print(f"  {b.workload}: {r['n']} trials, median {num(r['median'])} ops/s; {interval_phrase(r, num)}")
 
 
+WORKER_DIED = 3   # the exit code of a command whose trial's worker died (execution.run.ended)
+
+
 def finish(result, args) -> int:
-    """Tags, --json and the store (a stop signal waits for them), then the exit code: 128 + the number of the
-    signal that stopped a run part-way (130 for Ctrl-C), else 0."""
+    """Tags, --json and the store (a stop signal waits for them), then the exit code: 3 where a trial's worker
+    died (its record says how), 128 + the number of the signal that stopped a run part-way (130 for Ctrl-C), else
+    0."""
     for b in result:
         b.tags = list(dict.fromkeys([*b.tags, *(getattr(args, "tag", None) or ())]))
     with signals.held():
         save(result, args)
+    if any((b.params or {}).get("ended") for b in result):
+        return WORKER_DIED
     stopped = [b for b in result if b.partial or (b.params or {}).get("stopped_by")]
     return signals.exit_code((stopped[0].params or {}).get("stopped_by")) if stopped else 0
 

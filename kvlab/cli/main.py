@@ -2,7 +2,6 @@
 place where errors become exit codes."""
 from __future__ import annotations
 
-import contextlib
 import os
 import sys
 
@@ -11,7 +10,6 @@ from .. import errors
 from .._version import __version__
 from ..execution import native
 from ..execution.dbfiles import leftovers
-from ..execution.run import runner
 from . import (
     clean,
     compare,
@@ -97,10 +95,7 @@ def main(argv=None, reexec: bool = False) -> int:
             note = leftovers.notice()
             if note:
                 print(note, file=sys.stderr, flush=True)
-        # the `kvlab` command's own process (reexec: not a main() called in a Python session) may hold itself in a
-        # memory cgroup for a --memory budget: an overrun ends the command, never an interpreter someone works in
-        bounded = runner.whole_process_bounded() if reexec else contextlib.nullcontext()
-        with signals.stopping(), bounded:
+        with signals.stopping():
             return command()
     except errors.KvlabError as exc:
         print(f"kvlab: error: {exc}", file=sys.stderr)

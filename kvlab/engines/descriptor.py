@@ -251,6 +251,8 @@ class EngineConfig:
     durability: tuple = ()                    # Durability settings a crash test knows (empty: sync on or off)
     format: AdapterFormat | None = None       # reopen rules where they differ from its adapter's
     max_key_size: int | None = None           # the engine's own key limit, below kvlab's (None: kvlab's applies)
+    least: Mapping[str, int] = field(default_factory=dict)   # {setting: bytes}: the least it opens with (a run
+    #                                           whose budget or settings give less is refused before it starts)
     build: str = ""                           # "": compiled into kvlab; a version: the adapter built by `kvlab engines
     #                                           build` with that version linked in, loaded at run time ("lmdb@0.9.70";
     #                                           plain "mdbx", an engine never compiled in: its BUILD's `loaded`)

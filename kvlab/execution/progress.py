@@ -138,6 +138,7 @@ class RunControl:
         self.every = float(every)
         self._stop = threading.Event()
         self.latest: Progress | None = None
+        self.worker_pid: int | None = None   # the running trial's worker process (execution.worker)
 
     def stop(self):
         self._stop.set()

@@ -82,6 +82,7 @@ class RunSpec:
     rate_schedule: str | None = None  # mixes: the open loop's target over time, in total (workloads/rate.py's text;
                                       # a file is read in when the spec is made)
     cpus: str | None = None           # pin the run, engine threads included, to these CPUs: "0", "0-1", "0,2"
+    cold: bool = False                # drop the database's pages from the page cache before each trial
     memory: int | None = None         # one memory budget, bytes (or a size: "1GiB", "512M"): split across the
                                       # engine's caches as its descriptor says, the run held to it in a memory
                                       # cgroup where one can be made; None: each engine's own defaults
@@ -440,6 +441,9 @@ RUN_FLAGS = (
             "engine's own cache and write buffers as its documentation advises (settings given win), the run held to "
             "it in a memory cgroup, page cache included, where one can be made (root, cgroup v1); default: each "
             "engine's own defaults", "SIZE", _MEASURE),
+    RunFlag("cold", "switch", "a cold start: each trial's worker drops the database's pages from the page cache "
+            "before it opens the engine (a database kvlab loaded in the same trial is as the load left it)",
+            group=_MEASURE),
     RunFlag("interval", "number", "time-series interval in s (default 1; 0: off)", "S", _MEASURE),
     RunFlag("warmup", "warmup", "seconds left out of each run phase's summary (default 0), or auto: the start-up "
             "transient MSER-5 finds in the time series", "S|auto", _MEASURE),

@@ -83,7 +83,8 @@ DESCRIPTOR = Descriptor(
                                "write_buffer_size", "options", "table_options"}),
             compressions=("none", "snappy"),
             notes="write_buffer_size maps to lsm chunk_size, bloom_bits to lsm bloom_bit_count",
-            colour="#D55E00", durability=DURABILITY),
+            colour="#D55E00", durability=DURABILITY,
+            least={"cache_size": 32 << 20}),   # wiredtiger_open refuses less: "LSM cache size too small"
     ),
     format=AdapterFormat(fixed=("compression", "block_size", "bloom_bits", "write_buffer_size", "table_options"),
                          log=RecoveryLog(files="WiredTigerLog.*", on_option="log=(enabled=true)",

@@ -149,6 +149,20 @@ class MemoryCgroup:
         self._remove()
 
 
+def enclosing_limit() -> int | None:
+    """The memory limit of the cgroup this process runs in (None: none, or none can be read)."""
+    try:
+        version, own = _version_and_parent()
+    except (errors.KvlabError, OSError):
+        return None
+    name = "memory.limit_in_bytes" if version == 1 else "memory.max"
+    try:
+        text = (own / name).read_text().strip()
+    except OSError:
+        return None
+    return None if text == "max" or not text.isdigit() or int(text) >= 1 << 60 else int(text)
+
+
 def unavailable(limit: int = MIN_LIMIT) -> str | None:
     """Why a memory cgroup of `limit` bytes cannot be made here, or None if it can."""
     try:

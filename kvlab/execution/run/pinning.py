@@ -1,47 +1,31 @@
-"""CPU pinning for a trial (a spec's `cpus`): the whole process, the engines' own threads included."""
+"""CPU pinning for a trial (a spec's `cpus`): its worker process whole, the engines' own threads included."""
 from __future__ import annotations
 
 import os
-import threading
 
 from ... import errors
 from ...model.spec import cpu_set
 
 
-def pin(cpus):
-    """Pin the whole process to `cpus` (a spec's "0-1") for a trial: every thread that exists now
-    (the engines' process-wide pools among them: RocksDB's start with the first open and live on)
-    and, by inheritance, every thread started meanwhile.  Returns {tid: mask} to restore, or None."""
+def check(cpus) -> set | None:
+    """The CPUs a spec's "0-1" names, or a SpecError naming those this process may not use."""
     if cpus is None:
         return None
     wanted, allowed = cpu_set(cpus), os.sched_getaffinity(0)
     if not wanted <= allowed:
         raise errors.SpecError(f"cpus={cpus!r}: CPU(s) {', '.join(map(str, sorted(wanted - allowed)))} are not "
                                f"available; allowed: {', '.join(map(str, sorted(allowed)))}")
-    saved = {}
-    for tid in _tasks():
+    return wanted
+
+
+def pin_process(cpus) -> None:
+    """Pin the trial's worker to `cpus`: every thread it has now and, by inheritance, every thread it starts (the
+    engines' pools among them).  A worker is the trial's alone, so nothing is given back."""
+    wanted = check(cpus)
+    if wanted is None:
+        return
+    for tid in os.listdir("/proc/self/task"):
         try:
-            saved[tid] = os.sched_getaffinity(tid)
-            os.sched_setaffinity(tid, wanted)
+            os.sched_setaffinity(int(tid), wanted)
         except OSError:   # the thread ended meanwhile
             pass
-    return saved
-
-
-def unpin(saved):
-    """Give back what `pin` returned: each thread its mask, threads started since the caller's."""
-    for tid, mask in saved.items():
-        try:
-            os.sched_setaffinity(tid, mask)
-        except OSError:
-            pass
-    # threads started during the run inherited the pinned mask: give them the caller's again
-    for tid in set(_tasks()) - set(saved):
-        try:
-            os.sched_setaffinity(tid, saved.get(threading.get_native_id(), os.sched_getaffinity(0)))
-        except OSError:
-            pass
-
-
-def _tasks() -> list:
-    return [int(t) for t in os.listdir("/proc/self/task")]

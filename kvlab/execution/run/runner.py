@@ -1,19 +1,21 @@
 """The runner: turns a RunSpec into native runs and results.
 
 It prepares the database directory, compiles the spec into a plan of phases (execution.run.phases), opens the
-engine once (a trial, execution.run.trial), runs each phase through the native driver (GIL released for the
+engine once (a trial, execution.run.trial) in a worker process of its own (execution.worker: each trial's worker
+starts clean, owns the conditions and hands back its records whole; one that dies is a record too, run.ended), runs
+each phase through the native driver (GIL released for the
 whole run, on a helper thread) and builds one BenchmarkResult per phase (execution.run.record).  While the native
 threads run, the calling thread samples their counters every `interval` seconds without pausing them
 (execution.run.sampler: the time series, the warm-up snapshot, Ctrl-C as a clean stop with a partial result).
 A read workload on a fresh database first gets a load phase (fillseq in batches of 1000, or through the
 engine's bulk path with load="bulk": execution.run.loads; reported with phase="load"; resume=True continues a
-killed one).  A spec's `cpus` pins the process for each trial (execution.run.pinning).  A spec's `memory` is
-one budget: its engine's descriptor splits it across the engine's settings the spec leaves unset, and the trials
-run in a memory cgroup of that size (page cache included) where one can be made (execution.host.cgroup).
+killed one).  A spec's `cpus` pins the trial's worker (execution.run.pinning).  A spec's `memory` is one budget:
+its engine's descriptor splits it across the engine's settings the spec leaves unset, and each trial's worker runs
+in a memory cgroup of that size (page cache included) where one can be made (execution.host.cgroup), from a
+notebook as from the command line.
 """
 from __future__ import annotations
 
-import contextlib
 import re
 from typing import Callable
 
@@ -24,13 +26,12 @@ from ...model.spec import RunSpec, make_spec
 from ...results import sanity, stats
 from ...results.result import BenchmarkResult, RunResult
 from .. import native
-from ..dbfiles import dbdir, sizecheck
-from ..host import accounting, cgroup
+from ..dbfiles import dbdir, leftovers, sizecheck
+from ..host import cgroup
 from ..progress import RunControl
 from ..traces import recording
-from . import bounded, loads, phases
-from .pinning import pin, unpin
-from .trial import Trial
+from ..worker import spawn
+from . import ended, limits, loads, phases, pinning, worker_trial
 
 
 def run(engine: str = "lmdb", workload="fillseq,readrandom", *, control: RunControl | None = None,
@@ -44,44 +45,33 @@ def run(engine: str = "lmdb", workload="fillseq,readrandom", *, control: RunCont
 
 def run_spec(spec: RunSpec, on_result: Callable[[BenchmarkResult], None] | None = None,
              control: RunControl | None = None, load_only: bool = False) -> RunResult:
-    """Run a spec: its trials, each phase reported to on_result as it ends.  `load_only` runs just
-    the load phase of the first workload that needs data (YCSB's -load), into spec.db."""
+    """Run a spec: its trials, each in a worker process of its own (execution.worker), each phase reported to
+    on_result as it ends.  `load_only` runs just the load phase of the first workload that needs data (YCSB's
+    -load), into spec.db."""
     loads.check(spec, native.load(), key_hash=loads.hashed_keys(spec))
     dbdir.check(spec.db, spec.use_existing_db or spec.resume)
+    pinning.check(spec.cpus)
     if spec.record_trace is not None:
         recording.check(spec, phases.plan(spec, loaded=spec.use_existing_db, load_only=load_only))
-    holding = [None]   # a --db's lock, held from the first trial's start to the last one's end
     budget = memory_budget(spec)
+    limits.check(spec, budget)   # an impossible budget is refused before a worker starts
     tracer = recording.open_for(spec)
-
-    def trials_of(report) -> list:
-        trials: list = []
-        try:
-            for trial in range(spec.repeat):
-                trials.append(_run_trial(spec, trial, report, control, load_only, holding,
-                                         last=trial == spec.repeat - 1, budget=budget, tracer=tracer))
-                if any(b.partial or b.params.get("stopped_by") for b in trials[-1]):
-                    break
-        finally:
-            if holding[0] is not None:
-                holding[0].release()
-                holding[0] = None
-        return trials
-
+    trials: list = []
+    held = None   # a --db's directory, locked from the first trial's start to the last one's end
     try:
         with signals.stopping():   # SIGTERM and SIGHUP stop a run as Ctrl-C does (kvlab._signals)
-            if _in_child_process(budget):   # the command's own process stays out of the memory cgroup
-                keep = (tracer.fd,) if tracer is not None else ()
-                trials, _ = bounded.run(trials_of, on_result, budget, keep)   # a stop: the child's results say so
-            else:
-                with _held_to(budget):
-                    trials = trials_of(on_result)
+            for trial in range(spec.repeat):
+                got, held = _run_trial(spec, trial, on_result, control, load_only, held, budget, tracer,
+                                       last=trial == spec.repeat - 1)
+                trials.append(got)
+                if any(b.partial or b.params.get("stopped_by") or b.params.get("ended") for b in got):
+                    break
     finally:
+        if held is not None:
+            held.release()
         if tracer is not None:
             tracer.close()
     results = [b for t in trials for b in t]
-    for b in results:   # with the cgroup's peak, read as it was left
-        b.params["memory_budget"] = _recorded(budget)
     if len(trials) > 1:
         stats.attach_repetitions(trials)
     sanity.annotate_scaling(results)
@@ -115,136 +105,111 @@ def memory_budget(spec: RunSpec) -> dict:
             "covers": "engine caches only (no memory cgroup entered yet)"}
 
 
-def _recorded(budget: dict) -> dict:
-    return {k: (dict(v) if isinstance(v, dict) else v) for k, v in budget.items()}
-
-
-# Whether this process may hold itself in a memory cgroup: only the `kvlab` command (cli.main, for the command's
-# length).  In a Python session (a notebook's kernel, a test runner) going over the limit would kill the interpreter,
-# which kvlab never does: there the budget covers the engines' caches, and the result says so.
-_WHOLE_PROCESS_BOUNDED = False
-
-
-@contextlib.contextmanager
-def whole_process_bounded():
-    """Within it, a run with a memory budget enters a memory cgroup of that size (the `kvlab` command's process:
-    an overrun ends the command, never a Python session)."""
-    global _WHOLE_PROCESS_BOUNDED
-    before, _WHOLE_PROCESS_BOUNDED = _WHOLE_PROCESS_BOUNDED, True
-    try:
-        yield
-    finally:
-        _WHOLE_PROCESS_BOUNDED = before
-
-
-def _in_child_process(budget: dict) -> bool:
-    """Whether the run goes to a child process held in a memory cgroup (execution.run.bounded): the `kvlab`
-    command's run with a budget, where a memory cgroup can be made."""
-    return budget["bytes"] is not None and _WHOLE_PROCESS_BOUNDED and cgroup.unavailable(budget["bytes"]) is None
-
-
-@contextlib.contextmanager
-def _held_to(budget: dict):
-    """The run inside a memory cgroup of the budget's size, left and removed after; where none can be made, or in
-    a Python session (see _WHOLE_PROCESS_BOUNDED), the budget says it covers the engine's caches only, and why."""
-    if budget["bytes"] is None:
-        yield
-        return
-    if not _WHOLE_PROCESS_BOUNDED:
-        budget["covers"] = ("engine caches only (a Python session is not held in a memory cgroup: going over it "
-                            "would kill the interpreter; `kvlab run --memory` bounds the page cache too)")
-        yield
-        return
-    try:
-        cg = cgroup.MemoryCgroup(budget["bytes"]).__enter__()
-    except errors.KvlabError as exc:
-        budget["covers"] = f"engine caches only ({exc})"
-        yield
-        return
-    try:
-        cg.join()
-    except OSError as exc:
-        cg.__exit__(None, None, None)
-        budget["covers"] = f"engine caches only (cannot join the memory cgroup {cg.path}: {exc.strerror})"
-        yield
-        return
-    budget.update(cgroup=str(cg.path), cgroup_version=cg.version, cgroup_limit_bytes=cg.limit_set(),
-                  covers="engine and page cache")
-    try:
-        yield
-    finally:
-        budget["cgroup_peak_bytes"] = cg.peak()
-        try:
-            cg.leave()
-        finally:
-            cg.__exit__(None, None, None)
-
-
-def _run_trial(spec, trial, on_result, control=None, load_only=False, holding=None, last=True, budget=None,
-               tracer=None):
-    saved = pin(spec.cpus)
-    try:
-        return _run_trial_pinned(spec, trial, on_result, control, load_only, holding, last, budget, tracer)
-    finally:
-        if saved is not None:
-            unpin(saved)
-
-
-def _run_trial_pinned(spec, trial, on_result, control, load_only, holding, last, budget=None, tracer=None):
+def _run_trial(spec, trial, on_result, control, load_only, held, budget, tracer, last):
+    """One trial in a worker: the directory prepared and locked here, the memory cgroup made here, the rest in the
+    worker (execution.run.worker_trial); returns (its records, the directory still held for the next trial)."""
     cfg = native.require_built(spec.engine)
     lib = native.load()
     warnings = [f"{spec.engine} ignores {k} (it has no such setting)" for k in cfg.ignored(spec.engine_settings)]
-    if budget is not None and budget["bytes"] is not None:
+    if budget["bytes"] is not None:
         warnings += [f"memory budget: {k}={v['given']} given wins over the budget's {v['budget']}"
                      for k, v in budget["given_wins"].items()]
-        if budget["cgroup"] is None:
-            warnings.append(f"memory budget of {budget['bytes'] / MiB:g} MiB covers the {budget['covers']}")
     warnings += sizecheck.check(spec, cfg)   # a run that cannot fit is refused before anything is written
     where = dbdir.prepare(spec.db, spec.engine, lib.KEY_ENCODING, spec.use_existing_db or spec.resume,
-                          overwrite=spec.overwrite, holding=holding[0])
-    holding[0] = None
+                          overwrite=spec.overwrite, holding=held)
+    cg = None
     try:
-        session = Trial(spec, cfg, lib, where, warnings, trial, control, budget=budget, tracer=tracer)
+        budget, cg = _cgroup_for(budget)
+        if budget["bytes"] is not None and budget["cgroup"] is None:
+            warnings.append(f"memory budget of {budget['bytes'] / MiB:g} MiB covers the {budget['covers']}")
+        job = worker_trial.TrialJob(spec, trial, load_only, budget, _handed(where), warnings,
+                                    tracer=(tracer.path, tracer.phases) if tracer is not None else None,
+                                    every=control.every if control is not None else None, cold=spec.cold)
+        fds = (where.lock_fd,) + ((tracer.fd,) if tracer is not None else ())
+        watch = _Watch(spec, trial, on_result, control)
+        got = spawn.call("kvlab.execution.run.worker_trial:run", (job,), fds=fds, on_message=watch,
+                         stop_requested=control and (lambda: control.stop_requested), started=watch.started)
+        peak = cg.peak() if cg is not None else None
+        oom = (cg.oom_kills() or 0) > 0 if cg is not None else False
     except BaseException:
         _let_go(where, spec)
         raise
-    arrived = []
-    try:
-        _phases(spec, session, on_result, load_only)
-    except KeyboardInterrupt as exc:   # a stop outside a measured phase: the phases that ended are kept
-        if not session.results:
-            raise
-        arrived.append(signals.name_of(exc))
     finally:
-        with signals.held(arrived):   # closing and cleaning up finish whatever signal comes
-            session.close()
-            # engines that keep data in their cache until close (WiredTiger without a checkpoint)
-            # show their real size only now; seed 001 measured after the process ended
-            if session.results and session.results[-1].accounting is not None:
-                acct = session.results[-1].accounting
-                acct["db_size_after_close_bytes"] = dbdir.size_on_disk(where.path)
-                # seed 001's total: the database after close + the process (accounting.seed_total)
-                acct["total_size_bytes"] = accounting.seed_total(acct["db_size_after_close_bytes"],
-                                                                 acct.get("process_size_bytes"))
-            if spec.db is not None and not where.temporary and not last and not arrived:
-                holding[0] = where   # the next trial starts under the same lock
-            else:
-                _let_go(where, spec)
-    if arrived and session.results:
-        _stopped_after(session.results[-1], arrived[0])
-    return session.results
+        if cg is not None:
+            cg.__exit__(None, None, None)
+    if got.returned and got.error is not None:
+        _let_go(where, spec)
+        raise got.error
+    arrived = list(got.arrived)
+    if got.returned:
+        out = got.value
+        results = out.results
+        arrived += out.arrived
+        if tracer is not None:
+            tracer.phases = out.tracer_phases
+    else:   # the worker died: what it sent so far, and a record of how it ended
+        last_words = ended.record(spec, trial, watch.latest, got, budget, peak, oom, lib.KEY_ENCODING, warnings)
+        results = watch.results + [last_words]
+        _remove_left(got.pid)
+        if on_result is not None:
+            on_result(last_words)
+    if spec.db is not None and not where.temporary and not last and not arrived and got.returned:
+        return results, where   # the next trial starts under the same lock
+    _let_go(where, spec)
+    if arrived and results:
+        _stopped_after(results[-1], arrived[0])
+    return results, None
 
 
-def _phases(spec, session, on_result, load_only):
-    for phase in session.plan(load_only):
-        done = session.run_one(phase)
-        if done is not None:
-            session.add(done, on_result)
-            if done.partial:
-                return
-    if not session.results and session.resume_note:   # nothing ran: say why, as an error (exit 2)
-        raise errors.SpecError(f"{session.resume_note}; nothing is left to run (its other workloads run on it "
-                               "with use_existing_db)")
+class _Watch:
+    """What a worker sends while it runs: progress to the caller's observers, each phase's record to on_result
+    (and kept, for a worker that dies)."""
+
+    def __init__(self, spec, trial, on_result, control):
+        self.spec, self.trial, self.on_result, self.control = spec, trial, on_result, control
+        self.results: list = []
+        self.latest = None
+
+    def started(self, pid: int) -> None:
+        if self.control is not None:
+            self.control.worker_pid = pid
+
+    def __call__(self, message) -> None:
+        kind, payload = message
+        if kind == "progress":
+            self.latest = payload
+            if self.control is not None:
+                self.control.publish(payload)
+        elif kind == "result":
+            self.results.append(payload)
+            if self.on_result is not None:
+                self.on_result(payload)
+
+
+def _cgroup_for(budget: dict):
+    """(the budget as the worker gets it, the memory cgroup made for the trial or None): a cgroup of the budget's
+    size wherever one can be made (the engine and its page cache), else the reason, said the same way in every
+    face."""
+    if budget["bytes"] is None:
+        return budget, None
+    try:
+        cg = cgroup.MemoryCgroup(budget["bytes"]).__enter__()
+    except errors.KvlabError as exc:
+        return {**budget, "covers": f"engine caches only ({exc})"}, None
+    return {**budget, "cgroup": str(cg.path), "cgroup_version": cg.version, "cgroup_limit_bytes": cg.limit_set(),
+            "covers": "engine and page cache (the trial's worker process in a memory cgroup)"}, cg
+
+
+def _handed(where):
+    """The directory as the worker gets it: its lock's descriptor travels beside the job."""
+    return dbdir.DbDir(where.path, where.temporary, where.existed, None, where.unclean)
+
+
+def _remove_left(pid: int) -> None:
+    """The temporary databases a dead worker left (kvlab's own, named by its pid); a --db is the user's."""
+    for left in leftovers.orphans():
+        if left.pid == str(pid) and left.what == "temporary database":
+            leftovers.remove(left)
 
 
 def _let_go(where, spec):
@@ -265,4 +230,3 @@ def _stopped_after(b, name: str):
     if not b.partial:
         b.warnings.append(f"the run was stopped by {name} after this phase ended: this phase is whole, the "
                           "workloads after it did not run")
-

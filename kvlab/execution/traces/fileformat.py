@@ -112,6 +112,14 @@ class TraceWriter:
         self.phases = 0
         self._write(MAGIC + _U32.pack(FORMAT_VERSION) + _U32.pack(len(data)) + data)
 
+    @classmethod
+    def reopened(cls, path, fd: int, phases: int) -> "TraceWriter":
+        """The same trace in a trial's worker: its descriptor handed over (the file's offset is shared), the
+        phases written so far."""
+        self = cls.__new__(cls)
+        self.path, self.fd, self.phases = str(path), fd, phases
+        return self
+
     def _write(self, data: bytes):
         view = memoryview(data)
         try:

@@ -49,11 +49,11 @@ _OVER_BUDGET: ContextVar[dict | None] = ContextVar("kvlab_over_budget", default=
 
 @contextlib.contextmanager
 def over_budget_recorded():
-    """Within it, a step that goes over its memory budget (RunOutOfMemory: the `kvlab` command's memory-bounded
-    run, which the OOM killer ended) does not end the experiment: `attempt` returns None for it and for the
-    engine's later steps in its database (`seed_db`: they would run on what the killed step left), and the dict
-    this yields says, per engine, which step went over and why (`kvlab reproduce`: its claims are "cannot test
-    here").  Outside it, RunOutOfMemory propagates (a Python session is never held in a memory cgroup)."""
+    """Within it, a step whose trial's worker died (the OOM killer over its memory budget, a signal, an engine's
+    abort: a record with params["ended"]) does not end the experiment: `attempt` returns None for it and for the
+    engine's later steps in its database (`seed_db`: they would run on what the dead step left), and the dict this
+    yields says, per engine, which step ended so and why (`kvlab reproduce`: its claims are "cannot test here").
+    Outside it, the step's result comes back with that record."""
     token = _OVER_BUDGET.set({})
     try:
         yield _OVER_BUDGET.get()
@@ -69,17 +69,17 @@ def execute(step: Step, db: str | None = None) -> RunResult:
 def attempt(step: Step, db: str | None = None) -> RunResult | None:
     """execute(step, db), for the experiments `kvlab reproduce` runs: None within over_budget_recorded() where the
     step went over its memory budget, or follows a step of its engine's that did in the same database."""
-    from ...execution.run.bounded import RunOutOfMemory
     over = _OVER_BUDGET.get()
     if over is None:
         return execute(step, db)
     if step.seed_db and step.engine in over:
         return None
-    try:
-        return execute(step, db)
-    except RunOutOfMemory as exc:
-        over.setdefault(step.engine, f"{step.label}: {exc}")
+    got = execute(step, db)
+    ended = next((b.params["ended"] for b in got if (b.params or {}).get("ended")), None)
+    if ended is not None:
+        over.setdefault(step.engine, f"{step.label}: the trial's worker died: {ended['how']}")
         return None
+    return got
 
 
 def by_engine(steps) -> list:
