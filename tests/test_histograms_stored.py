@@ -2,6 +2,7 @@
 back is what the run computed, to the last bit; the .hgrm export reads back to the same percentiles; a
 record older than kvlab.result/6 upgrades and says it has no histograms."""
 import json
+import os
 import re
 
 import numpy as np
@@ -19,26 +20,43 @@ from .conftest import require
 QS = [0, 0.1, 1, 10, 25, 50, 75, 90, 95, 99, 99.5, 99.9, 99.95, 99.99, 99.999, 100]
 
 
-@pytest.fixture(scope="module")
-def captured():
-    """Runs on LMDB with the Histograms the runner merged, as they were before anything was stored:
-    fillseq + readrandom, readwhilewriting (its writer), ycsb-a closed loop and open loop."""
-    require("lmdb")
-    seen = []
+def _install_spy():
+    """In each trial's worker (KVLAB_WORKER_HOOK): every Histograms the runner merges, pickled into a file."""
+    import pickle
     original = record.histograms_record
 
     def spy(overall, by_op, templates=None, writer=None):
-        seen.append({"all": overall, "by_op": dict(by_op), "templates": templates, "writer": writer})
+        with open(os.environ["KVLAB_TEST_SPY"], "ab") as f:
+            pickle.dump({"all": overall, "by_op": dict(by_op), "templates": templates, "writer": writer}, f)
         return original(overall, by_op, templates, writer)
 
     record.histograms_record = spy
+
+
+@pytest.fixture(scope="module")
+def captured(tmp_path_factory):
+    """Runs on LMDB with the Histograms the runner merged, as they were before anything was stored:
+    fillseq + readrandom, readwhilewriting (its writer), ycsb-a closed loop and open loop."""
+    import pickle
+    require("lmdb")
+    spied = tmp_path_factory.mktemp("spy") / "histograms.pickle"
+    env = {"KVLAB_WORKER_HOOK": f"{__name__}:_install_spy", "KVLAB_TEST_SPY": str(spied)}
+    os.environ.update(env)
     try:
         runs = [kvlab.run("lmdb", "fillseq,readrandom", num=20_000, threads=2, seed=1),
                 kvlab.run("lmdb", "readwhilewriting", num=20_000, threads=2, duration=0.6, seed=1),
                 kvlab.run("lmdb", "ycsb-a", num=5_000, reads=3_000, threads=2, seed=1),
                 kvlab.run("lmdb", "ycsb-a", num=5_000, reads=2_000, threads=2, target_rate=10_000, seed=1)]
     finally:
-        record.histograms_record = original
+        for k in env:
+            os.environ.pop(k, None)
+    seen = []
+    with open(spied, "rb") as f:
+        while True:
+            try:
+                seen.append(pickle.load(f))
+            except EOFError:
+                break
     benchmarks = [b for r in runs for b in r]
     assert len(seen) == len(benchmarks)
     return list(zip(benchmarks, seen))

@@ -103,20 +103,19 @@ def test_compare_refuses_a_bad_memory_value(capsys):
 @pytest.mark.skipif(os.geteuid() != 0 or cgroup.unavailable() is not None,
                     reason="no memory cgroup can be made here (root and a memory controller needed)")
 def test_the_run_is_in_a_memory_cgroup_of_the_budget():
-    """As the `kvlab` command runs it: the trials in a child process held in the cgroup (the command's own process
-    never in it, so that going over ends the run, not the command), each result back as it ends."""
+    """From a Python session as from the `kvlab` command: the trial's worker held in the cgroup (the caller's own
+    process never in it, so that going over ends the trial, not the session), each result back as it ends."""
     require("lmdb")
     seen = []
     before = Path("/proc/self/cgroup").read_text()
 
     def here(b):
         seen.append((b.workload, Path("/proc/self/cgroup").read_text()))
-    from kvlab.execution.run.runner import run_spec, whole_process_bounded
-    with whole_process_bounded():
-        result = run_spec(make_spec("lmdb", "fillseq,readrandom", num=2000, interval=0, memory="256MiB"),
-                          on_result=here)
+    from kvlab.execution.run.runner import run_spec
+    result = run_spec(make_spec("lmdb", "fillseq,readrandom", num=2000, interval=0, memory="256MiB"),
+                      on_result=here)
     budget = result.benchmarks[-1].params["memory_budget"]
-    assert budget["covers"] == "engine and page cache (the run in a child process of its own)"
+    assert budget["covers"] == "engine and page cache (the trial's worker process in a memory cgroup)"
     assert budget["cgroup_limit_bytes"] == 256 << 20
     assert budget["cgroup_peak_bytes"] > 1 << 20                     # the child's pages were charged to it
     assert [w for w, _ in seen] == ["fillseq", "readrandom"] == [b.workload for b in result]
@@ -132,16 +131,16 @@ def _cmd(args, tmp_path, timeout=300):
 
 
 def test_going_over_the_budget_ends_the_run_not_the_command(tmp_path):
-    """WiredTiger told to cache 1 GiB within a 128 MiB budget: the OOM killer ends the run's process; the command
-    says why, removes the temporary database, and exits 2 as for any error."""
+    """WiredTiger told to cache 1 GiB within a 128 MiB budget: the OOM killer ends the trial's worker; the command
+    records how it ended and why, removes the temporary database, and exits 3 (a trial's worker died)."""
     require("wiredtiger-btree")
     if cgroup.unavailable(128 << 20):
         pytest.skip(f"no memory cgroup here: {cgroup.unavailable(128 << 20)}")
     p = _cmd(["run", "--engine", "wiredtiger-btree", "--workload", "fillrandom", "--num", 400_000, "--value-size",
               1000, "--memory", "128MiB", "--cache-size", 1 << 30, "--interval", 0, "--no-store", "-q"], tmp_path)
     out, err = p.communicate(timeout=300)
-    assert p.returncode == 2, (p.returncode, err)
-    assert "went over its memory budget of 128 MiB" in err and "OOM killer" in err
+    assert p.returncode == 3, (p.returncode, err)
+    assert "the trial's worker died: the kernel's OOM killer" in err and "of 128 MiB" in err
     assert "settings given win over the budget's split: cache_size 1073741824" in err
     assert not list(tmp_path.glob("kvlab-*")), "the killed run's temporary database was removed"
 
@@ -172,9 +171,7 @@ def test_without_a_cgroup_the_budget_covers_the_engine_caches_only(monkeypatch):
     def refuse(limit):
         raise errors.KvlabError("memory_limit: no memory cgroup here (a test's)")
     monkeypatch.setattr(cgroup, "MemoryCgroup", refuse)
-    from kvlab.execution.run.runner import whole_process_bounded
-    with whole_process_bounded():
-        b = _run("wiredtiger-btree", memory=GIB).benchmarks[-1]
+    b = _run("wiredtiger-btree", memory=GIB).benchmarks[-1]
     assert b.params["memory_budget"]["cgroup"] is None
     assert b.params["memory_budget"]["covers"].startswith("engine caches only (")
     assert any("covers the engine caches only" in w for w in b.warnings)
@@ -199,14 +196,16 @@ def test_compare_gives_every_engine_the_budget_and_says_so(tmp_path, capsys):
     assert "engine defaults: " in capsys.readouterr().out
 
 
-def test_a_python_session_is_never_held_in_a_cgroup():
-    """An overrun would kill the interpreter: kvlab.run with a budget sizes the caches, enters no cgroup, and says
-    so."""
+@pytest.mark.skipif(os.geteuid() != 0 or cgroup.unavailable() is not None,
+                    reason="no memory cgroup can be made here (root and a memory controller needed)")
+def test_a_python_session_is_never_held_in_a_cgroup_its_trials_are():
+    """An overrun would kill the interpreter: the session never joins the cgroup, the trial's worker does, and the
+    record says so as the command's does."""
     require("lmdb")
     before = Path("/proc/self/cgroup").read_text()
     b = _run("lmdb", memory=GIB).benchmarks[-1]
-    assert b.params["memory_budget"]["cgroup"] is None
-    assert "a Python session is not held in a memory cgroup" in b.params["memory_budget"]["covers"]
+    assert b.params["memory_budget"]["cgroup_limit_bytes"] == GIB
+    assert b.params["memory_budget"]["covers"].startswith("engine and page cache")
     assert Path("/proc/self/cgroup").read_text() == before
 
 
@@ -217,7 +216,6 @@ def test_a_seed_step_over_its_budget_skips_its_engines_later_steps_not_the_exper
     require("lmdb")
     if cgroup.unavailable(128 << 20):
         pytest.skip(f"no memory cgroup here: {cgroup.unavailable(128 << 20)}")
-    from kvlab.execution.run.runner import whole_process_bounded
     from kvlab.lab.seeds.plan import Step, attempt, over_budget_recorded
     over_run = dict(workload="fillrandom", num=400_000, value_size=1000, memory="128MiB", cache_size=1 << 30,
                     interval=0)
@@ -226,8 +224,9 @@ def test_a_seed_step_over_its_budget_skips_its_engines_later_steps_not_the_exper
                                                          use_existing_db=True, interval=0), seed_db=True),
              Step("lmdb", "load", dict(workload="fillseq", num=1000, interval=0, memory="128MiB"), seed_db=True)]
     dbs = [tmp_path / "wt", tmp_path / "wt", tmp_path / "lmdb"]
-    with whole_process_bounded(), over_budget_recorded() as over:
+    with over_budget_recorded() as over:
         got = [attempt(step, str(db)) for step, db in zip(steps, dbs)]
     assert got[0] is None and got[1] is None and got[2] is not None and got[2][0].ops == 1000
     assert list(over) == ["wiredtiger-btree"]
-    assert over["wiredtiger-btree"].startswith("wiredtiger-btree load: the run went over its memory budget of 128 MiB")
+    assert over["wiredtiger-btree"].startswith("wiredtiger-btree load: the trial's worker died: the kernel's OOM "
+                                               "killer")

@@ -2,13 +2,11 @@
 place where errors become exit codes."""
 from __future__ import annotations
 
-import os
 import sys
 
 from .. import _signals as signals
 from .. import errors
 from .._version import __version__
-from ..execution import native
 from ..execution.dbfiles import leftovers
 from . import (
     clean,
@@ -42,8 +40,8 @@ def _compares_runs(args) -> bool:
 
 # The commands in the order `kvlab --help` lists them, each with whether it runs an engine (or, for a command
 # that does for some actions only, a test of its parsed arguments).  One that does names what killed runs left
-# behind before it starts, and, started without room in glibc's static TLS for a library linked into kvlab
-# (kvlab.execution.native), re-executes itself once with it, since glibc reads it only at start.
+# behind before it starts.  (Its trials run in worker processes that the fork server starts with room in glibc's
+# static TLS: execution.worker; the command itself opens no engine.)
 TABLE = ((run, True), (ycsb, True), (dbbench, True), (compare, True), (versions, True), (noise, True), (sla, True),
          (rerun, True), (replay, True), (results, _compares_runs), (report, False), (reproduce, True), (engines, False),
          (workloads, False),
@@ -74,7 +72,7 @@ def build_parser() -> Parser:
     return p
 
 
-def main(argv=None, reexec: bool = False) -> int:
+def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     signals.forget()
     for stream in (sys.stdout, sys.stderr):   # a path typed with bytes that are not UTF-8 prints as those bytes
@@ -89,8 +87,6 @@ def main(argv=None, reexec: bool = False) -> int:
             args = parser.parse_args(argv)
             command = lambda: BY_NAME[args.command].handle(args)   # noqa: E731
         engine_runs = runs_engines(args)
-        if reexec and engine_runs:
-            _reexec_with_static_tls_room()
         if engine_runs:   # what killed runs left behind, named once before the next one starts
             note = leftovers.notice()
             if note:
@@ -117,22 +113,8 @@ def main(argv=None, reexec: bool = False) -> int:
 
 
 def entry():
-    """The `kvlab` command (main() is also called in-process, by tests, where it must not re-execute)."""
-    sys.exit(main(reexec=True))
-
-
-_REEXECUTED = "KVLAB_REEXECUTED"   # set in the re-executed process: never twice, whatever its environment
-
-
-def _reexec_with_static_tls_room() -> None:
-    """A command that runs an engine, started without the static TLS room a linked-in library needs, starts
-    again with it (the command line was parsed first: a mistake in it is told once, by this process)."""
-    if os.environ.get(_REEXECUTED) or not native.needs_static_tls_room():
-        return
-    try:   # the interpreter started again exactly as it was (its flags, the script or -m, the arguments)
-        os.execve(sys.executable, sys.orig_argv, {**native.with_static_tls_room(os.environ), _REEXECUTED: "1"})
-    except OSError:
-        pass   # carry on as started: a run's build facts and warnings say so
+    """The `kvlab` command (main() is also called in-process, by tests)."""
+    sys.exit(main())
 
 
 if __name__ == "__main__":

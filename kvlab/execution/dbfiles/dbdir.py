@@ -57,6 +57,7 @@ class DbDir:
     existed: bool        # held a database of this engine before the run
     lock_fd: int | None = None
     unclean: bool = False   # the last process to open the engine here ended without closing it
+    owner: int | None = None   # the process the lock file names (None: this one); a trial's worker names its caller
 
     def acquire(self, engine: str) -> bool:
         """Hold the directory's lock (before anything in it is read, cleared or written); True if the last
@@ -68,7 +69,7 @@ class DbDir:
         while True:
             fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
             try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                _lock_or_wait_for_a_dead_holder(fd, lock)
             except OSError:
                 os.close(fd)
                 raise errors.EngineBusy(
@@ -91,7 +92,7 @@ class DbDir:
     def _state(self, state: str):
         if self.lock_fd is not None:
             os.ftruncate(self.lock_fd, 0)
-            os.pwrite(self.lock_fd, f"{os.getpid()} {state}\n".encode(), 0)
+            os.pwrite(self.lock_fd, f"{self.owner or os.getpid()} {state}\n".encode(), 0)
 
     def engine_opening(self):
         """The engine is about to open: a death from here on is an unclean close."""
@@ -121,6 +122,38 @@ class DbDir:
             (self.path / MARKER).unlink()   # first: without it, the directory is nobody's orphan
             shutil.rmtree(self.path, ignore_errors=True)
         self.release()
+
+
+HOLDER_GONE_WAIT_S = 10.0   # how long a lock whose named holder is gone may take to be let go
+
+
+def _lock_or_wait_for_a_dead_holder(fd: int, lock: Path) -> None:
+    """flock the lock; where another holds it but the process the lock file names is gone (a killed run whose
+    trial's worker is still ending: it dies with its caller, and a large mapping takes a moment to tear down),
+    wait for it up to HOLDER_GONE_WAIT_S.  OSError: held by a live run."""
+    deadline = time.monotonic() + HOLDER_GONE_WAIT_S
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except OSError:
+            if _holder_alive(lock) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.02)
+
+
+def _holder_alive(lock: Path) -> bool:
+    try:
+        pid = int(lock.read_text().split()[0])
+    except (OSError, IndexError, ValueError):
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass
+    return True
 
 
 def lock_state(lock: Path) -> str:

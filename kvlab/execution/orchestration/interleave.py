@@ -54,13 +54,15 @@ def run_interleaved(spec_a: RunSpec, spec_b: RunSpec, repeat: int,
             where = {"side": side, "trial": i, "of": repeat, "order": order, "first": sides[0],
                      "sequence": sequence, "label": label}
 
-            def mark(b, side=side, where=where, i=i):
+            def mark(b, where=where, i=i):
                 b.trial = i
                 b.provenance = {**(b.provenance or {}), "trial": i, "interleaved": where}
-                if on_result is not None:
-                    on_result(side, b)
+                return b
 
-            result = runner.run_spec(specs[side], on_result=mark, control=control)
+            result = runner.run_spec(specs[side], control=control,
+                                     on_result=lambda b, side=side, mark=mark: on_result and on_result(side, mark(b)))
+            for b in result:   # the records the worker handed back whole (on_result saw each as it came)
+                mark(b)
             trials[side].append(list(result))
             order += 1
             if on_trial is not None:

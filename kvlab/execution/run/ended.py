@@ -9,9 +9,10 @@ from ...engines.descriptor import MiB
 from ...results.result import BenchmarkResult
 
 
-def how(outcome, oom: bool) -> str:
+def how(outcome, oom: bool, budget: dict) -> str:
     if oom and outcome.signal_name == "SIGKILL":
-        return "the kernel's OOM killer (SIGKILL): the engine and its page cache needed more than the memory budget"
+        return ("the kernel's OOM killer (SIGKILL): the engine and its page cache needed more than the memory budget "
+                f"of {_mib(budget.get('bytes'))}; " + _likely_cause(budget))
     return f"{outcome.how()}" + (" (the engine aborted)" if outcome.signal_name == "SIGABRT" else "")
 
 
@@ -19,7 +20,7 @@ def record(spec, trial: int, latest, outcome, budget: dict, peak, oom: bool, key
            warnings: list) -> BenchmarkResult:
     """The partial record of the phase that was running when the worker died (the workload of its last progress,
     or the spec's first when none came)."""
-    ended = {"how": how(outcome, oom), "signal": outcome.signal_name, "exit_status": outcome.exit_status,
+    ended = {"how": how(outcome, oom, budget), "signal": outcome.signal_name, "exit_status": outcome.exit_status,
              "oom_kill": oom, "killed_after_grace": outcome.killed_after_grace, "cgroup_peak_bytes": peak,
              "engine_log": list(outcome.log), "worker_pid": outcome.pid}
     ops = latest.done_ops if latest is not None else 0
@@ -38,3 +39,18 @@ def record(spec, trial: int, latest, outcome, budget: dict, peak, oom: bool, key
                 "memory_budget": {**budget, "cgroup_peak_bytes": peak}, "cold": spec.cold},
         versions={}, key_encoding=key_encoding, partial=True, warnings=[*warnings, line], started_at=now,
         ended_at=now, trial=trial, provenance={"spec": spec.to_dict()})
+
+
+def _likely_cause(budget: dict) -> str:
+    given = budget.get("given_wins") or {}
+    if given:
+        over = ", ".join(f"{k} {v['given']} (the budget gave {_mib(v['budget'])})" for k, v in given.items())
+        return (f"settings given win over the budget's split: {over}; leave them to the budget, or give a larger "
+                "--memory")
+    split = ", ".join(f"{k} {_mib(v)}" for k, v in (budget.get("split") or {}).items())
+    return (f"the engine needed more than the budget beside {'its split (' + split + ')' if split else 'its data'}; "
+            "give a larger --memory")
+
+
+def _mib(n) -> str:
+    return "?" if n is None else f"{n / MiB:,.0f} MiB"

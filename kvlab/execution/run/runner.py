@@ -16,6 +16,7 @@ notebook as from the command line.
 """
 from __future__ import annotations
 
+import os
 import re
 from typing import Callable
 
@@ -26,7 +27,7 @@ from ...model.spec import RunSpec, make_spec
 from ...results import sanity, stats
 from ...results.result import BenchmarkResult, RunResult
 from .. import native
-from ..dbfiles import dbdir, leftovers, sizecheck
+from ..dbfiles import dbdir, sizecheck
 from ..host import cgroup
 from ..progress import RunControl
 from ..traces import recording
@@ -150,7 +151,6 @@ def _run_trial(spec, trial, on_result, control, load_only, held, budget, tracer,
     else:   # the worker died: what it sent so far, and a record of how it ended
         last_words = ended.record(spec, trial, watch.latest, got, budget, peak, oom, lib.KEY_ENCODING, warnings)
         results = watch.results + [last_words]
-        _remove_left(got.pid)
         if on_result is not None:
             on_result(last_words)
     if spec.db is not None and not where.temporary and not last and not arrived and got.returned:
@@ -202,14 +202,7 @@ def _cgroup_for(budget: dict):
 
 def _handed(where):
     """The directory as the worker gets it: its lock's descriptor travels beside the job."""
-    return dbdir.DbDir(where.path, where.temporary, where.existed, None, where.unclean)
-
-
-def _remove_left(pid: int) -> None:
-    """The temporary databases a dead worker left (kvlab's own, named by its pid); a --db is the user's."""
-    for left in leftovers.orphans():
-        if left.pid == str(pid) and left.what == "temporary database":
-            leftovers.remove(left)
+    return dbdir.DbDir(where.path, where.temporary, where.existed, None, where.unclean, owner=os.getpid())
 
 
 def _let_go(where, spec):

@@ -5,11 +5,14 @@ from __future__ import annotations
 import ctypes
 import importlib
 import os
+import signal
 import sys
 import threading
 
 from ... import errors
 from . import channel
+
+HOOK = "KVLAB_WORKER_HOOK"
 
 
 class Link:
@@ -38,14 +41,13 @@ class Link:
                 chunk = os.read(self.fd, 1 << 16)
             except OSError:
                 chunk = b""
-            messages = self._reader.feed(chunk) if chunk else [("stop",)]
-            for message in messages:
+            if not chunk:   # the caller is gone: the worker goes with it at once, as one process would have
+                os.kill(os.getpid(), signal.SIGKILL)
+            for message in self._reader.feed(chunk):
                 if message[0] == "stop" and not self.stopped.is_set():
                     self.stopped.set()
                     for callback in self._on_stop:
                         callback()
-            if not chunk:
-                return
 
 
 def worker_main(fd: int, extra: list) -> int:
@@ -73,6 +75,10 @@ def worker_main(fd: int, extra: list) -> int:
         os.chdir(job["cwd"])
     except OSError:
         pass
+    hook = os.environ.get(HOOK)
+    if hook:   # instrumentation that must run inside the worker (a test's spy): "module:function", called first
+        module, _, name = hook.partition(":")
+        getattr(importlib.import_module(module), name)()
     link = Link(fd, reader, fds)
     if any(m[0] == "stop" for m in early):
         link.stopped.set()

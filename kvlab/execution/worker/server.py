@@ -60,7 +60,10 @@ def main(control_fd: int) -> None:
             os.close(channel)
             for fd in extra:
                 os.close(fd)
-            os.write(status, STATUS.pack(pid))
+            try:
+                os.write(status, STATUS.pack(pid))
+            except OSError:   # the caller stopped listening (it is being killed): the worker goes too
+                os.kill(pid, signal.SIGKILL)
             workers[pid] = status
         _reap(workers)
     for pid in workers:

@@ -82,7 +82,8 @@ class _Server:
                 "from kvlab.execution.worker import server; server.main(int(sys.argv[1]))")
         env = with_static_tls_room(os.environ)
         self.proc = subprocess.Popen([sys.executable, "-c", code, str(theirs.fileno())], pass_fds=[theirs.fileno()],
-                                     env=env, stdin=subprocess.DEVNULL, start_new_session=True, close_fds=True)
+                                     env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True)
         theirs.close()
         self.control, self.owner = mine, os.getpid()
 
