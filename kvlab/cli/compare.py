@@ -61,7 +61,7 @@ def handle(args) -> int:
     built = [r["engine"] for r in native.describe() if r["built"] and r["stores_data"]]
     names = [n.strip() for n in args.engines.split(",") if n.strip()] if args.engines else built
     for n in names:
-        native.require_built(n)
+        native.require_built(n, load_now=False)
     names = list(dict.fromkeys(names))
     memory = None if str(args.memory).strip().lower() in NO_BUDGET else memory_bytes(args.memory)
     if args.warmup >= args.duration:

@@ -75,11 +75,11 @@ def handle(args, rest) -> int:
     common.preflight(args, p.spec.db, p.spec.use_existing_db)
     from ..execution import native
     from ..execution.run.runner import run_spec
-    cfg = native.require_built(p.spec.engine)
+    cfg = native.require_built(p.spec.engine, load_now=False)   # its trials' workers load it
     lib = native.load()
-    if not args.quiet:
-        name = native.adapter_name(cfg)   # a built version (lmdb@0.9.70, plain redb) is loaded: its own version
-        version = lib.adapters().get(name) or lib.loaded_adapters()[name][1]
+    if not args.quiet:   # a built version (lmdb@0.9.70, plain redb): the version its build reported
+        version = (native.loaded_facts(cfg.native_name).get("build", {}).get("reported_version") if cfg.build
+                   else lib.adapters().get(cfg.adapter))
         print(header(p, version, lib.KEY_ENCODING), flush=True)
 
     def show(b):

@@ -19,7 +19,6 @@ NAME = "reproduce"
 HELP = "run a seed's experiment and test its published claims: reproduced, not reproduced, or cannot test here"
 SCALE_NAMES = notebooks.SCALES
 FORMATS = ("text", "markdown")
-CLI_COVERS = "page cache included where a memory cgroup can be made (the result says which)"
 
 
 def add_parser(sub, make):
@@ -65,7 +64,7 @@ def handle(args) -> int:
     ran = f" on {', '.join(have)}" if have else ""
     print(f"seed {claims.seed_key(args.seed)} at scale {args.scale}{ran}; this machine: {machine.cores} cores, "
           f"{(machine.memory_bytes or 0) / 2**30:.0f} GiB")
-    print(budget_line(p["memory"], have, CLI_COVERS, given=claims.given(args.seed, p)), flush=True)
+    print(budget_line(p["memory"], have, given=claims.given(args.seed, p)), flush=True)
     done = claims.reproduce(args.seed, args.scale, engines, store=args.store, memory=p["memory"])
     for step in (done.setup.get("over_budget") or {}).values():   # said once here; each claim's reason names it
         print(f"over the memory budget, its engine's later steps not run: {step}")

@@ -74,7 +74,7 @@ def handle(args) -> int:
     names = service.check_versions(args.names)
     threads, workloads = _threads(args.threads), _workloads(args.workload)
     for n in names:                     # every version loaded (or its build command named) before anything runs
-        native.require_built(n)
+        native.require_built(n, load_now=False)
     memory = None if str(args.memory).strip().lower() in compare.NO_BUDGET else memory_bytes(args.memory)
     if args.warmup >= args.duration:
         raise UsageError(f"--warmup {args.warmup:g} must be shorter than --duration {args.duration:g}")

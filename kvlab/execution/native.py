@@ -101,12 +101,16 @@ def build_config() -> dict:
     return json.loads(_BUILD_CONFIG.read_text()) if _BUILD_CONFIG.exists() else {"engines": {}}
 
 
-def require_built(name: str) -> engines.EngineConfig:
+def require_built(name: str, load_now: bool = True) -> engines.EngineConfig:
     """The configuration `name`, or EngineNotBuilt naming the package to install (for CONFIG@VERSION, the build
-    command); a version built at run time is loaded here."""
+    command); a version built at run time is loaded here (in a trial's worker), or, with load_now=False (the
+    caller, which loads no engine), only found."""
     cfg = engines.get(name)
     if cfg.build:
-        adapter_name(cfg)
+        if load_now:
+            adapter_name(cfg)
+        else:
+            _loadable(cfg)
         return cfg
     if cfg.adapter not in built_adapters():
         raise errors.EngineNotBuilt(
@@ -115,23 +119,28 @@ def require_built(name: str) -> engines.EngineConfig:
     return cfg
 
 
-def adapter_name(cfg: engines.EngineConfig) -> str:
-    """The name kvlab._native opens configuration `cfg`'s adapter by, its built version loaded first where it is one
-    (kvlab.execution.plugins; EngineNotBuilt naming `kvlab engines build` where that version is not built)."""
-    if not cfg.build:
-        return cfg.adapter
+def _loadable(cfg: engines.EngineConfig) -> str:
+    """The library file configuration `cfg`'s built version loads from, or EngineNotBuilt (nothing is loaded)."""
     name = cfg.native_name
     if engines.descriptor(cfg).own:   # an engine of your own: its path
         if not Path(name).is_file():
             raise errors.EngineNotBuilt(cfg.name, f"{name} does not exist (docs/own-engine.md: its build line)")
-        load().load_adapter(name, name)
         return name
     library = plugin_where.library(name)
     if library is None:
         minutes = engines.descriptor(cfg).versions[cfg.build].minutes
         raise errors.EngineNotBuilt(cfg.name, f"{name} is not built: `kvlab engines build {name}` builds it "
                                               f"(about {minutes:g} min here)")
-    load().load_adapter(name, str(library))
+    return str(library)
+
+
+def adapter_name(cfg: engines.EngineConfig) -> str:
+    """The name kvlab._native opens configuration `cfg`'s adapter by, its built version loaded first where it is one
+    (kvlab.execution.plugins; EngineNotBuilt naming `kvlab engines build` where that version is not built)."""
+    if not cfg.build:
+        return cfg.adapter
+    name = cfg.native_name
+    load().load_adapter(name, _loadable(cfg))
     return name
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from ... import engines, errors
 from ...model import workloads
 from .. import native
+from ..worker import spawn
 
 LOAD_BATCH = 1000        # a batched load's puts per batch
 BULK_CHUNK_BYTES = 256 << 20   # a bulk load's chunk (one LMDB txn, one RocksDB SST file): about this many bytes
@@ -29,8 +30,14 @@ def check(spec, lib, key_hash: bool) -> None:
     """Refuse, before anything is written, a load this build cannot run for `spec`."""
     if spec.load != "bulk":
         return
-    adapter = native.adapter_name(native.require_built(spec.engine))   # a version loaded at run time: its name
-    have = lib.bulk_loads()
+    cfg = native.require_built(spec.engine, load_now=False)
+    if cfg.build:   # a version loaded at run time: asked of a worker that loads it (the caller loads no engine)
+        got = spawn.call("kvlab.execution.run.loads:bulk_loads_of", (spec.engine,))
+        if got.error is not None:
+            raise got.error
+        adapter, have = cfg.native_name, got.value if got.returned else ()
+    else:
+        adapter, have = cfg.adapter, lib.bulk_loads()
     if adapter not in have:
         able = [name for name, cfg in engines.REGISTRY.items() if cfg.adapter in have]
         raise errors.SpecError(f"{spec.engine} has no bulk load path; allowed: load='batched', or load='bulk' on "
@@ -39,6 +46,12 @@ def check(spec, lib, key_hash: bool) -> None:
         raise errors.SpecError("load='bulk' writes keys in ascending order, and this workload stores its records "
                                "under hashed keys (YCSB's insertorder=hashed); allowed: load='batched', or "
                                "insertorder=ordered")
+
+
+def bulk_loads_of(link, engine: str) -> tuple:
+    """In a worker: the adapters with a bulk path, `engine`'s built version loaded first."""
+    native.adapter_name(native.require_built(engine))
+    return tuple(native.load().bulk_loads())
 
 
 def bulk_chunk(key_size: int, value_size: int) -> int:

@@ -109,7 +109,7 @@ def memory_budget(spec: RunSpec) -> dict:
 def _run_trial(spec, trial, on_result, control, load_only, held, budget, tracer, last):
     """One trial in a worker: the directory prepared and locked here, the memory cgroup made here, the rest in the
     worker (execution.run.worker_trial); returns (its records, the directory still held for the next trial)."""
-    cfg = native.require_built(spec.engine)
+    cfg = native.require_built(spec.engine, load_now=False)   # the worker loads it: the caller loads no engine
     lib = native.load()
     warnings = [f"{spec.engine} ignores {k} (it has no such setting)" for k in cfg.ignored(spec.engine_settings)]
     if budget["bytes"] is not None:

@@ -19,6 +19,7 @@ from ..host import accounting
 from ..host.cgroup import evict_page_cache
 from ..progress import RunControl
 from ..traces.fileformat import TraceWriter
+from ..worker import inside
 from .phases import RUN
 from .pinning import pin_process
 from .trial import Trial
@@ -80,9 +81,12 @@ def run(link, job: TrialJob) -> TrialOut:
                 session.close()
                 close_out(session, where)
                 peak = _peak(cgroup_path)
+                log = inside.own_log()   # what the engine's library wrote (never the caller's terminal)
                 for b in session.results:
                     b.params["memory_budget"]["cgroup_peak_bytes"] = peak
                     b.params["cold"] = job.cold
+                    if log:
+                        b.params["engine_log"] = log
         return TrialOut(session.results, tracer.phases if tracer is not None else 0, arrived)
 
 

@@ -145,15 +145,15 @@ def resolve(notebook: str, scale: str, **given) -> dict:
     return {**given, "memory": MEMORY[notebook][scale], **presets[scale]}
 
 
-SESSION_COVERS = ("the engines' caches only (a Python session is not held in a memory cgroup; `kvlab run --memory` "
-                  "bounds the page cache too)")
+# a notebook's trials are held as the command's are: each trial's worker in a memory cgroup of the budget
+COVERS = "page cache included where a memory cgroup can be made (the result says which)"
 
 
-def budget_line(memory, engines, covers: str = SESSION_COVERS, given=None) -> str:
+def budget_line(memory, engines, covers: str = COVERS, given=None) -> str:
     """One line on the memory budget a notebook's runs get: the budget and each engine's split of it (a setting in
     `given`, a mapping or a function of the engine's name, shown instead, as given), or, without one, every engine's
-    own defaults with the figures.  In a Python session the budget sizes the engines' caches
-    only: no memory cgroup holds the kernel (kvlab.execution.run.runner), so the page cache is not in it."""
+    own defaults with the figures.  A Python session's trials are held as the command's are (each trial's worker
+    in a memory cgroup of the budget, page cache included, where one can be made: kvlab.execution.run.runner)."""
     from ...engines.descriptor import defaults_line, memory_split
     from ...model.spec import memory_bytes
     if memory is None:

@@ -59,7 +59,7 @@ def ready(names, log=None) -> list:
     for n in names:
         if n in SETUP_BUILDS and where.built(n) is None:
             plugin_build.build(n, **({"log": log} if log else {}))
-        native.require_built(n)
+        native.require_built(n, load_now=False)
     return list(names)
 
 
