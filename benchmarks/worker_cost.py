@@ -26,12 +26,12 @@ def main():
     ap.add_argument("--rounds", type=int, default=30)
     args = ap.parse_args()
     t0 = time.perf_counter()
-    spawn.call("kvlab.execution.worker.inside:own_log")   # the server's start and its imports, once a session
+    spawn.call("kvlab.execution.worker.inside:echo")   # the server's start and its imports, once a session
     first = time.perf_counter() - t0
     noop, trial, phase = [], [], []
     for _ in range(args.rounds):
         t0 = time.perf_counter()
-        got = spawn.call("kvlab.execution.worker.inside:own_log")
+        got = spawn.call("kvlab.execution.worker.inside:echo")
         noop.append(time.perf_counter() - t0)
         assert got.returned and got.error is None, got
         t0 = time.perf_counter()

@@ -178,7 +178,7 @@ def test_cli_set_rejects_unknown_settings(capsys):
 def test_run_builder_builds_specs_runs_and_stops():
     pytest.importorskip("ipywidgets")
     from kvlab.widgets import RunBuilder
-    b = RunBuilder(engine_names=("lmdb",), num=10_000, threads=1)
+    b = RunBuilder(engine_names=("lmdb",), num=10_000, threads=1, repeat=1)
     import html
     code = html.unescape(b.code.value)
     assert "kvlab.run(engine='lmdb'" in code and "kvlab run --engine lmdb" in code

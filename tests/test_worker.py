@@ -127,3 +127,47 @@ def test_compare_prints_no_line_kvlab_did_not_write(tmp_path):
     assert got.returncode == 0, got.stderr
     text = got.stdout + got.stderr
     assert "rthc" not in text and "drown" not in text and "mdbx_" not in text.lower().replace("mdbx@", ""), text
+
+
+def test_a_kernel_interrupt_stops_a_background_run_too():
+    jupyter_client = pytest.importorskip("jupyter_client")
+    from .test_progress import _execute
+    km, kc = jupyter_client.manager.start_new_kernel(kernel_name="python3")
+    try:
+        _execute(kc, "import kvlab\nhandle = kvlab.start('lmdb', 'fillrandom', num=100_000, duration=60)", 60)
+        time.sleep(2.0)
+        km.interrupt_kernel()   # between cells: ipykernel ignores SIGINT there, kvlab's handler stops the run
+        deadline = time.monotonic() + 20
+        while True:
+            _, out = _execute(kc, "print(handle.done())", 30)
+            if "True" in out or time.monotonic() > deadline:
+                break
+            time.sleep(0.5)
+        assert "True" in out
+        _, out = _execute(kc, "r = handle.result(); print(r[-1].partial, r[-1].ops > 0)", 30)
+        assert "True True" in out
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)
+
+
+def test_the_run_builder_compares_as_compare_does():
+    """Notebook 00's run builder: one memory budget, rounds round-robin, the ranking with intervals and
+    significance, and a figure that passes the figure check (its legend off the bars, no 1e6 offset)."""
+    pytest.importorskip("ipywidgets")
+    require("lmdb")
+    require("leveldb")
+    from kvlab.lab.plots.style import check
+    from kvlab.lab.widgets import RunBuilder, _ops_figure
+    b = RunBuilder(engine_names=("lmdb", "leveldb"), workload_names=("readrandom",), num=5_000, threads=1,
+                   duration=0.3, repeat=3, memory="256MiB")
+    assert [s.engine for s in b.rounds(b.specs())] == ["lmdb", "leveldb", "leveldb", "lmdb", "lmdb", "leveldb"]
+    b.run()
+    results = b.wait(timeout=300)
+    runs = [r for r in results if r.phase == "run"]
+    assert [r.engine for r in runs] == ["lmdb", "leveldb", "leveldb", "lmdb", "lmdb", "leveldb"]
+    assert {r.params["memory_budget"]["bytes"] for r in results} == {256 << 20}
+    table = b.table.value
+    assert "ranking" in table and "one memory budget of 256MiB" in table and "x best" in table
+    assert "readrandom 1 thr" in table and "p=" in table
+    assert check(_ops_figure(runs)) == []

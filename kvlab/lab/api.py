@@ -84,7 +84,28 @@ def start_spec(spec: RunSpec, *, progress=False, control: RunControl | None = No
     control = control or RunControl()
     if progress:
         attach_progress(control, spec, background=True)
+    _kernel_interrupt_stops_background()
     return background.start_spec(spec, control)
+
+
+def _kernel_interrupt_stops_background() -> None:
+    """In a Jupyter kernel, its interrupt (SIGINT, which ipykernel ignores between cells) stops the runs started
+    with kvlab.start as well: the handler ipykernel puts back after each cell becomes one that stops them first."""
+    import sys
+    if "IPython" not in sys.modules:
+        return
+    shell = sys.modules["IPython"].get_ipython()
+    kernel = getattr(shell, "kernel", None)
+    previous = getattr(kernel, "saved_sigint_handler", None)
+    if kernel is None or previous is None or getattr(previous, "stops_kvlab_runs", False):
+        return
+
+    def handler(signum, frame):
+        background.stop_all()
+        if callable(previous):
+            previous(signum, frame)
+    handler.stops_kvlab_runs = True
+    kernel.saved_sigint_handler = handler
 
 
 def linkbench(engine: str = "lmdb", phase: str = "run", *, config=None, db=None, memory_limit=None,

@@ -16,6 +16,7 @@ from .. import errors
 from ..execution import native
 from ..execution.progress import RunControl
 from ..model import workloads
+from ..services import maincompare
 from .display import ProgressWidget
 
 SCALES = (("10 thousand keys", 10_000), ("100 thousand keys", 100_000), ("1 million keys", 1_000_000),
@@ -32,15 +33,23 @@ def _settings_from_text(text: str) -> dict:
 
 
 class RunBuilder:
-    """Pick engines, workloads, scale, threads, value size and engine options; see the
-    equivalent Python call and `kvlab` command; run it in the background with live progress
-    and a Stop button; get the result table and a figure inline.
+    """Pick engines, workloads, scale, threads, value size, a memory budget, repeats and engine options; see the
+    equivalent Python calls and `kvlab` commands; run them in the background with live progress and a Stop button
+    (each trial in a worker of its own, as every run is); get the ranking with intervals and significance, as
+    `kvlab compare` gives it, the result table and a figure inline.
+
+    The engines are compared as `kvlab compare`'s main job compares them: every engine at one memory budget
+    (1 GiB unless given; "none": each engine's own defaults, and the status says they were not compared at equal
+    memory), `repeat` rounds in which every engine runs once, round-robin (the engine that goes first rotating
+    from round to round, each round's keys another stream), ranked per workload by the median ops/s of its
+    rounds with the median's interval.
 
         kvlab.widgets.RunBuilder()      # as the last line of a cell
     """
 
     def __init__(self, engine_names=None, workload_names=("fillseq", "readrandom"), num: int = 100_000,
-                 threads: int | None = None, duration: float = 0.0, value_size: int = 100, seed: int = 1):
+                 threads: int | None = None, duration: float = 0.0, value_size: int = 100, seed: int = 1,
+                 memory: str = maincompare.MEMORY, repeat: int = maincompare.REPEAT):
         import ipywidgets as W
         built = [r["engine"] for r in native.describe() if r["built"]]
         chosen = tuple(e for e in (engine_names or ("lmdb",)) if e in built) or tuple(built[:1])
@@ -61,6 +70,10 @@ class RunBuilder:
         self.value_size = W.BoundedIntText(value=value_size, min=1, max=1 << 20, description="value bytes",
                                            style=style)
         self.seed = W.BoundedIntText(value=seed, min=0, max=2**32 - 1, description="seed", style=style)
+        self.memory = W.Text(value=str(memory), description="memory", style=style,
+                             tooltip="one budget for every engine (1GiB, 512MiB; none: each engine's defaults)")
+        self.repeat = W.BoundedIntText(value=repeat, min=1, max=100, description="repeats", style=style,
+                                       tooltip="rounds, each engine once a round, round-robin")
         self.options = W.Textarea(value="", placeholder="one KEY=VALUE a line, e.g.\ncompression=snappy\n"
                                   "cache_size=1073741824", description="engine options", style=style,
                                   layout=W.Layout(width="420px", height="80px"))
@@ -76,10 +89,11 @@ class RunBuilder:
         self.table.add_class("kvlab-results")
         self.figure = W.Image(format="png", layout=W.Layout(max_width="720px", display="none"))
         for w in (self.engines, self.workloads, self.num, self.threads, self.duration, self.value_size,
-                  self.seed, self.options):
+                  self.seed, self.memory, self.repeat, self.options):
             w.observe(lambda _c: self.refresh(), names="value")
         form = W.HBox([W.VBox([self.engines, self.workloads]),
-                       W.VBox([self.num, self.threads, self.duration, self.value_size, self.seed, self.options])])
+                       W.VBox([self.num, self.threads, self.duration, self.value_size, self.seed, self.memory,
+                               self.repeat, self.options])])
         self.box = W.VBox([form, self.code, W.HBox([self.run_button]), self.progress.box, self.status,
                            self.table, self.figure])
         self.box.add_class("kvlab-run-builder")
@@ -91,8 +105,12 @@ class RunBuilder:
         from IPython.display import display
         display(self.box)
 
+    def _memory(self):
+        text = self.memory.value.strip()
+        return None if text.lower() in ("", "none") else text
+
     def specs(self) -> list:
-        """One RunSpec per chosen engine (raises SpecError naming what is wrong)."""
+        """One RunSpec per chosen engine, for the first round (raises SpecError naming what is wrong)."""
         from ..model.spec import make_spec
         if not self.engines.value:
             raise errors.SpecError(f"no engine chosen; built: {', '.join(self.engines.options)}")
@@ -102,7 +120,16 @@ class RunBuilder:
         settings = _settings_from_text(self.options.value)
         return [make_spec(e, ",".join(order), num=self.num.value, threads=self.threads.value,
                           duration=float(self.duration.value), value_size=self.value_size.value,
-                          seed=self.seed.value, **settings) for e in self.engines.value]
+                          seed=self.seed.value, memory=self._memory(), **settings) for e in self.engines.value]
+
+    def rounds(self, specs) -> list:
+        """Every trial in the order it runs: `repeat` rounds, each engine once a round, the engine that goes first
+        rotating from round to round (kvlab compare's order), each round's keys another stream."""
+        out = []
+        for r in range(self.repeat.value):
+            shift = r % len(specs)
+            out += [s.replace(seed=(s.seed + r) % 2 ** 32) for s in specs[shift:] + specs[:shift]]
+        return out
 
     def refresh(self):
         """Show the Python call and the command line for the current choices (or what is wrong)."""
@@ -114,7 +141,9 @@ class RunBuilder:
             return None
         py = "\n".join(s.python_call() for s in specs)
         cli = "\n".join(s.cli_command() for s in specs)
-        self.code.value = (f"<b>Python</b><pre>import kvlab\n{html.escape(py)}</pre>"
+        rounds = (f"<i>{self.repeat.value} rounds, each engine once a round, round-robin (the seed + the round's "
+                  "number each round)</i>" if self.repeat.value > 1 else "")
+        self.code.value = (f"<b>Python</b> (one round){rounds}<pre>import kvlab\n{html.escape(py)}</pre>"
                            f"<b>Command line</b><pre>{html.escape(cli)}</pre>")
         self.run_button.disabled = bool(self.handles and not self.handles[-1].done())
         return specs
@@ -132,8 +161,8 @@ class RunBuilder:
         self.table.value = ""
         self.figure.layout.display = "none"
         self.run_button.disabled = True
-        self.status.value = f"running {len(specs)} engine(s)…"
-        queue = list(specs)
+        queue = self.rounds(specs)
+        self.status.value = f"running {len(specs)} engine(s), {len(queue)} trial(s)…"
 
         def next_run(_handle=None):
             if _handle is not None:
@@ -193,32 +222,93 @@ class RunBuilder:
         from ..results.result import frame_rows
         frame = pd.DataFrame([{k: row.get(k) for k in SUMMARY_COLUMNS}
                               for row in frame_rows(self.results, "summary")])
-        self.table.value = frame.to_html(index=False, float_format=lambda v: f"{v:,.2f}", na_rep="-")
+        self.table.value = (ranking_html(self.results, self._memory())
+                            + "<details><summary>every trial</summary>"
+                            + frame.to_html(index=False, float_format=lambda v: f"{v:,.2f}", na_rep="-")
+                            + "</details>")
         runs = [b for b in self.results if b.phase == "run"]
         if runs:
             self.figure.value = _png(_ops_figure(runs))
             self.figure.layout.display = None
 
 
-def _ops_figure(results):
-    """ops/sec per workload and engine, p99 latency beside it.  Built on a bare Figure (no
-    pyplot), so drawing it on the run's thread leaves the notebook's backend alone."""
+def ranking_html(results, memory) -> str:
+    """The ranking `kvlab compare` prints, as a table: per workload and thread count, the engines by their median
+    ops/s with its interval, each one's ratio to the best, and against the engine above it the change, the
+    Mann-Whitney p and whether the difference is significant (results.compare's rule); the budget they shared."""
     import pandas as pd
 
+    from ..results import stats
+    rows = maincompare.summarize(results)
+    ranking = maincompare.rank(rows, loads=True)
+    if not ranking:
+        return ""
+    lines = []
+    for point, entries in ranking:
+        best = entries[0]["row"]["median"]
+        for i, e in enumerate(entries, 1):
+            r, gap = e["row"], e["gap"]
+            interval = stats.interval_text(r["summary"], fmt=lambda v: f"{v:,.0f}")
+            if gap is None:
+                against = "best"
+            elif gap["p"] is None:
+                against = f"{gap['change_pct']:+.1f}%, too few rounds for a test"
+            else:
+                against = (f"{gap['change_pct']:+.1f}%, p={gap['p']:.3f}: "
+                           + ("different" if gap["significant"] else "indistinguishable"))
+            lines.append({"point": point.label(), "rank": i, "engine": r["engine"], "rounds": r["n"],
+                          "median ops/s": f"{r['median']:,.0f}", "interval": interval,
+                          "x best": f"{r['median'] / best:.3f}" if best else "-", "vs the one above": against})
+    budget = (f"every engine at one memory budget of {memory}" if memory else
+              "<b>not at equal memory</b>: each engine's own defaults (memory none)")
+    return (f"<p><b>ranking</b> ({budget}; significance as <code>kvlab compare</code> decides it: "
+            f"Mann-Whitney p &lt; {maincompare.results_compare.ALPHA} and a change of at least "
+            f"{maincompare.results_compare.THRESHOLD_PCT:g}%)</p>"
+            + pd.DataFrame(lines).to_html(index=False, escape=True))
+
+
+def _ops_figure(results):
+    """Per workload and engine, the median of the rounds' ops/s with the median's interval as a whisker, and the
+    median p99 latency beside it; one legend right of the panels, never over the bars; rates as 500k, 2M (no
+    '1e6' offset).  Built on a bare Figure (no pyplot), so drawing it on the run's thread leaves the notebook's
+    backend alone."""
+    import numpy as np
+
     from .._optional import require
-    sns = require("seaborn", "the run builder's figure", extra="jupyterlab")
+    from ..results import stats
     Figure = require("matplotlib.figure", "the run builder's figure", extra="jupyterlab").Figure
-    from .plots import house_style
+    from matplotlib.patches import Patch
+
+    from .plots.style import engine_palette, house_style, one_legend, rate_axis
     house_style()
-    frame = pd.DataFrame([{"engine": b.engine, "workload": b.workload + (" (partial)" if b.partial else ""),
-                           "ops_per_sec": b.ops_per_sec, "p99_us": b.latency_us.get("p99")} for b in results])
-    fig = Figure(figsize=(10, 3.6))
+    whole = [b for b in results if not b.partial]
+    engines = list(dict.fromkeys(b.engine for b in whole))
+    points = list(dict.fromkeys((b.workload, b.threads) for b in whole))
+    colours = engine_palette(engines)
+    fig = Figure(figsize=(10, 3.8))
     axes = fig.subplots(1, 2)
-    sns.barplot(data=frame, x="workload", y="ops_per_sec", hue="engine", ax=axes[0])
-    axes[0].set_title("throughput (ops/s)")
-    sns.barplot(data=frame, x="workload", y="p99_us", hue="engine", ax=axes[1])
-    axes[1].set_title("p99 latency (us)")
+    width = 0.8 / max(1, len(engines))
+    for ax, metric, title in ((axes[0], "ops_per_sec", "throughput (ops/s)"), (axes[1], "p99", "p99 latency (µs)")):
+        for j, e in enumerate(engines):
+            for i, (w, t) in enumerate(points):
+                values = [b.ops_per_sec if metric == "ops_per_sec" else b.latency_us.get("p99") for b in whole
+                          if b.engine == e and b.workload == w and b.threads == t]
+                values = [v for v in values if v is not None]
+                if not values:
+                    continue
+                at = i + (j - (len(engines) - 1) / 2) * width
+                median = float(np.median(values))
+                ax.bar([at], [median], width=width, color=colours[e], edgecolor="none")
+                ci = stats.median_interval(values)
+                if ci is not None:
+                    ax.errorbar([at], [median], yerr=[[median - ci[0]], [ci[1] - median]], fmt="none",
+                                ecolor="#333333", elinewidth=1.2, capsize=3, gid="median-interval")
+        ax.set_xticks(range(len(points)))
+        ax.set_xticklabels([f"{w}\n{t} thr" for w, t in points])
+        ax.set_title(title)
+        rate_axis(ax)
     fig.tight_layout()
+    one_legend(fig, [Patch(facecolor=colours[e], edgecolor="none", label=e) for e in engines], title="engine")
     return fig
 
 

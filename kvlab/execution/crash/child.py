@@ -1,21 +1,20 @@
 """A crash test's other processes and what crosses to them: the writer (workload crashwrite, reporting each
 transaction's intent and acknowledgement down a pipe), the pipe's reader in the parent, and the reopen that
-reads a database back (in the parent after a SIGKILL; in a process of its own after a power cut, where a
-broken database may abort the reader).  Run as `python -m kvlab.execution.crash.child '<json>'`."""
+reads a database back (in a worker of its own, execution.worker: the campaign's process opens no engine, and a
+broken database that aborts the reader is an answer).  Run as `python -m kvlab.execution.crash.child '<json>'`."""
 from __future__ import annotations
 
 import json
 import os
 import struct
-import subprocess
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
 
 from ... import engines, errors
 from .. import native
+from ..worker import spawn
 from .check import KEY_SIZE, read_state
 
 INTENT, ACK, READY = 1, 2, 3       # record tags on the pipe (kv_driver.h: KV_CRASH_INTENT / KV_CRASH_ACK)
@@ -107,40 +106,24 @@ def reopen(cfg, path: Path, settings: dict, env=None):
         return None, recovery_ms, str(exc) if recovery_ms is None else f"reading it back: {exc}"
 
 
-def reopen_in_child(cfg, path: Path, settings: dict, env):
-    """As reopen, in a process of its own (`env`: one that imports this kvlab)."""
-    fd, answer = tempfile.mkstemp(prefix="kvlab-crashtest-read-", suffix=".json")
-    os.close(fd)
-    args = {"read": True, "engine": cfg.name, "path": str(path), "settings": settings, "out": answer}
-    try:   # the answer goes to its own file: engines print on stdout (WiredTiger's messages)
-        out = subprocess.run([sys.executable, "-m", CHILD, json.dumps(args)], env=env, capture_output=True,
-                             timeout=600)
-        text = Path(answer).read_text()
-    except subprocess.TimeoutExpired:
-        return None, None, "the reopen did not finish in 600 s"
-    finally:
-        Path(answer).unlink(missing_ok=True)
-    try:
-        r = json.loads(text) if out.returncode == 0 else None
-    except ValueError:
-        r = None
-    if r is None:
-        err = out.stderr.decode(errors="replace").strip().splitlines()
-        sig = f" (signal {-out.returncode})" if out.returncode < 0 else ""
-        return None, None, f"the reader died{sig}: {err[-1] if err else 'no message'}"
-    state = None if r["state"] is None else \
-        {bytes.fromhex(k): (tuple(v) if v[0] != "foreign" else ("foreign", bytes.fromhex(v[1]))) for k, v in r["state"]}
-    return state, r["recovery_ms"], r["error"]
+def reopen_in_worker(cfg, path: Path, settings: dict, env=None):
+    """As reopen, in a trial's worker (execution.worker): the caller opens no engine, and a reader that a broken
+    database aborts (LMDB's assertions after a power cut) is an answer, not a dead campaign."""
+    got = spawn.call("kvlab.execution.crash.child:reopen_target", (cfg.name, str(path), settings))
+    if got.returned:
+        return got.value if got.error is None else (None, None, str(got.error))
+    return None, None, f"the reader died ({got.how()}): {got.log[-1] if got.log else 'no message'}"
 
 
-def _reader(args: dict):
-    """The reopen after a power cut, in its own process: its answer as JSON in the file args["out"]."""
-    state, ms, error = reopen(engines.get(args["engine"]), Path(args["path"]), args["settings"])
-    if state is not None:
-        state = [[k.hex(), list(v) if v[0] != "foreign" else ["foreign", v[1].hex()]] for k, v in state.items()]
-    Path(args["out"]).write_text(json.dumps({"state": state, "recovery_ms": ms, "error": error}))
+def reopen_target(link, engine: str, path: str, settings: dict):
+    return reopen(engines.get(engine), Path(path), settings)
+
+
+def make_and_close(link, engine: str, path: str, settings: dict) -> None:
+    """In a worker: the database made and closed once, so that it exists durably before the first cut."""
+    cfg = engines.get(engine)
+    native.load().Engine(native.adapter_name(cfg), path, engine_config(engine, settings)).close()
 
 
 if __name__ == "__main__":
-    _args = json.loads(sys.argv[1])
-    _reader(_args) if _args.get("read") else _writer(_args)
+    _writer(json.loads(sys.argv[1]))

@@ -45,6 +45,7 @@ from pathlib import Path
 
 from ... import engines, errors
 from .. import native
+from ..worker import spawn
 from . import child as crashchild
 from . import forgetfs
 from .check import torn_kind, verify
@@ -188,7 +189,7 @@ def crashtest(engine: str, kills: int, sync: bool = False, db: str | os.PathLike
     databases that broke the setting's promise are copied out and left (Kill.kept_at), with the file
     system's log."""
     cfg = engines.get(engine)
-    native.require_built(engine)
+    native.require_built(engine, load_now=False)   # the writers and readers load it
     _check_sizes(cfg, kills, batch, num, value_size, min_s, max_s, loss)
     chosen = durability(engine, setting, sync)
     _check_patterns(cut_on, names)
@@ -306,8 +307,13 @@ def _fresh(c: _Campaign, clear: bool = False):
             shutil.rmtree(p) if p.is_dir() and not p.is_symlink() else p.unlink()
     for name, text in c.chosen.files:
         (c.path / name).write_text(text)
-    if c.power_loss:
-        c.lib.Engine(native.adapter_name(c.cfg), str(c.path), crashchild.engine_config(c.cfg.name, c.settings)).close()
+    if c.power_loss:   # in a worker: the campaign's own process opens no engine
+        got = spawn.call("kvlab.execution.crash.child:make_and_close", (c.cfg.name, str(c.path), c.settings))
+        if got.error is not None:
+            raise got.error
+        if not got.returned:
+            raise errors.EngineError(f"crashtest: making the database died ({got.how()}): "
+                                     f"{got.log[-1] if got.log else 'no message'}")
 
 
 def _one_kill(c: _Campaign, i: int, h: _History) -> tuple:
@@ -326,9 +332,8 @@ def _one_kill(c: _Campaign, i: int, h: _History) -> tuple:
         return rnd, "stop"
     acked = rnd.pipe.acked
     # a database that opens but cannot be read through is as broken as one that does not open; after
-    # a power cut it may even abort the reader (LMDB's assertions), so that one reads in a child
-    reopen = crashchild.reopen_in_child if c.power_loss else crashchild.reopen
-    actual, recovery_ms, what = reopen(c.cfg, c.path, c.settings, c.env)
+    # a power cut it may even abort the reader (LMDB's assertions): it reads in a worker of its own
+    actual, recovery_ms, what = crashchild.reopen_in_worker(c.cfg, c.path, c.settings)
     if what is not None:
         kill = Kill(rnd.after, max(0, acked - h.last), max(0, rnd.started - h.last), None, 0, 0, False, what,
                     recovery_ms, rnd.cut)

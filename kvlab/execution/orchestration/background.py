@@ -130,6 +130,13 @@ def _stop_live_handles():
                 pass
 
 
+def stop_all() -> None:
+    """Ask every running handle to stop, without waiting (a kernel's interrupt: kvlab.lab.api)."""
+    for handle in list(_LIVE):
+        if not handle.done():
+            handle.control.stop()
+
+
 def _stop_for_signal():
     """SIGTERM or SIGHUP for a process with runs in the background: each stops and cleans up (within its
     STOP_TIMEOUT) before the process ends."""

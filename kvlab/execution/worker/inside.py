@@ -133,3 +133,8 @@ def own_log(lines: int = 20) -> list:
     except OSError:
         return []
     return [ln for ln in text.splitlines() if ln.strip()][-lines:]
+
+
+def echo(link, value=None):
+    """A target that does nothing but answer (benchmarks/worker_cost.py: what a worker itself costs)."""
+    return value

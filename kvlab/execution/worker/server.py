@@ -44,9 +44,16 @@ def main(control_fd: int) -> None:
     _preload()
     control = socket.socket(fileno=control_fd)
     workers: dict[int, int] = {}   # pid -> status pipe
+    # a worker's end wakes the loop at once (its status reaches the caller without a polling delay)
+    woken, wake = os.pipe()
+    os.set_blocking(wake, False)
+    signal.set_wakeup_fd(wake)
+    signal.signal(signal.SIGCHLD, lambda *_: None)
     while True:
-        ready, _, _ = select.select([control], [], [], 0.05)
-        if ready:
+        ready, _, _ = select.select([control, woken], [], [], 1.0)
+        if woken in ready:
+            os.read(woken, 4096)
+        if control in ready:
             try:
                 message, fds, _, _ = socket.recv_fds(control, 64, 8)
             except OSError:
@@ -56,6 +63,10 @@ def main(control_fd: int) -> None:
             channel, status, *extra = fds
             pid = os.fork()
             if pid == 0:
+                signal.set_wakeup_fd(-1)
+                signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+                os.close(woken)
+                os.close(wake)
                 _worker(control, channel, status, extra)
             os.close(channel)
             for fd in extra:
