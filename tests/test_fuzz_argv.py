@@ -33,7 +33,7 @@ spec, the preflight (dbdir.check, check_output_file, the results store's check),
 them (the result lines, the accounting table, warnings, --json, the results store, exit codes).
 - `kvlab.execution.run.runner.run_spec` (also bound by name in kvlab.execution.orchestration.sweep;
   kvlab.cli.common and kvlab.cli.dbbench import it from the runner when called): the stand-in does what
-  the real one does up to the native driver: dbdir.check, spec.validate(), CPU pinning (pinning.pin),
+  the real one does up to the native driver: dbdir.check, spec.validate(), the CPU check (pinning.check),
   native.require_built, the real dbdir.prepare (creating or clearing --db, refusing what it must),
   dbdir.reconcile and the engine configuration (cfg.config); it then releases and cleans up the
   directory as the runner does, and returns one tiny real BenchmarkResult per workload (copied from
@@ -758,6 +758,8 @@ class Writes:
         for event, p in cls.seen:
             if p == os.devnull or p.startswith("/proc/"):   # e.g. accounting's /proc/self/clear_refs
                 continue
+            if p.startswith("/sys/fs/cgroup/") and "/kvlab-" in p:   # a trial's memory cgroup, made and removed
+                continue
             if os.path.basename(os.path.dirname(p)) == "__pycache__":   # an import's bytecode
                 continue
             real = os.path.realpath(p)
@@ -846,21 +848,17 @@ class StandIns:
         from kvlab.execution.run import pinning
         dbdir.check(spec.db, spec.use_existing_db)
         spec.validate()
-        saved = pinning.pin(spec.cpus)
+        pinning.check(spec.cpus)
+        cfg = native.require_built(spec.engine, load_now=False)
+        lib = native.load()
+        where = dbdir.prepare(spec.db, spec.engine, lib.KEY_ENCODING, spec.use_existing_db)
         try:
-            cfg = native.require_built(spec.engine)
-            lib = native.load()
-            where = dbdir.prepare(spec.db, spec.engine, lib.KEY_ENCODING, spec.use_existing_db)
-            try:
-                settings, _notes = dbdir.reconcile(where, cfg, dict(spec.engine_settings))
-                cfg.config(settings, max_threads=spec.threads + 2)
-            finally:
-                where.release()
-                if not spec.keep_db:
-                    where.cleanup()
+            settings, _notes = dbdir.reconcile(where, cfg, dict(spec.engine_settings))
+            cfg.config(settings, max_threads=spec.threads + 2)
         finally:
-            if saved is not None:
-                pinning.unpin(saved)
+            where.release()
+            if not spec.keep_db:
+                where.cleanup()
         names = list(spec.workloads)[:1] if load_only else list(spec.workloads)[:3]
         results = [self.result(spec, n, "load" if load_only else "run") for n in names]
         for b in results:

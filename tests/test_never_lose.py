@@ -441,3 +441,47 @@ def test_a_killed_compare_leaves_a_job_folder_clean_removes(tmp_path, capsys, mo
     assert [o.path for o in found] == [left] and found[0].pid == str(p.pid)
     assert main(["clean"]) == 0
     assert "removed job folder" in capsys.readouterr().out and not left.exists()
+
+
+def test_the_refusal_names_the_holders_engine(tmp_path, capsys):
+    """The lock's refusal names the engine whose database is held, not the one asked for (issue 46)."""
+    require("rocksdb")
+    require("lmdb")
+    d = tmp_path / "db_rocks"
+    kvlab.run("rocksdb", "fillseq", num=NUM, db=str(d), interval=0)
+    holder = _kvlab("run", "--engine", "rocksdb", "--workload", "readrandom", "--duration", "3", "--db", str(d),
+                    "--use-existing-db", "--num", str(NUM), "--no-store", "--progress", "off", "-q")
+    try:
+        _wait_for(lambda: _engine_open(d))
+        assert main(["run", "--engine", "lmdb", "--workload", "fillseq", "--num", "2000", "--db", str(d),
+                     "--overwrite", "--no-store"]) == 2
+        err = capsys.readouterr().err
+        assert "the rocksdb database is open in another process" in err, err
+    finally:
+        holder.wait(60)
+
+
+def test_the_disk_check_counts_values_whole_where_the_run_does_not_compress(tmp_path, capsys):
+    """Issue 46: the size check halved the values of any engine that can compress, though kvlab's RocksDB runs
+    uncompressed unless told; a run that cannot fit on a small tmpfs is refused before a byte is written."""
+    require("rocksdb")
+    from kvlab import engines
+    from kvlab.execution.dbfiles.sizecheck import compresses
+    from kvlab.model.spec import make_spec
+    for name in ("rocksdb", "rocksdb-tuned", "leveldb", "wiredtiger-btree"):
+        assert not compresses(make_spec(name, "fillseq", num=10), engines.get(name)), name
+    assert compresses(make_spec("rocksdb", "fillseq", num=10, compression="snappy"), engines.get("rocksdb"))
+    assert compresses(make_spec("wiredtiger-btree", "fillseq", num=10, table_options="block_compressor=snappy"),
+                      engines.get("wiredtiger-btree"))
+    small = tmp_path / "small"
+    small.mkdir()
+    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64m", "tmpfs", str(small)]).returncode:
+        pytest.skip("a tmpfs cannot be mounted here (root needed)")
+    try:   # 20,000 values of 4,000 bytes: 80 MB uncompressed on 64 MiB, where the halved figure (40 MB) fitted
+        d = small / "db"
+        assert main(["run", "--engine", "rocksdb", "--workload", "fillseq", "--num", "20000", "--value-size",
+                     "4000", "--db", str(d), "--no-store"]) == 2
+        assert "does not fit" in capsys.readouterr().err
+        assert not d.exists() and list(small.iterdir()) == []
+    finally:
+        subprocess.run(["umount", str(small)])

@@ -158,8 +158,8 @@ def test_seed_001s_table_in_full_beside_the_published(seed001):
 
 def test_the_budget_line_states_the_split_or_the_engines_defaults():
     line = reproduce.budget_line("1GiB", ["wiredtiger-btree", "leveldb", "lmdb"])
-    assert line.startswith("memory budget: 1,024 MiB each (1GiB), the engines' caches only (a Python session is not "
-                           "held in a memory cgroup")
+    assert line.startswith("memory budget: 1,024 MiB each (1GiB), page cache included where a memory cgroup can be "
+                           "made (the result says which)")
     assert "wiredtiger-btree cache_size 720 MiB" in line and "leveldb cache_size 320 MiB, write_buffer_size " in line
     assert "lmdb no cache of its own (the OS page cache)" in line
     given = reproduce.budget_line("1GiB", ["wiredtiger-lsm", "rocksdb", "lmdb"], given={"cache_size": 32 << 20})

@@ -4,7 +4,6 @@ take turns: the test records each point's start and end and checks no two overla
 killed with SIGKILL mid-point has its point run again on a worker (or reported failed), never dropped."""
 import os
 import signal
-import threading
 import time
 
 import pytest
@@ -113,8 +112,9 @@ def test_a_worker_killed_mid_point_has_its_point_run_again(client, tmp_path):
 
 def _worker_running(client):
     """The worker whose point is measuring now (the other waits on the host's lock)."""
-    def measuring():
-        return any(t.name.startswith("kvlab-native-run") for t in threading.enumerate())
+    def measuring():   # its point's trial is in a worker process of its own (kvlab.execution.worker)
+        from kvlab.execution.worker import spawn
+        return bool(spawn.ACTIVE)
     states = client.run(measuring)
     running = [w for w, yes in states.items() if yes]
     assert running, f"no worker is measuring: {states}"

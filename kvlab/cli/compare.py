@@ -21,7 +21,7 @@ from .parsing import UsageError, add_running_options, amount, count
 
 NAME = "compare"
 HELP = "the main job: every built engine (LMDB first) loaded once, then readrandom, repeated round-robin and ranked"
-MEMORY = "1GiB"   # the default budget: the same for every engine, many times the data at the default --num
+MEMORY = maincompare.MEMORY
 NO_BUDGET = ("none", "defaults")
 
 

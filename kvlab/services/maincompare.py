@@ -37,6 +37,7 @@ READ = "readrandom"
 LOAD = "fillseq"              # what a read workload's load phase runs
 DURATION_S = 2.0              # a point's length: the warm-up cut plus at least sanity.MIN_SECONDS measured
 WARMUP_S = 0.5
+MEMORY = "1GiB"   # the default budget: the same for every engine, many times the data at the default --num
 REPEAT = 5                    # 5 a side can reach p = 0.008 (4: 0.029; 3 cannot reach 0.05)
 # opening the engine, the system checks, closing, accounting, the memory cgroup: per run, measured on the
 # 2-core development VM (the eight engines' 88 runs of a default `kvlab compare`: 0.45 s a run on average, with

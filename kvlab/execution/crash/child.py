@@ -106,10 +106,11 @@ def reopen(cfg, path: Path, settings: dict, env=None):
         return None, recovery_ms, str(exc) if recovery_ms is None else f"reading it back: {exc}"
 
 
-def reopen_in_worker(cfg, path: Path, settings: dict, env=None):
+def reopen_in_worker(engine: str, path: Path, settings: dict):
     """As reopen, in a trial's worker (execution.worker): the caller opens no engine, and a reader that a broken
-    database aborts (LMDB's assertions after a power cut) is an answer, not a dead campaign."""
-    got = spawn.call("kvlab.execution.crash.child:reopen_target", (cfg.name, str(path), settings))
+    database aborts (LMDB's assertions after a power cut) is an answer, not a dead campaign.  `engine`: the name
+    as given (an own engine's path)."""
+    got = spawn.call("kvlab.execution.crash.child:reopen_target", (engine, str(path), settings))
     if got.returned:
         return got.value if got.error is None else (None, None, str(got.error))
     return None, None, f"the reader died ({got.how()}): {got.log[-1] if got.log else 'no message'}"

@@ -308,7 +308,7 @@ def _fresh(c: _Campaign, clear: bool = False):
     for name, text in c.chosen.files:
         (c.path / name).write_text(text)
     if c.power_loss:   # in a worker: the campaign's own process opens no engine
-        got = spawn.call("kvlab.execution.crash.child:make_and_close", (c.cfg.name, str(c.path), c.settings))
+        got = spawn.call("kvlab.execution.crash.child:make_and_close", (c.engine, str(c.path), c.settings))
         if got.error is not None:
             raise got.error
         if not got.returned:
@@ -333,7 +333,7 @@ def _one_kill(c: _Campaign, i: int, h: _History) -> tuple:
     acked = rnd.pipe.acked
     # a database that opens but cannot be read through is as broken as one that does not open; after
     # a power cut it may even abort the reader (LMDB's assertions): it reads in a worker of its own
-    actual, recovery_ms, what = crashchild.reopen_in_worker(c.cfg, c.path, c.settings)
+    actual, recovery_ms, what = crashchild.reopen_in_worker(c.engine, c.path, c.settings)
     if what is not None:
         kill = Kill(rnd.after, max(0, acked - h.last), max(0, rnd.started - h.last), None, 0, 0, False, what,
                     recovery_ms, rnd.cut)

@@ -72,8 +72,9 @@ class DbDir:
                 _lock_or_wait_for_a_dead_holder(fd, lock)
             except OSError:
                 os.close(fd)
+                held = _marker_engine(self.path) or engine   # the holder's engine, not the one asked for
                 raise errors.EngineBusy(
-                    f"--db {self.path}: the {engine} database is open in another process (or another run of this "
+                    f"--db {self.path}: the {held} database is open in another process (or another run of this "
                     f"one): {LOCK} is locked{_holder(lock)}; nothing in it was touched; allowed: wait for it to "
                     "end, or another --db") from None
             try:   # the holder before us may have removed the file as we opened it: lock the one at the path
@@ -170,6 +171,13 @@ def _holder(lock: Path) -> str:
     except (OSError, IndexError):
         return ""
     return f" by process {pid}"
+
+
+def _marker_engine(path: Path) -> str | None:
+    try:
+        return (read_marker(path) or {}).get("engine")
+    except errors.KvlabError:   # a marker being written: the engine asked for names it
+        return None
 
 
 def read_marker(path: Path) -> dict | None:

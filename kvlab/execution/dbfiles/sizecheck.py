@@ -5,6 +5,7 @@ need more than the free space at a typical space amplification gets a warning in
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 from pathlib import Path
 
@@ -23,13 +24,29 @@ def _gb(n: float) -> str:
     return f"{n:,.0f} bytes"
 
 
+_COMPRESSION_OPTION = re.compile(r"(?:compression\w*|block_compressor)\s*[=:]\s*\(?\s*(?:type\s*=\s*)?([\w-]+)", re.I)
+_NO_COMPRESSION = ("none", "no", "knocompression", "nocompression", "disable", "false", "0")
+
+
+def compresses(spec: RunSpec, cfg) -> bool:
+    """Whether this run's engine compresses its values: the compression the run gives, else its configuration's
+    default (kvlab's adapters compress only when told: RocksDB's and LevelDB's kNoCompression, WiredTiger with no
+    block_compressor), or an options string that turns it on."""
+    chosen = spec.engine_settings.get("compression")
+    if chosen is None:
+        chosen = cfg.defaults.get("compression", "none")
+    options = " ".join(str(o) for o in (cfg.defaults.get("options"), spec.engine_settings.get("options"),
+                                        spec.engine_settings.get("table_options")) if o)
+    named = [m.group(1).lower() for m in _COMPRESSION_OPTION.finditer(options)]
+    return str(chosen).lower() not in _NO_COMPRESSION or any(n not in _NO_COMPRESSION for n in named)
+
+
 def data_bytes(spec: RunSpec, cfg) -> int:
     """The least the run's writes leave in the database: for each workload, the records it writes (num, or what
     it implies: fillsync's num/1000; a read workload's load) times key + its smallest value, values at the run's
-    compression ratio wherever the engine may compress; the largest of the workloads.  A LinkBench graph is not
+    compression ratio where this run's engine compresses (compresses()); the largest of the workloads.  A LinkBench graph is not
     counted (its size is the graph's, not num's)."""
-    compressed = spec.engine_settings.get("compression") not in (None, "", "none") or (
-        spec.engine_settings.get("compression") is None and any(c != "none" for c in cfg.compressions))
+    compressed = compresses(spec, cfg)
     most = 0
     for name in spec.workloads:
         wl = workloads.get(name, spec.mixes)

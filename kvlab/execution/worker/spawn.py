@@ -117,6 +117,7 @@ class _Server:
 
 
 SERVER = _Server()
+ACTIVE: set = set()   # the pids of this process's workers now running
 atexit.register(SERVER.stop)
 
 
@@ -143,6 +144,7 @@ def call(target: str, args: tuple = (), *, fds: tuple = (), on_message=None, sto
     finally:
         theirs.close()
     out = Outcome(pid)
+    ACTIVE.add(pid)
     try:
         if started is not None:
             started(pid)
@@ -155,6 +157,7 @@ def call(target: str, args: tuple = (), *, fds: tuple = (), on_message=None, sto
         _collect(mine, pid, out, on_message, stop_requested, grace_s)
         out.status = _read_status(status_fd)
     finally:
+        ACTIVE.discard(pid)
         os.close(status_fd)
         mine.close()
         out.log = _tail(log)
