@@ -20,10 +20,9 @@ import argparse
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 
-from _common import build_bare
+from _common import build_bare, under_callgrind
 from _common import callgrind_collected as collected
 
 import kvlab
@@ -73,10 +72,9 @@ def main():
             side_env = native.with_static_tls_room(env)
             if args.descriptors:
                 side_env["KVLAB_NO_INITIAL_EXEC"] = "1"
-            done = subprocess.run(vg + ["--toggle-collect=worker", sys.executable, "-c", code],
-                                  capture_output=True, text=True, env=side_env)
+            count, done = under_callgrind(code, "worker", side_env)   # the trial's worker, under callgrind
             tls["kvlab"] = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else "?"
-            return collected(done.stderr)
+            return count
 
         ib1, ib2 = bare_side(args.num), bare_side(2 * args.num)
         ik1, ik2 = kvlab_side(args.num), kvlab_side(2 * args.num)

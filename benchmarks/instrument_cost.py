@@ -29,8 +29,7 @@ import subprocess
 import sys
 import tempfile
 
-from _common import build_bare, engines, kvlab, median, native
-from _common import callgrind_collected as collected
+from _common import build_bare, engines, kvlab, median, native, under_callgrind
 
 SIDES = ("bare", "off", "default", "counters")
 COSTS = (("latency clock (off vs bare)", "off", "bare"),
@@ -101,8 +100,6 @@ def instructions(args):
     if not shutil.which("valgrind"):
         raise SystemExit("needs valgrind (apt-get install valgrind)")
     env = dict(os.environ, PYTHONMALLOC="malloc")
-    vg = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", "--collect-atstart=no",
-          "--toggle-collect=worker"]
     for name in args.engines:
         cfg = engines.get(name)
         if not engines.descriptor(cfg).costly_counters:
@@ -118,9 +115,7 @@ def instructions(args):
                 for reads in (n, 2 * n):
                     code = (f"import kvlab; kvlab.run({name!r}, 'readrandom', num={n}, reads={reads}, db={db!r}, "
                             f"use_existing_db=True, seed=1, interval=0, engine_counters={counters})")
-                    done = subprocess.run(vg + [sys.executable, "-c", code], capture_output=True, text=True,
-                                          env=native.with_static_tls_room(env))
-                    runs.append(collected(done.stderr))
+                    runs.append(under_callgrind(code, "worker", native.with_static_tls_room(env))[0])
                 per[counters] = (runs[1] - runs[0]) / n
         finally:
             shutil.rmtree(base, ignore_errors=True)

@@ -20,6 +20,7 @@ Calls to malloc per get (the shim must make none) are counted from the same prof
 """
 import argparse
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -84,11 +85,17 @@ def profile(path: Path) -> tuple[dict, int]:
 def run(engine: str, db: str, reads: int, num: int, out: Path) -> tuple[dict, int]:
     code = (f"import kvlab; kvlab.run({engine!r}, 'readrandom', num={num}, reads={reads}, db={db!r}, "
             f"use_existing_db=True, seed=1, interval=0, engine_stats=False)")
-    done = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", "--collect-atstart=no",
-                           "--toggle-collect=worker", "--compress-strings=yes", sys.executable, "-c", code],
-                          capture_output=True, text=True, env={**__import__("os").environ, "PYTHONMALLOC": "malloc"})
-    if done.returncode != 0 or not out.exists():
+    # the trial runs in a worker process: the fork server, and so the worker, under callgrind (one out file each)
+    vg = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}.%p", "--collect-atstart=no",
+          "--toggle-collect=worker", "--compress-strings=yes"]
+    env = {**__import__("os").environ, "PYTHONMALLOC": "malloc", "KVLAB_WORKER_PREFIX": shlex.join(vg)}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    outs = sorted(out.parent.glob(out.name + ".*"), key=lambda p: p.stat().st_size)
+    if done.returncode != 0 or not outs:
         raise SystemExit(f"callgrind run failed:\n{done.stderr[-2000:]}")
+    outs[-1].rename(out)   # the worker's (the server's counted nothing)
+    for other in outs[:-1]:
+        other.unlink()
     return profile(out)
 
 

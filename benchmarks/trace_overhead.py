@@ -25,11 +25,9 @@ writing a trace's blocks (2 MiB every 65,536 ops) is not in it.
 import argparse
 import os
 import shutil
-import subprocess
-import sys
 import tempfile
 
-from _common import callgrind_collected, kvlab, median
+from _common import kvlab, median, under_callgrind
 
 from kvlab.model import workloads
 
@@ -61,10 +59,8 @@ def _report(title, got, label, a, b):
 
 
 def _instructions(code: str) -> int:
-    vg = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", "--collect-atstart=no",
-          "--toggle-collect=worker", sys.executable, "-c", "import kvlab; " + code]
-    env = dict(os.environ, PYTHONMALLOC="malloc")
-    return callgrind_collected(subprocess.run(vg, capture_output=True, text=True, env=env).stderr)
+    """The trial workers' instructions with `worker` on, under callgrind (_common.under_callgrind)."""
+    return under_callgrind("import kvlab; " + code, "worker", dict(os.environ, PYTHONMALLOC="malloc"))[0]
 
 
 def count(args):

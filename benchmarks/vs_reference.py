@@ -187,7 +187,7 @@ def instructions(name, args, binary):
     """Instructions per get in the reading thread, under callgrind: the reference's thread (ref_read_thread) and
     kvlab's worker, each on the database its own side loaded, 1 thread, N and 2N gets: the difference over N,
     so what either side spends once cancels.  LMDB's map is 1 GiB on both sides (valgrind cannot map 64 GiB)."""
-    from _common import callgrind_collected
+    from _common import callgrind_collected, under_callgrind
     cfg = engines.get(name)
     map_size = {"map_size": 1 << 30} if "map_size" in cfg.honours else {}
     ref_args = reference_args(cfg, args.cache_size) + (["--map-size", str(1 << 30)] if map_size else [])
@@ -218,8 +218,7 @@ def instructions(name, args, binary):
         def kvlab_side(reads):
             code = (f"import kvlab; kvlab.run({name!r}, 'readrandom', num={args.num}, reads={reads}, db={kv_db!r}, "
                     f"use_existing_db=True, seed=1, **{settings!r})")
-            return counted(subprocess.run(vg + ["--toggle-collect=worker", sys.executable, "-c", code],
-                                          capture_output=True, text=True, env=native.with_static_tls_room(env)))
+            return under_callgrind(code, "worker", native.with_static_tls_room(env))[0]   # the trial's worker
 
         r1, r2, k1, k2 = ref_side(n), ref_side(2 * n), kvlab_side(n), kvlab_side(2 * n)
     finally:

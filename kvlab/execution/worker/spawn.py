@@ -13,6 +13,7 @@ from __future__ import annotations
 import atexit
 import os
 import select
+import shlex
 import signal
 import socket
 import subprocess
@@ -28,6 +29,7 @@ from ... import errors
 from . import channel
 from .channel import STATUS
 
+PREFIX = "KVLAB_WORKER_PREFIX"   # a command line the fork server (and so every worker) runs under
 GRACE_S = 20.0          # after a stop, how long a worker may take to close its engine before it is killed
 LOG_TAIL_LINES = 20     # the worker's own output kept with an outcome
 _LOG_TAIL_BYTES = 64 << 10
@@ -81,7 +83,11 @@ class _Server:
         code = (f"import sys; sys.path.insert(0, {root!r}); "
                 "from kvlab.execution.worker import server; server.main(int(sys.argv[1]))")
         env = with_static_tls_room(os.environ)
-        self.proc = subprocess.Popen([sys.executable, "-c", code, str(theirs.fileno())], pass_fds=[theirs.fileno()],
+        # an instrument around every worker (callgrind for instruction counts, a profiler): the server runs under it,
+        # and each worker it forks stays under it (benchmarks/_common.py's under_callgrind)
+        prefix = shlex.split(os.environ.get(PREFIX, ""))
+        self.proc = subprocess.Popen([*prefix, sys.executable, "-c", code, str(theirs.fileno())],
+                                     pass_fds=[theirs.fileno()],
                                      env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                      stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True)
         theirs.close()
