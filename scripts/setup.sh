@@ -51,8 +51,12 @@ build_inputs() {
     git rev-parse --is-inside-work-tree >/dev/null 2>&1 || return 1
     { git ls-files -co --exclude-standard -- setup.py pyproject.toml cython_ext kvlab/engines \
           | grep -E '\.(c|h|pyx|pxd|py|toml|rs)$' | xargs -r sha256sum
-      echo "${env_args[*]}"; dpkg-query -W "${ENGINE_PKGS[@]}"; .venv/bin/python --version; } | sha256sum
+      echo "${env_args[*]} $EDITABLE"; dpkg-query -W "${ENGINE_PKGS[@]}"; .venv/bin/python --version; } | sha256sum
 }
+# the checkout's root as a path entry (setuptools' compat mode, a .pth line) rather than an import hook: a regular
+# package found on the path wins over a folder named kvlab in the current directory (a checkout beside it), which
+# an import hook, consulted after the path, cannot outrank
+EDITABLE="--config-settings editable_mode=compat"
 STAMP=.venv/kvlab-native-build.sha256
 inputs=$(build_inputs || true)
 if [ -n "$inputs" ] && [ "$inputs" = "$(cat "$STAMP" 2>/dev/null)" ] && .venv/bin/python -c "import kvlab._native" 2>/dev/null; then
@@ -60,7 +64,7 @@ if [ -n "$inputs" ] && [ "$inputs" = "$(cat "$STAMP" 2>/dev/null)" ] && .venv/bi
 else
     echo "== building kvlab's native extension${env_args[*]:+ (release engines: ${env_args[*]})}"
     rm -f "$STAMP"
-    env "${env_args[@]}" .venv/bin/python -m pip install -q --no-build-isolation -e . 2>&1 | grep -v "^\s*$" || true
+    env "${env_args[@]}" .venv/bin/python -m pip install -q --no-build-isolation -e . $EDITABLE 2>&1 | grep -v "^\s*$" || true
     .venv/bin/python -c "import kvlab._native" && [ -n "$inputs" ] && echo "$inputs" > "$STAMP"
 fi
 # the kernel starts with room in glibc's static TLS for a RocksDB linked into kvlab (kvlab.execution.native)

@@ -168,7 +168,9 @@ def _row(frame, workload, phase, metric):
 
 def test_a_a_is_not_significant(store):
     """The same spec on both sides: `~` for throughput.  (At alpha 0.05 an A/A is called significant at
-    most 5% of the time by construction; the 2% floor makes that rarer still.)"""
+    most 5% of the time by construction; the 2% floor makes that rarer still.)  In the timing tier (conftest): its 50-ms
+    readrandoms, 5 a side, are told apart by a machine that other tests share (a shared CI run called two such
+    A/As 'slower'), which an idle machine does not do."""
     frame = kvlab.compare("tag:aa-1", "tag:aa-2", store=store)
     row = _row(frame, "readrandom", "run", "ops_per_sec")
     assert (row.a_n, row.b_n) == (5, 5)

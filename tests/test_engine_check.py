@@ -42,7 +42,9 @@ def test_the_template_passes_and_runs_by_its_path(tmp_path):
     assert got.returncode == 0, got.stdout + got.stderr
     assert re.search(r"^crash +pass ", got.stdout, re.M) and "10 of 10" in got.stdout
     r = kvlab.run(str(lib), "fillseq,readrandom", num=2000, threads=2, db=str(tmp_path / "db"), seed=1, interval=0)
-    assert r[1].engine == str(lib) and r[1].found == r[1].ops == 4000   # a stored spec reruns from its path
+    # named by its file (libtemplate.so: "template"), its whole path in the spec, so a stored run reruns from it
+    assert r[1].engine == "template" and r[1].found == r[1].ops == 4000
+    assert r[1].provenance["spec"]["engine"] == str(lib.resolve())
     assert r[1].versions["engine_library"] == "1.0"
     assert r[1].versions["engine_build"]["origin"] == f"your own engine, loaded from {lib}"
 
@@ -66,3 +68,26 @@ def test_a_path_that_is_no_engine_is_refused(tmp_path):
     clash = _build(TEMPLATE, tmp_path / "liblmdb.so")
     got = _check(str(clash))
     assert got.returncode != 0 and "its name 'lmdb' is a built-in engine's" in got.stderr
+
+
+
+def test_your_own_engine_is_listed_by_its_name_and_reruns_from_anywhere(tmp_path):
+    """Issue 46: `kvlab run --engine ./libmyeng.so` stored the engine as './libmyeng.so' (so `results list --engine
+    myeng` found nothing) and a rerun from another folder looked for <folder>/libmyeng.so."""
+    here, elsewhere = tmp_path / "here", tmp_path / "elsewhere"
+    here.mkdir()
+    elsewhere.mkdir()
+    _build(TEMPLATE, here / "libmyeng.so")
+    store = tmp_path / "s.duckdb"
+
+    def kv(*args, cwd):
+        return subprocess.run([sys.executable, "-m", "kvlab.cli", *map(str, args)], capture_output=True, text=True,
+                              cwd=cwd, env={**__import__("os").environ, "PYTHONPATH": str(ROOT)})
+    got = kv("run", "--engine", "./libmyeng.so", "--workload", "fillseq", "--num", 1000, "--store", store,
+             "--interval", 0, cwd=here)
+    assert got.returncode == 0, got.stderr
+    run_id = re.search(r"stored as run (\w+)", got.stdout).group(1)
+    listed = kv("results", "list", "--engine", "myeng", "--store", store, cwd=elsewhere)
+    assert listed.returncode == 0 and run_id[:8] in listed.stdout, listed.stdout + listed.stderr
+    again = kv("rerun", run_id, "--store", store, cwd=elsewhere)
+    assert again.returncode == 0, again.stderr

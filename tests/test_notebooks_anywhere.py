@@ -86,3 +86,16 @@ def test_a_failing_cell_is_one_line_and_the_executed_notebook_is_kept(tmp_path):
     [(i, error)] = _errors(executed)
     assert error["ename"] == "ValueError" and "no scale today" in error["evalue"]
     assert json.loads(executed.read_text())["cells"][i]["execution_count"] == int(m[2])
+
+
+def test_python_beside_a_checkout_imports_the_real_kvlab(tmp_path):
+    """Issue 46: from a folder holding a checkout named kvlab, `python -c "import kvlab; kvlab.run(...)"` imported
+    the checkout as a namespace package.  Set-up installs kvlab as a path entry (setuptools' compat editable mode),
+    and a regular package on the path outranks a namespace folder in the working directory."""
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "kvlab").symlink_to(CHECKOUT, target_is_directory=True)
+    code = "import kvlab; r = kvlab.run('lmdb', 'fillseq', num=1000, interval=0); print(kvlab.__file__, r[-1].ops)"
+    proc = subprocess.run([sys.executable, "-c", code], cwd=home, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split()[-1] == "1000" and proc.stdout.split()[0].endswith("kvlab/__init__.py"), proc.stdout

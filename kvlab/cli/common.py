@@ -2,6 +2,7 @@
 written, show progress, print each result as it comes, save (--json, the store, tags), pick the exit code."""
 from __future__ import annotations
 
+import dataclasses
 import sys
 from pathlib import Path
 
@@ -106,8 +107,10 @@ def finish(result, args) -> int:
     """Tags, --json and the store (a stop signal waits for them), then the exit code: 3 where a trial's worker
     died (its record says how), 128 + the number of the signal that stopped a run part-way (130 for Ctrl-C), else
     0."""
-    for b in result:
-        b.tags = list(dict.fromkeys([*b.tags, *(getattr(args, "tag", None) or ())]))
+    given = getattr(args, "tag", None) or ()
+    if given:   # the user's labels on new records (a record is never changed once built)
+        result.benchmarks = [dataclasses.replace(b, tags=list(dict.fromkeys([*b.tags, *given])))
+                             for b in result.benchmarks]
     with signals.held():
         save(result, args)
     if any((b.params or {}).get("ended") for b in result):

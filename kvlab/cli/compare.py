@@ -88,8 +88,7 @@ def handle(args) -> int:
     started = time.monotonic()
     outcome = maincompare.run_plan(plan, on_result=lambda b: _progress(args, plan, b, started),
                                    control=common.progress_control(args))
-    benchmarks = outcome.results
-    maincompare.finish(benchmarks)
+    benchmarks = maincompare.finish(outcome.results)
     result = RunResult(benchmarks)
     if outcome.stopped:   # saved before anything more is printed
         print(f"kvlab compare: stopped by {outcome.stopped}; what ended is kept", file=sys.stderr)

@@ -9,6 +9,7 @@ a change smaller than identical runs differ by is called '~', whatever p says.
 """
 from __future__ import annotations
 
+import dataclasses
 import sys
 
 from ..results import stats
@@ -53,8 +54,8 @@ def handle(args) -> int:
                                                       flush=True),
                       control=common.progress_control(args))
     print_trial_warnings(list(result))
-    for b in result:
-        b.tags = list(dict.fromkeys([*b.tags, *args.tag, "noise"]))
+    result.benchmarks = [dataclasses.replace(b, tags=list(dict.fromkeys([*b.tags, *args.tag, "noise"])))
+                         for b in result]   # new records: the workers' are never changed
     partial = any(b.partial for b in result)
     rows = spreads(result, repeat)
     print()

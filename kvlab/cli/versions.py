@@ -97,7 +97,7 @@ def handle(args) -> int:
         print(f"warning: --repeat {args.repeat}: {cannot}", file=sys.stderr)
     started = time.monotonic()
     outcome = maincompare.run_plan(plan, control=common.progress_control(args))
-    maincompare.finish(outcome.results)
+    outcome.results = maincompare.finish(outcome.results)
     result = RunResult(outcome.results)
     if outcome.stopped:
         print(f"kvlab versions: stopped by {outcome.stopped}; what ended is kept", file=sys.stderr)

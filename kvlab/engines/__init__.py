@@ -116,6 +116,12 @@ def is_path(name: str) -> bool:
     return str(name).endswith(".so") or "/" in str(name)
 
 
+def result_name(name: str) -> str:
+    """The engine's name in a result: its own for a registry name, the file's for an engine of your own
+    (libmyengine.so: "myengine"; its path stays in the result's spec)."""
+    return own(name).name if is_path(name) else name
+
+
 def own(path: str) -> EngineConfig:
     """A researcher's own engine, a shared object implementing kv_engine.h (kv_plugin.h's one exported entry), named
     by its path: a configuration named after the file (libmyengine.so: "myengine") with a descriptor of its own,

@@ -104,13 +104,18 @@ class RunSpec:
                                        f"{getattr(self, name)!r}")
         object.__setattr__(self, "engine_settings", dict(self.engine_settings))
         object.__setattr__(self, "mixes", dict(self.mixes))
+        if engines.is_path(self.engine):   # an engine of your own: its whole path, so a rerun finds it from anywhere
+            object.__setattr__(self, "engine", os.path.abspath(os.path.expanduser(self.engine)))
         if self.memory is not None:
             object.__setattr__(self, "memory", memory_bytes(self.memory))
         if self.replay is not None:
             if not isinstance(self.replay, Mapping):
                 raise errors.SpecError(f"replay={self.replay!r}: allowed: a mapping of {', '.join(REPLAY_KEYS)} "
                                        "(kvlab.replay makes it)")
-            object.__setattr__(self, "replay", dict(self.replay))
+            replay = dict(self.replay)
+            if isinstance(replay.get("path"), str):   # its whole path, so a rerun finds the trace from anywhere
+                replay["path"] = os.path.abspath(os.path.expanduser(replay["path"]))
+            object.__setattr__(self, "replay", replay)
         self.validate()
 
     @property

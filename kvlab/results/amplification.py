@@ -264,12 +264,22 @@ def figures(*, user_bytes: float, reads: int, delta: dict, allocated: float | No
             notes[fig] = why
         else:
             out[fig] = _ratio(num, user_bytes)
+    # below 1, the storage counters saw less than the writes: bytes not yet written back (or rewritten in the page
+    # cache before they were) are not amplification, so there is no figure, only the reason and the ratio seen
     if out["write_amp"] is not None and out["write_amp"] < 1:
         notes["write_amp"] = (
-            "below 1: /proc/self/io counts a page when it becomes dirty, so pages rewritten before the kernel wrote "
-            "them back (a B-tree's leaves, an mmap) count once; with sync on, or over a run longer than the "
+            f"none: below 1 ({out['write_amp']:.3g}): /proc/self/io counts a page when it becomes dirty, so pages "
+            "rewritten before the kernel wrote them back (a B-tree's leaves, an mmap) count once, and what was "
+            f"still dirty at the end of this {what} not at all; with sync on, or over a run longer than the "
             "writeback delay, it counts what reaches storage")
-    if (out["write_amp_device"] is not None and out["write_amp"] is not None
+        out["write_amp"] = None
+    if out["write_amp_device"] is not None and out["write_amp_device"] < 1:
+        notes["write_amp_device"] = (
+            f"none: below 1 ({out['write_amp_device']:.3g}): the kernel writes dirty pages back later "
+            f"(dirty_expire_centisecs, 30 s by default), so what was still in the page cache at the end of this "
+            f"{what} is not in it")
+        out["write_amp_device"] = None
+    elif (out["write_amp_device"] is not None and out["write_amp"] is not None
             and out["write_amp_device"] < out["write_amp"] / 2):
         notes["write_amp_device"] = (
             "below half the process's figure: the kernel writes dirty pages back later (dirty_expire_centisecs, "

@@ -138,6 +138,19 @@ def scaling_warnings(results) -> list:
     return out
 
 
+def with_scaling(results) -> list:
+    """The results again, those a thread-scaling warning concerns as new records with it added (each once)."""
+    import dataclasses
+    texts: dict = {}
+    for b, text in scaling_warnings(results):
+        texts.setdefault(id(b), []).append(text)
+    out = []
+    for b in results:
+        new = [t for t in dict.fromkeys(texts.get(id(b), [])) if t not in b.warnings]
+        out.append(dataclasses.replace(b, warnings=[*b.warnings, *new]) if new else b)
+    return out
+
+
 def annotate_scaling(results) -> list:
     """Add `scaling_warnings` to the results they concern (each once); returns the warnings added."""
     added = []

@@ -114,17 +114,27 @@ def _percent(x: float) -> str:
     return f"{x:.0%}" if round(x * 100, 6).is_integer() else f"{x:.1%}"
 
 
-def attach_repetitions(trials):
-    """Give each benchmark of the last trial the statistics of its counterparts across trials."""
-    by_key = {}
+def with_repetitions(trials) -> list:
+    """The trials again, each benchmark of the last trial a new record carrying the statistics of its counterparts
+    across trials (records are never changed once built: the one a worker handed back stays as it was)."""
+    import dataclasses
+    by_key: dict = {}
     for trial in trials:
         for b in trial:
             by_key.setdefault((b.workload, b.phase), []).append(b)
+    new = {}
     for (workload, phase), bs in by_key.items():
         rep = {"ops_per_sec": summarize(b.ops_per_sec for b in bs),
                "latency_us": {p: summarize(b.latency_us.get(p) for b in bs)
                               for p in ("p50", "p99", "p999", "p9999", "max")}}
-        bs[-1].repetitions = rep
+        new[id(bs[-1])] = dataclasses.replace(bs[-1], repetitions=rep)
+    return [[new.get(id(b), b) for b in trial] for trial in trials]
+
+
+def attach_repetitions(trials):
+    """with_repetitions, in place: each list of `trials` gets the new records (the records themselves unchanged)."""
+    for trial, fresh in zip(trials, with_repetitions(trials)):
+        trial[:] = fresh
 
 
 # --- Mann-Whitney U ----------------------------------------------------------------------------

@@ -17,6 +17,7 @@ not right after the load.
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 import shutil
 import uuid
@@ -140,11 +141,9 @@ def _run_in(plan: Plan, folder: Path, on_result, control) -> Outcome:
                 return out
         for j, (r, name, point) in enumerate(runs):
             got = runner.run_spec(plan.point_spec(name, point, str(folder / name), r), control=control)
-            for b in got:
-                b.trial = r
             first = runs[j - j % len(plan.engines)][1]   # the engine that went first at this point this repeat
             _keep(plan, out, got, name, on_result, {"repeat": r, "of": plan.repeat, "order": j,
-                                                    "first_at_point": first})
+                                                    "first_at_point": first}, trial=r)
             if _stopped(got, out):
                 return out
     except KeyboardInterrupt as exc:   # between runs: what ended is kept
@@ -157,10 +156,11 @@ def _run_in(plan: Plan, folder: Path, on_result, control) -> Outcome:
     return out
 
 
-def _keep(plan, out, got, name, on_result, where) -> None:
-    for b in got:
-        b.tags = list(dict.fromkeys([*b.tags, plan.label, f"{plan.label}:{name}"]))
-        b.provenance = {**(b.provenance or {}), "compare": {"label": plan.label, **where}}
+def _keep(plan, out, got, name, on_result, where, trial=None) -> None:
+    for b in got:   # the job's labels on a new record: the worker's is never changed
+        b = dataclasses.replace(b, tags=list(dict.fromkeys([*b.tags, plan.label, f"{plan.label}:{name}"])),
+                                provenance={**(b.provenance or {}), "compare": {"label": plan.label, **where}},
+                                trial=b.trial if trial is None else trial)
         out.results.append(b)
         if on_result is not None:
             on_result(b)
@@ -175,17 +175,23 @@ def _stopped(got, out) -> bool:
     return False
 
 
-def finish(results: list) -> None:
-    """Across the whole job: each engine and point's last record gets the statistics across its repeats (as
-    `kvlab run --repeat` gives them), and thread-scaling steps are checked on the medians."""
+def finish(results: list) -> list:
+    """Across the whole job: each engine and point's last record, as a new record, gets the statistics across its
+    repeats (as `kvlab run --repeat` gives them), and thread-scaling steps are checked on the medians; returns the
+    job's records in order (the workers' are never changed)."""
     groups: dict = {}
     for b in results:
         if b.phase == "run" and not b.partial:
             groups.setdefault((b.engine, b.workload, b.threads), []).append([b])
+    new: dict = {}
     for trials in groups.values():
         if len(trials) > 1:
-            stats.attach_repetitions(trials)
-    sanity.annotate_scaling([b for b in results if not b.partial])
+            for old, fresh in zip(trials, stats.with_repetitions(trials)):
+                new[id(old[0])] = fresh[0]
+    out = [new.get(id(b), b) for b in results]
+    whole = sanity.with_scaling([b for b in out if not b.partial])
+    it = iter(whole)
+    return [b if b.partial else next(it) for b in out]
 
 
 # --- the summary and the ranking ----------------------------------------------------------------

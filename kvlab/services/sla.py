@@ -421,9 +421,9 @@ def _search_in(out: Outcome, spec: RunSpec, max_probes, on_result, on_probe, con
     seed = spec.seed or 0
 
     def keep(got, where) -> str | None:
-        for b in got:
-            b.tags = list(dict.fromkeys([*b.tags, "sla", out.label]))
-            b.provenance = {**(b.provenance or {}), "sla": {"label": out.label, "bound": out.bound.text(), **where}}
+        for b in got:   # the search's labels on a new record (a record is never changed once built)
+            b = dataclasses.replace(b, tags=list(dict.fromkeys([*b.tags, "sla", out.label])), provenance={
+                **(b.provenance or {}), "sla": {"label": out.label, "bound": out.bound.text(), **where}})
             out.records.append(b)
             if on_result is not None:
                 on_result(b)

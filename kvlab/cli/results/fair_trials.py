@@ -2,6 +2,7 @@
 side a `kvlab run` argument string or a stored run whose spec is reused; their warnings said once."""
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import shlex
@@ -51,8 +52,8 @@ def run_sides(store, args) -> tuple:
             print(f"{side} {b.trial + 1}/{repeat}  {output.format_line(b)}", flush=True)
 
     def keep(side, i, result):
-        for b in result:
-            b.tags = list(dict.fromkeys([*b.tags, *tags[side]]))
+        result.benchmarks = [dataclasses.replace(b, tags=list(dict.fromkeys([*b.tags, *tags[side]])))
+                             for b in result]   # new records: the workers' are never changed
         if not args.no_store:
             stored[side].append(store.append(result))
 

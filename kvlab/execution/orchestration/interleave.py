@@ -15,6 +15,7 @@ them.  A trial stopped early (Ctrl-C, `control.stop()`) ends the sequence: what 
 """
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 
 from ...model.spec import RunSpec
@@ -54,19 +55,17 @@ def run_interleaved(spec_a: RunSpec, spec_b: RunSpec, repeat: int,
             where = {"side": side, "trial": i, "of": repeat, "order": order, "first": sides[0],
                      "sequence": sequence, "label": label}
 
-            def mark(b, where=where, i=i):
-                b.trial = i
-                b.provenance = {**(b.provenance or {}), "trial": i, "interleaved": where}
-                return b
+            def mark(b, where=where, i=i):   # a new record: the worker's is never changed
+                return dataclasses.replace(b, trial=i, provenance={**(b.provenance or {}), "trial": i,
+                                                                   "interleaved": where})
 
-            result = runner.run_spec(specs[side], control=control,
-                                     on_result=lambda b, side=side, mark=mark: on_result and on_result(side, mark(b)))
-            for b in result:   # the records the worker handed back whole (on_result saw each as it came)
-                mark(b)
-            trials[side].append(list(result))
+            got = runner.run_spec(specs[side], control=control,
+                                  on_result=lambda b, side=side, mark=mark: on_result and on_result(side, mark(b)))
+            result = RunResult([mark(b) for b in got], got.spec)
             order += 1
-            if on_trial is not None:
+            if on_trial is not None:   # it may label the trial's records (new records in `result`)
                 on_trial(side, i, result)
+            trials[side].append(list(result))
             if any(b.partial for b in result):
                 return _results(trials, specs)
     return _results(trials, specs)
@@ -75,7 +74,6 @@ def run_interleaved(spec_a: RunSpec, spec_b: RunSpec, repeat: int,
 def _results(trials: dict, specs: dict) -> tuple:
     out = []
     for side in SIDES:
-        if len(trials[side]) > 1:
-            stats.attach_repetitions(trials[side])
-        out.append(RunResult([b for t in trials[side] for b in t], specs[side]))
+        kept = stats.with_repetitions(trials[side]) if len(trials[side]) > 1 else trials[side]
+        out.append(RunResult([b for t in kept for b in t], specs[side]))
     return tuple(out)

@@ -8,6 +8,7 @@ before a request phase, so the run is really larger than its memory; without, it
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -91,8 +92,8 @@ def run_linkbench(engine: str, config: LinkBench | None = None, phase: str = "ru
             raise errors.KvlabError(f"linkbench load wrote {loaded:,} of {config.nodes:,} nodes; the graph is not "
                                     f"recorded in {db}, so no request phase will run on it: load it again")
         _record_graph(config, db)
-    for b in result:
-        b.warnings = list(b.warnings) + notes
+    if notes:   # new records: the workers' are never changed
+        result.benchmarks = [dataclasses.replace(b, warnings=[*b.warnings, *notes]) for b in result]
     return result
 
 
@@ -128,9 +129,8 @@ def _bounded(engine, config, phase, db, limit, settings) -> RunResult:
                                     f"{'; the cgroup killed it for memory: raise memory_limit' if oom else ''}"
                                     f"): {tail}")
         result = load_json(out)
-    for b in result:
-        b.accounting = {**(b.accounting or {}), **facts}
-        b.warnings = list(b.warnings) + notes
+    result.benchmarks = [dataclasses.replace(b, accounting={**(b.accounting or {}), **facts},
+                                             warnings=[*b.warnings, *notes]) for b in result]
     return result
 
 

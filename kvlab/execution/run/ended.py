@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 
+from ... import engines
 from ...engines.descriptor import MiB
 from ...results.result import BenchmarkResult
 
@@ -31,7 +32,7 @@ def record(spec, trial: int, latest, outcome, budget: dict, peak, oom: bool, key
             + f"; the figures are those its progress streamed until then ({ops:,} ops in {seconds:.1f} s)")
     now = time.strftime("%Y-%m-%dT%H:%M:%S%z")
     return BenchmarkResult(
-        engine=spec.engine, workload=latest.workload if latest is not None else spec.workloads[0],
+        engine=engines.result_name(spec.engine), workload=latest.workload if latest is not None else spec.workloads[0],
         phase=latest.phase if latest is not None else "run", threads=spec.threads, ops=ops, seconds=seconds,
         thread_seconds=seconds * spec.threads, found=None, not_found=None, bytes=0, latency_us={},
         latency_by_op={}, latency_unit="op", seed=spec.seed if spec.seed is not None else 0,

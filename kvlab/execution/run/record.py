@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
+from ... import engines
 from ...results.histogram import merge_all
 from ...results.result import BenchmarkResult, histograms_record
 from . import mixrecord
@@ -82,7 +83,8 @@ def build(phase: Phase, m: Measurement, facts: TrialFacts) -> BenchmarkResult:
     w_hist = c.writer.hist if c.writer is not None else None
     provenance = _provenance(facts, m)
     return BenchmarkResult(
-        engine=spec.engine, workload=wl.name, phase=phase.kind, threads=m.params["threads"], ops=c.ops,
+        engine=engines.result_name(spec.engine), workload=wl.name, phase=phase.kind, threads=m.params["threads"],
+        ops=c.ops,
         seconds=c.seconds, thread_seconds=c.thread_seconds, found=c.found, not_found=c.not_found, bytes=c.bytes,
         latency_us=overall.summary_us(),
         latency_by_op={op: h.summary_us() for op, h in c.by_op.items()},

@@ -72,11 +72,10 @@ def run_spec(spec: RunSpec, on_result: Callable[[BenchmarkResult], None] | None 
             held.release()
         if tracer is not None:
             tracer.close()
-    results = [b for t in trials for b in t]
+    # the statistics across trials and the scaling notes are new records beside the workers' (never changed)
     if len(trials) > 1:
-        stats.attach_repetitions(trials)
-    sanity.annotate_scaling(results)
-    return RunResult(results, spec)
+        trials = stats.with_repetitions(trials)
+    return RunResult(sanity.with_scaling([b for t in trials for b in t]), spec)
 
 
 def memory_budget(spec: RunSpec) -> dict:
@@ -157,7 +156,7 @@ def _run_trial(spec, trial, on_result, control, load_only, held, budget, tracer,
         return results, where   # the next trial starts under the same lock
     _let_go(where, spec)
     if arrived and results:
-        _stopped_after(results[-1], arrived[0])
+        results = [*results[:-1], _stopped_after(results[-1], arrived[0])]
     return results, None
 
 
@@ -216,10 +215,12 @@ def _let_go(where, spec):
 
 
 def _stopped_after(b, name: str):
-    """A signal that came after the phase `b` ended (between phases, or as the engine closed)."""
+    """A signal that came after the phase `b` ended (between phases, or as the engine closed): a new record saying
+    so (`b` as the worker built it is not changed)."""
     if b.params.get("stopped_by"):
-        return
-    b.params["stopped_by"] = name
-    if not b.partial:
-        b.warnings.append(f"the run was stopped by {name} after this phase ended: this phase is whole, the "
-                          "workloads after it did not run")
+        return b
+    import dataclasses
+    warnings = b.warnings if b.partial else [
+        *b.warnings, f"the run was stopped by {name} after this phase ended: this phase is whole, the workloads "
+                     "after it did not run"]
+    return dataclasses.replace(b, params={**b.params, "stopped_by": name}, warnings=warnings)

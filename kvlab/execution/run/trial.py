@@ -52,6 +52,16 @@ def instruments(spec, desc) -> tuple[dict, str | None]:
     }, off
 
 
+def _warmup_longer_than_phase(phase: Phase, b: BenchmarkResult) -> None:
+    """A fixed warm-up the phase ended before (a count-bounded phase shorter than it): nothing was cut, and the
+    record says so rather than pass the whole phase off as the steady part (issue 46)."""
+    if phase.warmup == "auto" or not float(phase.warmup or 0) or b.warmup is not None or b.partial:
+        return
+    _warn(b, f"the warm-up of {float(phase.warmup):g} s is longer than {b.workload}, which ran {b.seconds:.3g} s: "
+             "nothing was cut, so its figures include the start-up transient; give a shorter warm-up, more work "
+             "(more reads or keys), or a duration")
+
+
 class Trial:
     """One trial: the engine opened once, its phases run one at a time (a _native.Session is something else: one
     client context of an open engine)."""
@@ -215,6 +225,7 @@ class Trial:
             _warn(result, phase.replay.warning)
         if phase.kind == phases.RUN:
             steady_state(result, measured.samples, cut)
+            _warmup_longer_than_phase(phase, result)
         self._load_record(phase, params, result)
         self._working_set(phase, result)
         return result
