@@ -264,7 +264,7 @@ def ranking_html(results, memory) -> str:
     return (f"<p><b>ranking</b> ({budget}; significance as <code>kvlab compare</code> decides it: "
             f"Mann-Whitney p &lt; {maincompare.results_compare.ALPHA} and a change of at least "
             f"{maincompare.results_compare.THRESHOLD_PCT:g}%)</p>"
-            + pd.DataFrame(lines).to_html(index=False, escape=True))
+            + pd.DataFrame(lines).to_html(index=False, escape=True, classes="kvlab-ranking"))
 
 
 def _ops_figure(results):
@@ -279,6 +279,7 @@ def _ops_figure(results):
     Figure = require("matplotlib.figure", "the run builder's figure", extra="jupyterlab").Figure
     from matplotlib.patches import Patch
 
+    from .plots.bar import _whisker_handle as whisker_handle
     from .plots.style import engine_palette, house_style, one_legend, rate_axis
     house_style()
     whole = [b for b in results if not b.partial]
@@ -288,6 +289,7 @@ def _ops_figure(results):
     fig = Figure(figsize=(10, 3.8))
     axes = fig.subplots(1, 2)
     width = 0.8 / max(1, len(engines))
+    levels: list = []
     for ax, metric, title in ((axes[0], "ops_per_sec", "throughput (ops/s)"), (axes[1], "p99", "p99 latency (µs)")):
         for j, e in enumerate(engines):
             for i, (w, t) in enumerate(points):
@@ -303,12 +305,16 @@ def _ops_figure(results):
                 if ci is not None:
                     ax.errorbar([at], [median], yerr=[[median - ci[0]], [ci[1] - median]], fmt="none",
                                 ecolor="#333333", elinewidth=1.2, capsize=3, gid="median-interval")
+                    levels.append(ci[2])
         ax.set_xticks(range(len(points)))
         ax.set_xticklabels([f"{w}\n{t} thr" for w, t in points])
         ax.set_title(title)
         rate_axis(ax)
     fig.tight_layout()
-    one_legend(fig, [Patch(facecolor=colours[e], edgecolor="none", label=e) for e in engines], title="engine")
+    handles = [Patch(facecolor=colours[e], edgecolor="none", label=e) for e in engines]
+    if levels:   # what a whisker is, with the confidence it has
+        handles.append(whisker_handle(levels))
+    one_legend(fig, handles, title="engine")
     return fig
 
 
