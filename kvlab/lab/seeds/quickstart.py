@@ -11,7 +11,9 @@ import threading
 import time
 from dataclasses import dataclass
 
+from ... import errors
 from ...execution import native
+from ...execution.worker import spawn
 from .bindings import BINDINGS
 from .plan import Step, execute
 
@@ -37,21 +39,35 @@ def python_loop_baseline(num, threads=(1, 2), seed=1):
     """fillseq + readrandom through the Python bindings, in a plain Python loop with 1 and 2
     Python threads (the GIL serialises them); bindings not installed are skipped."""
     import pandas as pd
+    rows = []
+    for step in python_loop_baseline_plan(num, threads, seed):
+        loop = step.work
+        # in a worker of its own, as every trial: the binding's engine is never opened in the notebook's kernel
+        got = spawn.call("kvlab.lab.seeds.quickstart:bench_in_worker",
+                         (BINDINGS.index(loop.binding), num, loop.threads, loop.seed))
+        if got.error is not None:
+            raise got.error
+        if not got.returned:
+            raise errors.EngineError(f"{loop.binding.engine}'s Python loop died ({got.how()}): "
+                                     f"{got.log[-1] if got.log else 'no message'}")
+        rows += got.value
+    return pd.DataFrame(rows)
+
+
+def bench_in_worker(link, which: int, num: int, threads, seed) -> list:
+    """In a worker: binding BINDINGS[which]'s rows (none where its module is not installed)."""
+    binding = BINDINGS[which]
+    try:
+        module = importlib.import_module(binding.module)
+    except ImportError:
+        return []
     make_key = native.load().make_key
     keys = [make_key(i) for i in range(num)]
-    rows = []
     d = tempfile.mkdtemp(prefix="kvlab-py-")
     try:
-        for step in python_loop_baseline_plan(num, threads, seed):
-            loop = step.work
-            try:
-                module = importlib.import_module(loop.binding.module)
-            except ImportError:
-                continue
-            rows += _bench(loop.binding(), module, d, keys, loop.threads, loop.seed)
+        return _bench(binding(), module, d, keys, threads, seed)
     finally:
         shutil.rmtree(d, ignore_errors=True)
-    return pd.DataFrame(rows)
 
 
 def _bench(binding, module, folder, keys, threads, seed) -> list:
