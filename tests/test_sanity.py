@@ -187,13 +187,13 @@ def test_compare_checks_scaling_across_its_runs(tmp_path, capsys, monkeypatch):
     stores what it adds; tiny runs are too short and say so, once for all the rows."""
     require("null")
     seen = []
-    real = sanity.annotate_scaling
+    real = sanity.with_scaling   # new records with the notes: a record is never changed once built
 
     def spy(results):
         results = list(results)
         seen.append(sorted((b.workload, b.threads) for b in results))
         return real(results)
-    monkeypatch.setattr(sanity, "annotate_scaling", spy)
+    monkeypatch.setattr(sanity, "with_scaling", spy)
     out = tmp_path / "c.json"
     assert cli.main(["compare", "--engines", "null", "--num", "5000", "--threads", "2", "--no-store", "--json",
                      str(out), "--progress", "off", "--duration", "0.2", "--warmup", "0.05", "--repeat", "2"]) == 0
