@@ -164,13 +164,11 @@ def _report(args, plan, benchmarks) -> None:
         ranking = maincompare.rank(rows, loads=args.loads)
         if ranking:
             print()
-            print(f"ranking by median ops/s; each gap to the engine above: its change, the Mann-Whitney p, and "
-                  f"'significant' at p < {results_compare.ALPHA:g} and {results_compare.THRESHOLD_PCT:g}% or more")
+            print(ranking_legend())
             for point, entries in ranking:
                 print(_ranking_line(point, entries))
-                width = max(len(_bracket(e["row"]["summary"])) for e in entries)
                 for e in entries:
-                    print(_ranking_entry(e, width))
+                    print(_ranking_entry(e))
     common.warnings_once(args, benchmarks)
 
 
@@ -182,31 +180,37 @@ def _interval(s: dict, with_level: bool) -> str:
     return text + (f" ({stats._percent(s['median_ci_level'])})" if with_level else "")
 
 
+def ranking_legend() -> str:
+    return ("ranking by median ops/s; every pair of engines at a point compared within each repeat (paired ratios, "
+            f"Student's t, Holm's correction over the point's pairs: at most {results_compare.ALPHA:g} chance of "
+            f"calling any equal pair different), a difference also {results_compare.THRESHOLD_PCT:g}% or more; "
+            "x best: the geometric mean of the per-repeat ratios to the best, with its 95% interval")
+
+
 def _ranking_line(point, entries) -> str:
-    """'readrandom 1 thr: lmdb > rocksdb ~ leveldb' ('>': a significant gap, '~': not)."""
-    text = entries[0]["row"]["engine"]
-    for e in entries[1:]:
-        text += (" > " if e["gap"]["significant"] else " ~ ") + e["row"]["engine"]
-    return f"{point.label()}: {text}"
+    """'readrandom 1 thr (3 pairs tested):', each engine's line below it."""
+    n = entries[0]["family"]["pairs"]
+    tested = f"{n} pair{'s' if n != 1 else ''} tested" if n else "no pair tested: fewer than 3 repeats"
+    return f"{point.label()} ({tested}):"
 
 
-def _bracket(s: dict) -> str:
-    return f"[{_interval(s, False)}]" if s.get("median_ci") else ""
+def _ratio(v: dict) -> str:
+    if v["ratio"] is None:
+        return "-"
+    if v["ci"] is None:
+        return f"{v['ratio']:.3f}x (n={v['n']}: no interval)"
+    return f"{v['ratio']:.3f}x [{v['ci'][0]:.3f}, {v['ci'][1]:.3f}]"
 
 
-def _ranking_entry(e, width: int = 0) -> str:
+def _ranking_entry(e) -> str:
     r = e["row"]
-    line = f"  {r['engine']:<18} {output.num(r['median']):>12}  {_bracket(r['summary']):<{width}}"
-    gap = e["gap"]
-    if gap is None:
-        return line.rstrip()
-    change = "-" if gap["change_pct"] is None else f"{gap['change_pct']:+.1f}%"
-    if gap["p"] is None:
-        said = "no test (fewer than 3 runs a side)"
-    elif gap["significant"]:
-        said = f"significant, p={gap['p']:.3f}"
-    elif gap["below_floor"]:
-        said = f"p={gap['p']:.3f} but under {results_compare.THRESHOLD_PCT:g}%: not significant"
+    best = e["vs_best"]["ratio"] == 1.0 and e["vs_best"]["ci"] in (None, [1.0, 1.0])
+    same = e["same_as"]
+    if r["n"] < 3:
+        said = "fewer than 3 repeats: no test"
+    elif same:
+        said = "indistinguishable from " + ", ".join(same)
     else:
-        said = f"not significant, p={gap['p']:.3f}"
-    return f"{line}  {change}, {said}"
+        said = "different from every other"
+    ratio = "the best" if best else "x best " + _ratio(e["vs_best"])
+    return f"  {r['engine']:<18} {output.num(r['median']):>12}  {ratio:<33} {said}"

@@ -7,6 +7,7 @@ ipywidgets is imported when a widget is made, so `kvlab` imports without it.
 """
 from __future__ import annotations
 
+import dataclasses
 import html
 import io
 import os
@@ -161,13 +162,13 @@ class RunBuilder:
         self.table.value = ""
         self.figure.layout.display = "none"
         self.run_button.disabled = True
-        queue = self.rounds(specs)
+        queue = [(i // len(specs), s) for i, s in enumerate(self.rounds(specs))]   # (round, spec)
         self.status.value = f"running {len(specs)} engine(s), {len(queue)} trial(s)…"
 
         def next_run(_handle=None):
             if _handle is not None:
-                try:
-                    self.results.extend(_handle.result())
+                try:   # each record as a new one with its round (the ranking pairs the engines within a round)
+                    self.results.extend(dataclasses.replace(b, trial=_handle.round) for b in _handle.result())
                 except Exception as exc:  # shown, never raised into the kernel from a thread
                     self._done(f"<span style='color:#b00'>{html.escape(type(exc).__name__)}: "
                                f"{html.escape(str(exc))}</span>", ok=False)
@@ -175,7 +176,9 @@ class RunBuilder:
             if queue and not control.stop_requested:
                 if _handle is not None:
                     self._show_results()
-                h = start_spec(queue.pop(0), control=control)
+                r, spec = queue.pop(0)
+                h = start_spec(spec, control=control)
+                h.round = r
                 self.handles.append(h)
                 h.add_done_callback(next_run)
                 return
@@ -234,8 +237,8 @@ class RunBuilder:
 
 def ranking_html(results, memory) -> str:
     """The ranking `kvlab compare` prints, as a table: per workload and thread count, the engines by their median
-    ops/s with its interval, each one's ratio to the best, and against the engine above it the change, the
-    Mann-Whitney p and whether the difference is significant (results.compare's rule); the budget they shared."""
+    ops/s with its interval, each one's ratio to the best with its interval, and the engines it is
+    indistinguishable from (maincompare.rank); the budget they shared."""
     import pandas as pd
 
     from ..results import stats
@@ -245,25 +248,22 @@ def ranking_html(results, memory) -> str:
         return ""
     lines = []
     for point, entries in ranking:
-        best = entries[0]["row"]["median"]
         for i, e in enumerate(entries, 1):
-            r, gap = e["row"], e["gap"]
-            interval = stats.interval_text(r["summary"], fmt=lambda v: f"{v:,.0f}")
-            if gap is None:
-                against = "best"
-            elif gap["p"] is None:
-                against = f"{gap['change_pct']:+.1f}%, too few rounds for a test"
-            else:
-                against = (f"{gap['change_pct']:+.1f}%, p={gap['p']:.3f}: "
-                           + ("different" if gap["significant"] else "indistinguishable"))
+            r, v = e["row"], e["vs_best"]
+            ratio = "-" if v["ratio"] is None else (
+                f"{v['ratio']:.3f}" + (f" [{v['ci'][0]:.3f}, {v['ci'][1]:.3f}]" if v["ci"] else ""))
+            same = ("fewer than 3 rounds: no test" if r["n"] < 3 else
+                    ", ".join(e["same_as"]) or "different from every other")
             lines.append({"point": point.label(), "rank": i, "engine": r["engine"], "rounds": r["n"],
-                          "median ops/s": f"{r['median']:,.0f}", "interval": interval,
-                          "x best": f"{r['median'] / best:.3f}" if best else "-", "vs the one above": against})
+                          "median ops/s": f"{r['median']:,.0f}",
+                          "interval": stats.interval_text(r["summary"], fmt=lambda v: f"{v:,.0f}"),
+                          "x best [95%]": ratio, "indistinguishable from": same})
     budget = (f"every engine at one memory budget of {memory}" if memory else
               "<b>not at equal memory</b>: each engine's own defaults (memory none)")
-    return (f"<p><b>ranking</b> ({budget}; significance as <code>kvlab compare</code> decides it: "
-            f"Mann-Whitney p &lt; {maincompare.results_compare.ALPHA} and a change of at least "
-            f"{maincompare.results_compare.THRESHOLD_PCT:g}%)</p>"
+    return (f"<p><b>ranking</b> ({budget}; as <code>kvlab compare</code> ranks: every pair of engines compared "
+            "within each round, paired ratios and Student's t, Holm's correction over a point's pairs (at most "
+            f"{maincompare.results_compare.ALPHA} chance of calling any equal pair different), a difference also "
+            f"{maincompare.results_compare.THRESHOLD_PCT:g}% or more)</p>"
             + pd.DataFrame(lines).to_html(index=False, escape=True, classes="kvlab-ranking"))
 
 

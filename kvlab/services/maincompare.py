@@ -30,8 +30,8 @@ from ..execution.dbfiles import jobdir
 from ..execution.orchestration import sweep as sweep_execution
 from ..execution.run import runner
 from ..model.spec import RunSpec
+from ..results import blocks, sanity, stats
 from ..results import compare as results_compare
-from ..results import sanity, stats
 from ..results.result import BenchmarkResult
 
 READ = "readrandom"
@@ -216,6 +216,7 @@ def summarize(results, level: float = stats.LEVEL) -> list:
     for (engine, point), bs in groups.items():
         s = stats.summarize([b.ops_per_sec for b in bs], level)
         rows.append({"engine": engine, "point": point, "n": s["n"], "summary": s, "median": s["median"],
+                     "blocks": {b.trial: b.ops_per_sec for b in bs},   # each repeat's figure (the design's block)
                      "p50": stats.summarize([b.latency_us.get("p50") for b in bs])["median"],
                      "p99": stats.summarize([b.latency_us.get("p99") for b in bs])["median"]})
     order = list(dict.fromkeys(r["engine"] for r in rows))
@@ -225,30 +226,22 @@ def summarize(results, level: float = stats.LEVEL) -> list:
 
 def rank(rows, loads: bool = False, alpha: float = results_compare.ALPHA,
          threshold: float = results_compare.THRESHOLD_PCT) -> list:
-    """Per point (loads only with `loads`): (point, [row, ...] by median ops/s, highest first, each after the
-    first with `gap`: its change against the one above in %, the Mann-Whitney p of the two, and `significant`,
-    as `kvlab results compare` decides it (p < alpha and the change at least `threshold` %; no p-value with
-    fewer than 3 samples a side))."""
+    """Per point (loads only with `loads`): (point, [entry, ...] by median ops/s, highest first).  Every pair of
+    engines at the point is compared within repeats (results.blocks: paired log ratios, Student's t, Holm over the
+    point's pairs, family-wise error `alpha`; a difference also needs `threshold` %): each entry has its `row`, its
+    ratio to the best with an interval (`vs_best`: ratio, ci, p), `same_as` (the engines it is indistinguishable
+    from: groups may overlap; none is a chain) and `family` (the pairs tested, alpha, threshold)."""
     by_point: dict = {}
     for r in rows:
         if r["median"] is not None and (loads or r["point"].phase != "load"):
             by_point.setdefault(r["point"], []).append(r)
-    metric = results_compare.BY_NAME["ops_per_sec"]
     out = []
     for point, group in by_point.items():
         ranked = sorted(group, key=lambda r: -r["median"])
-        entries = [{"row": ranked[0], "gap": None}]
-        for above, r in zip(ranked, ranked[1:]):
-            a, b = above["summary"], r["summary"]
-            p = None
-            if a["n"] >= stats.MIN_SAMPLES and b["n"] >= stats.MIN_SAMPLES:
-                p = stats.mann_whitney_u(a["values"], b["values"])[1]
-            change = (r["median"] / above["median"] - 1) * 100 if above["median"] else None
-            word = results_compare.verdict(metric, change, p, alpha, threshold)
-            entries.append({"row": r, "gap": {"change_pct": change, "p": p, "significant": word != "~",
-                                              "below_floor": p is not None and p < alpha and change is not None
-                                              and abs(change) < threshold}})
-        out.append((point, entries))
+        got = blocks.compare_point({r["engine"]: r["blocks"] for r in ranked}, alpha, threshold)
+        family = {"pairs": got["m"], "alpha": alpha, "threshold_pct": threshold}
+        out.append((point, [{"row": r, "vs_best": got["vs_best"][r["engine"]], "same_as": got["same_as"][r["engine"]],
+                             "family": family} for r in ranked]))
     return out
 
 
