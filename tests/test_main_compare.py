@@ -199,3 +199,15 @@ def test_compare_without_a_budget_says_the_engine_defaults(tmp_path, capsys):
                      "--json", str(tmp_path / "c.json")]) == 0
     records = json.loads(Path(tmp_path / "c.json").read_text())
     assert {r["params"]["memory_budget"]["bytes"] for r in records} == {None} and len(records) == 3
+
+
+def test_compare_with_no_store_writes_no_file_unless_asked(tmp_path, monkeypatch, capsys):
+    """Issue 46: `kvlab compare --no-store` wrote compare-<time>.json into kvlab's per-user folder all the same."""
+    require("null")
+    home = tmp_path / "data"
+    monkeypatch.setenv("XDG_DATA_HOME", str(home))
+    assert cli.main(["compare", "--engines", "null", *TINY]) == 0
+    assert not list(home.rglob("compare-*.json")) and "results written to" not in capsys.readouterr().out
+    out = tmp_path / "asked.json"
+    assert cli.main(["compare", "--engines", "null", *TINY, "--json", str(out)]) == 0
+    assert out.exists()

@@ -52,8 +52,8 @@ def add_parser(sub, make):
     add_running_options(c, db=False)
     for a in c._actions:
         if a.dest == "json":
-            a.help = "write every record to FILE (default compare-<date>-<time>.json in kvlab's per-user folder, " \
-                     "$XDG_DATA_HOME/kvlab or ~/.local/share/kvlab)"
+            a.help = "write every record to FILE (default, unless --no-store: compare-<date>-<time>.json in " \
+                     "kvlab's per-user folder, $XDG_DATA_HOME/kvlab or ~/.local/share/kvlab)"
     return c
 
 
@@ -66,7 +66,8 @@ def handle(args) -> int:
     memory = None if str(args.memory).strip().lower() in NO_BUDGET else memory_bytes(args.memory)
     if args.warmup >= args.duration:
         raise UsageError(f"--warmup {args.warmup:g} must be shorter than --duration {args.duration:g}")
-    args.json = args.json or str(kvlab_home() / f"compare-{time.strftime('%Y%m%d-%H%M%S')}.json")
+    if not args.json and not args.no_store:   # --no-store writes no file unless --json asks for one (issue 46)
+        args.json = str(kvlab_home() / f"compare-{time.strftime('%Y%m%d-%H%M%S')}.json")
     seed = args.seed if args.seed is not None else time.time_ns() & 0xFFFFFFFF
     common.preflight(args)
     plan = maincompare.Plan(engines=tuple(names), num=args.num, threads=tuple(sorted({1, args.threads})),
