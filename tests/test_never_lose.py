@@ -100,20 +100,27 @@ def test_a_second_command_on_a_held_db_touches_nothing(tmp_path, engine):
     assert again[0].found == NUM
 
 
-def test_the_refusal_names_the_holder(tmp_path, capsys):
-    require("lmdb")
-    d = tmp_path / "db"
-    kvlab.run("lmdb", "fillseq", num=NUM, db=str(d), interval=0)
-    holder = _kvlab("run", "--engine", "lmdb", "--workload", "readrandom", "--duration", "3", "--db", str(d),
+def _refused_while_held(d, held: str, asked: str, *more) -> tuple:
+    """`held` loaded in `d` and read by a `kvlab run` of its own; meanwhile `kvlab run --engine asked` on `d` is
+    refused (exit 2): (the holder's process, the refusal's stderr)."""
+    kvlab.run(held, "fillseq", num=NUM, db=str(d), interval=0)
+    holder = _kvlab("run", "--engine", held, "--workload", "readrandom", "--duration", "3", "--db", str(d),
                     "--use-existing-db", "--num", str(NUM), "--no-store", "--progress", "off", "-q")
     try:
         _wait_for(lambda: _engine_open(d))
-        assert main(["run", "--engine", "lmdb", "--workload", "fillseq", "--num", "2000", "--db", str(d),
-                     "--no-store"]) == 2
-        err = capsys.readouterr().err
-        assert "open in another process" in err and f"by process {holder.pid}" in err and "nothing in it was" in err
+        code = main(["run", "--engine", asked, "--workload", "fillseq", "--num", "2000", "--db", str(d), *more,
+                     "--no-store"])
     finally:
         holder.wait(60)
+    assert code == 2
+    return holder
+
+
+def test_the_refusal_names_the_holder(tmp_path, capsys):
+    require("lmdb")
+    holder = _refused_while_held(tmp_path / "db", "lmdb", "lmdb")
+    err = capsys.readouterr().err
+    assert "open in another process" in err and f"by process {holder.pid}" in err and "nothing in it was" in err
 
 
 def test_two_processes_racing_to_create_one_db(tmp_path):
@@ -447,19 +454,9 @@ def test_the_refusal_names_the_holders_engine(tmp_path, capsys):
     """The lock's refusal names the engine whose database is held, not the one asked for (issue 46)."""
     require("rocksdb")
     require("lmdb")
-    d = tmp_path / "db_rocks"
-    kvlab.run("rocksdb", "fillseq", num=NUM, db=str(d), interval=0)
-    holder = _kvlab("run", "--engine", "rocksdb", "--workload", "readrandom", "--duration", "3", "--db", str(d),
-                    "--use-existing-db", "--num", str(NUM), "--no-store", "--progress", "off", "-q")
-    try:
-        _wait_for(lambda: _engine_open(d))
-        assert main(["run", "--engine", "lmdb", "--workload", "fillseq", "--num", "2000", "--db", str(d),
-                     "--overwrite", "--no-store"]) == 2
-        err = capsys.readouterr().err
-        assert "the rocksdb database is open in another process" in err, err
-    finally:
-        holder.wait(60)
-
+    _refused_while_held(tmp_path / "db_rocks", "rocksdb", "lmdb", "--overwrite")
+    err = capsys.readouterr().err
+    assert "the rocksdb database is open in another process" in err, err
 
 def test_the_disk_check_counts_values_whole_where_the_run_does_not_compress(tmp_path, capsys):
     """Issue 46: the size check halved the values of any engine that can compress, though kvlab's RocksDB runs

@@ -19,53 +19,13 @@ from __future__ import annotations
 import math
 from itertools import combinations
 
+from .steady import t_two_sided_p
+
 MIN_BLOCKS = 3
 
 
-def _betacf(a: float, b: float, x: float) -> float:
-    """The continued fraction of the regularized incomplete beta function (Lentz's method)."""
-    tiny, qab, qap, qam = 1e-300, a + b, a + 1.0, a - 1.0
-    c, d = 1.0, 1.0 - qab * x / qap
-    d = 1.0 / (d if abs(d) > tiny else tiny)
-    h = d
-    for m in range(1, 300):
-        m2 = 2 * m
-        aa = m * (b - m) * x / ((qam + m2) * (a + m2))
-        d = 1.0 + aa * d
-        d = 1.0 / (d if abs(d) > tiny else tiny)
-        c = 1.0 + aa / c if abs(1.0 + aa / c) > tiny else tiny
-        h *= d * c
-        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
-        d = 1.0 + aa * d
-        d = 1.0 / (d if abs(d) > tiny else tiny)
-        c = 1.0 + aa / c if abs(1.0 + aa / c) > tiny else tiny
-        delta = d * c
-        h *= delta
-        if abs(delta - 1.0) < 1e-15:
-            break
-    return h
-
-
-def _betai(a: float, b: float, x: float) -> float:
-    if x <= 0.0:
-        return 0.0
-    if x >= 1.0:
-        return 1.0
-    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x))
-    if x < (a + 1.0) / (a + b + 2.0):
-        return front * _betacf(a, b, x) / a
-    return 1.0 - front * _betacf(b, a, 1.0 - x) / b
-
-
-def t_two_sided_p(t: float, df: int) -> float:
-    """P(|T| >= |t|) for Student's t with `df` degrees of freedom."""
-    if math.isinf(t):
-        return 0.0
-    return _betai(df / 2.0, 0.5, df / (df + t * t))
-
-
 def t_quantile(q: float, df: int) -> float:
-    """The `q` quantile (0.5 < q < 1) of Student's t, by bisection on its distribution."""
+    """The `q` quantile (0.5 < q < 1) of Student's t, by bisection on its distribution (steady.t_two_sided_p)."""
     lo, hi = 0.0, 1e3
     for _ in range(200):
         mid = (lo + hi) / 2

@@ -111,11 +111,7 @@ class MemoryCgroup:
             return None
 
     def peak(self) -> int | None:
-        name = "memory.max_usage_in_bytes" if self.version == 1 else "memory.peak"
-        try:
-            return int((self.path / name).read_text())
-        except (OSError, ValueError):
-            return None
+        return peak_of(self.path, self.version)
 
     def oom_kills(self) -> int | None:
         """How many processes the kernel's OOM killer ended in the group (v1 memory.oom_control, v2 memory.events:
@@ -147,6 +143,16 @@ class MemoryCgroup:
 
     def __exit__(self, *exc):
         self._remove()
+
+
+def peak_of(path, version: int) -> int | None:
+    """The peak a memory cgroup at `path` recorded (v1 memory.max_usage_in_bytes, v2 memory.peak); a trial's worker
+    reads its own before it hands its records back."""
+    name = "memory.max_usage_in_bytes" if version == 1 else "memory.peak"
+    try:
+        return int((Path(path) / name).read_text())
+    except (OSError, ValueError):
+        return None
 
 
 def enclosing_limit() -> int | None:

@@ -4,19 +4,7 @@ from __future__ import annotations
 
 from ... import engines, errors
 from ...engines.descriptor import MiB, memory_split
-from ..host import cgroup
-
-
-def machine_memory() -> int | None:
-    """MemTotal, bytes."""
-    try:
-        with open("/proc/meminfo") as f:
-            for line in f:
-                if line.startswith("MemTotal:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    return None
+from ..host import accounting, cgroup
 
 
 def _mib(n: int) -> str:
@@ -34,8 +22,8 @@ def check(spec, budget: dict) -> None:
     n = budget["bytes"]
     if n is None:
         return
-    total, enclosing = machine_memory(), cgroup.enclosing_limit()
-    for ceiling, what in ((total, "this machine's memory (MemTotal)"),
+    total, enclosing = accounting.machine().get("memory_bytes"), cgroup.enclosing_limit()
+    for ceiling, what in ((total, "this machine's memory"),
                           (enclosing, "the limit of the memory cgroup kvlab runs in")):
         if ceiling is not None and n > ceiling:
             raise errors.SpecError(f"memory={_mib(n)} is above {what}, {_mib(ceiling)}: the budget could never "

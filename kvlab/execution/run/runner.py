@@ -16,6 +16,7 @@ notebook as from the command line.
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 from typing import Callable
@@ -219,7 +220,6 @@ def _stopped_after(b, name: str):
     so (`b` as the worker built it is not changed)."""
     if b.params.get("stopped_by"):
         return b
-    import dataclasses
     warnings = b.warnings if b.partial else [
         *b.warnings, f"the run was stopped by {name} after this phase ended: this phase is whole, the workloads "
                      "after it did not run"]

@@ -14,8 +14,9 @@ from pathlib import Path
 
 from ... import _signals as signals
 from ... import errors
+from .. import native
 from ..dbfiles import dbdir
-from ..host import accounting
+from ..host import accounting, cgroup
 from ..host.cgroup import evict_page_cache
 from ..progress import RunControl
 from ..traces.fileformat import TraceWriter
@@ -65,7 +66,6 @@ def run(link, job: TrialJob) -> TrialOut:
             tracer = TraceWriter.reopened(job.tracer[0], link.fds[1], job.tracer[1])
         control = RunControl([lambda p: link.send(("progress", p))], every=job.every or 0.25)
         link.on_stop(control.stop)
-        from .. import native
         cfg = native.require_built(job.spec.engine)
         lib = native.load()
         session = Trial(job.spec, cfg, lib, where, warnings, job.trial, control, budget=budget, tracer=tracer)
@@ -80,7 +80,7 @@ def run(link, job: TrialJob) -> TrialOut:
             with signals.held(arrived):   # closing finishes whatever signal comes
                 session.close()
                 close_out(session, where)
-                peak = _peak(cgroup_path)
+                peak = cgroup.peak_of(cgroup_path, budget.get("cgroup_version")) if cgroup_path else None
                 log = inside.own_log()   # what the engine's library wrote (never the caller's terminal)
                 for b in session.results:
                     b.params["memory_budget"]["cgroup_peak_bytes"] = peak
@@ -116,16 +116,3 @@ def close_out(session, where) -> None:
         # seed 001's total: the database after close + the process (accounting.seed_total)
         acct["total_size_bytes"] = accounting.seed_total(acct["db_size_after_close_bytes"],
                                                          acct.get("process_size_bytes"))
-
-
-def _peak(path) -> int | None:
-    if not path:
-        return None
-    for name in ("memory.peak", "memory.max_usage_in_bytes"):
-        try:
-            return int((Path(path) / name).read_text())
-        except (OSError, ValueError):
-            continue
-    return None
-
-
