@@ -35,7 +35,7 @@ def check(spec, lib, key_hash: bool) -> None:
         got = spawn.call("kvlab.execution.run.loads:bulk_loads_of", (spec.engine,))
         if got.error is not None:
             raise got.error
-        adapter, have = cfg.native_name, got.value if got.returned else ()
+        adapter, have = cfg.native_name, got.value if got.returned else {}
     else:
         adapter, have = cfg.adapter, lib.bulk_loads()
     if adapter not in have:
@@ -48,10 +48,11 @@ def check(spec, lib, key_hash: bool) -> None:
                                "insertorder=ordered")
 
 
-def bulk_loads_of(link, engine: str) -> tuple:
-    """In a worker: the adapters with a bulk path, `engine`'s built version loaded first."""
+def bulk_loads_of(link, engine: str) -> dict:
+    """In a worker: {adapter: how its bulk path writes} (the extension's bulk_loads), `engine`'s built version loaded
+    first."""
     native.adapter_name(native.require_built(engine))
-    return tuple(native.load().bulk_loads())
+    return dict(native.load().bulk_loads())
 
 
 def bulk_chunk(key_size: int, value_size: int) -> int:
