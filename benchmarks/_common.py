@@ -53,19 +53,20 @@ def callgrind_collected(stderr: str) -> int:
     return int(m.group(1))
 
 
-def under_callgrind(code: str, toggle: str, env: dict, extra=()) -> tuple:
-    """`python -c code` whose trial workers run under callgrind (kvlab's trials run in worker processes forked by
-    a fork server: KVLAB_WORKER_PREFIX puts the server, and so each worker, under valgrind; the calling process
-    is not, so the count is the worker's alone): (the instructions collected with `toggle` on, summed over the
-    processes' logs, and the completed process)."""
+def under_callgrind(code, toggle: str, env: dict, extra=(), cwd=None) -> tuple:
+    """`python -c code` (or the command `code`, a list: a `kvlab` command) whose trial workers run under callgrind
+    (kvlab's trials run in worker processes forked by a fork server: KVLAB_WORKER_PREFIX puts the server, and so
+    each worker, under valgrind; the calling process is not, so the count is the worker's alone): (the
+    instructions collected with `toggle` on, summed over the processes' logs, and the completed process)."""
     import glob
     import shlex
     import tempfile
     logs = tempfile.mkdtemp(prefix="kvlab-vg-")
     vg = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", "--collect-atstart=no",
           f"--toggle-collect={toggle}", f"--log-file={logs}/vg.%p", *extra]
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          env={**env, "KVLAB_WORKER_PREFIX": shlex.join(vg)})
+    argv = list(code) if isinstance(code, (list, tuple)) else [sys.executable, "-c", code]
+    done = subprocess.run(argv, capture_output=True, text=True, cwd=cwd,
+                          env={**(env or os.environ), "KVLAB_WORKER_PREFIX": shlex.join(vg)})
     try:
         if done.returncode != 0:
             raise SystemExit(f"the run under callgrind failed:\n{done.stderr[-2000:]}")
@@ -74,7 +75,7 @@ def under_callgrind(code: str, toggle: str, env: dict, extra=()) -> tuple:
             m = re.search(r"Collected : (\d+)", Path(path).read_text(errors="replace"))
             total += int(m.group(1)) if m else 0
         if not total:
-            raise SystemExit(f"callgrind collected nothing in {logs}")
+            raise SystemExit(f"callgrind collected nothing in {toggle}")
         return total, done
     finally:
         rm(logs)

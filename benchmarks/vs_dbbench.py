@@ -35,7 +35,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from _common import callgrind_collected, median
+from _common import callgrind_collected, median, under_callgrind
 
 LINE = re.compile(r"^(\w+)\s+:\s+([\d.]+) micros/op (\d+) ops/sec", re.M)
 KINDS = re.compile(r"^mixgraph\s+:.*\( Gets:(\d+) Puts:(\d+) Seek:(\d+)", re.M)
@@ -57,11 +57,15 @@ def dbbench_library(path: str):
     return os.path.realpath(m.group(1)) if m else None  # /lib -> /usr/lib on merged-/usr Debian
 
 
-def callgrind_per_get(cmd, toggle, reads, env, cwd):
+def callgrind_per_get(cmd, toggle, reads, env, cwd, in_workers=False):
     """Instructions per get in `toggle` (a function callgrind matches by name), from a run of `reads` and one
-    of 2 * `reads` gets."""
+    of 2 * `reads` gets.  `in_workers`: a kvlab command, whose trials run in worker processes (callgrind goes
+    around them through KVLAB_WORKER_PREFIX: _common.under_callgrind)."""
     counts = []
     for n in (reads, 2 * reads):
+        if in_workers:
+            counts.append(under_callgrind([*cmd, f"--reads={n}"], toggle, env, cwd=cwd)[0])
+            continue
         out = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", "--collect-atstart=no",
                               f"--toggle-collect={toggle}", *cmd, f"--reads={n}"],
                              capture_output=True, text=True, env=env, cwd=cwd)
@@ -81,8 +85,7 @@ def instructions(args, sides, flags, env):
     if not shutil.which("valgrind"):
         raise SystemExit("--instructions needs valgrind (apt-get install valgrind)")
     from kvlab.execution import native
-    # kvlab's command re-executes itself to get room in glibc's static TLS (kvlab.execution.native), and
-    # callgrind does not follow an exec: start it with the room
+    # kvlab's trials run in workers, which the fork server starts with room in glibc's static TLS
     kvlab_env = native.with_static_tls_room(env or os.environ)
     reads = max(1, args.num // 10)
     loops = {"db_bench": "*Benchmark::ReadRandom(*", "kvlab": "worker"}
@@ -95,7 +98,8 @@ def instructions(args, sides, flags, env):
                            capture_output=True, text=True, check=True, env=env, cwd=base)
             read = cmd + ["--benchmarks=readrandom", "--use_existing_db=1"] + common
             side_env = kvlab_env if who == "kvlab" else env
-            per_get[who] = [callgrind_per_get(read, toggle, reads, side_env, base) for toggle in (loops[who], GET_IMPL)]
+            per_get[who] = [callgrind_per_get(read, toggle, reads, side_env, base, in_workers=who == "kvlab")
+                            for toggle in (loops[who], GET_IMPL)]
         finally:
             shutil.rmtree(base, ignore_errors=True)
     (d, d_engine), (k, k_engine) = per_get["db_bench"], per_get["kvlab"]

@@ -249,8 +249,8 @@ def facts_for_result(adapter: str, db_path) -> dict:
 # thread-locals through TLS descriptors.  In a module loaded by dlopen they take glibc's dynamic path
 # (_dl_tlsdesc_dynamic: 7.7% more instructions per RocksDB get, benchmarks/harness_instructions.py) unless
 # glibc has room left in its optional static TLS, 512 bytes by default against RocksDB's ~1.2 KB.  The
-# room is a tunable read once, at process start: the `kvlab` command re-executes itself with it, the
-# Jupyter kernel kvlab installs starts with it, and a run records whether its process had it.  With the
+# room is a tunable read once, at process start: the fork server that starts every trial's worker
+# (execution.worker) starts with it, and a run records whether its process had it.  With the
 # room, where the build has it, the module linked against the initial-exec RocksDB is loaded instead
 # (load_initial_exec above), and a run records which (tls_model).
 STATIC_TLS_TUNABLE, STATIC_TLS_BYTES = buildfacts.STATIC_TLS_TUNABLE, buildfacts.STATIC_TLS_BYTES

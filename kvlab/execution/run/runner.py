@@ -83,7 +83,7 @@ def memory_budget(spec: RunSpec) -> dict:
     """What the spec's memory budget gives its engine: {"bytes", "split" (the settings applied), "given_wins"
     (settings the spec gave, which win over the split), "engine" (how the engine spends memory), "cgroup",
     "covers"}; without a budget, {"bytes": None, "covers": "engine defaults", "engine", "defaults": every
-    engine's own}.  The cgroup's fields are filled in as the run enters one (`_held_to`)."""
+    engine's own}.  The cgroup's fields are added per trial, as its cgroup is made (`_cgroup_for`)."""
     cfg = engines.get(spec.engine)
     d = engines.descriptor(cfg)
     if spec.memory is None:

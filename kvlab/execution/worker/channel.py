@@ -33,20 +33,3 @@ class Reader:
             out.append(pickle.loads(bytes(self.buf[_HEAD.size:_HEAD.size + n])))
             del self.buf[:_HEAD.size + n]
         return out
-
-    @property
-    def torn(self) -> bool:
-        """Bytes of a message that never ended (its writer died mid-message)."""
-        return bool(self.buf)
-
-
-def read_one(fd: int):
-    """Block for exactly one message (None at end of file)."""
-    reader = Reader()
-    while True:
-        chunk = os.read(fd, 1 << 16)
-        if not chunk:
-            return None
-        got = reader.feed(chunk)
-        if got:
-            return got[0]

@@ -147,6 +147,10 @@ def call(target: str, args: tuple = (), *, fds: tuple = (), on_message=None, sto
     t0 = time.monotonic()
     try:
         pid, status_fd = SERVER.spawn([theirs.fileno(), log.fileno(), *fds])
+    except BaseException:
+        mine.close()
+        log.close()
+        raise
     finally:
         theirs.close()
     out = Outcome(pid)
