@@ -309,3 +309,16 @@ def test_doc_links_go_to_pages_in_git_or_generated():
                 if path not in tracked and path not in generated:
                     broken.append(f"{page.relative_to(ROOT)}:{n}: {target}")
     assert not broken, "links to pages neither in git nor generated:\n" + "\n".join(broken)
+
+
+REPO_PATH = re.compile(r"`((?:kvlab|benchmarks|tests|scripts|cython_ext|notebooks|docs)/[\w./@-]+"
+                       r"\.(?:py|pyx|pxi|c|h|md|sh|ipynb|toml|json))`")
+
+
+def test_every_file_the_docs_name_is_there():
+    """A file of the project that README.md, ARCHITECTURE.md or a docs page names in code (`kvlab/...py`,
+    `benchmarks/...py`, `tests/...py`, ...) exists: a move or a rename that leaves a page behind fails here."""
+    pages = [ROOT / "README.md", ROOT / "ARCHITECTURE.md", *sorted((ROOT / "docs").glob("*.md"))]
+    missing = [(page.name, m.group(1)) for page in pages for m in REPO_PATH.finditer(page.read_text())
+               if not (ROOT / m.group(1)).exists()]
+    assert not missing, f"the docs name files that are not there: {missing}"
