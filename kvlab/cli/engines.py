@@ -29,6 +29,9 @@ def add_parser(sub, make):
     b.add_argument("names", nargs="+", metavar="NAME@VERSION", help="e.g. lmdb@0.9.70")
     b.add_argument("--skip-built", action="store_true",
                    help="leave a version that is already built as it is (scripts/setup.sh)")
+    b.add_argument("--where-possible", action="store_true",
+                   help="skip a version this machine's toolchain cannot build (no cargo, a Rust too old, no "
+                        "cmake), one line each saying why and how to get it, and build the rest (scripts/setup.sh)")
     c = actions.add_parser("check", help="run the conformance checks the built-in engines pass on an engine",
                            description="run the conformance checks the built-in engines pass (" +
                                        ", ".join(conformance.CHECKS) + ") on an engine: a built-in one, a built "
@@ -49,6 +52,10 @@ def handle(args) -> int:
         for name in args.names:
             if args.skip_built and plugin_where.built(name) is not None:
                 print(f"{name}: built already ({plugin_where.built(name)})")
+                continue
+            why = plugin_build.cannot_build_here(name) if args.where_possible else None
+            if why:
+                print(f"{name}: skipped: building it {why}; {plugin_build.how_to_get(name)}")
                 continue
             plugin_build.build(name)
         return 0

@@ -307,6 +307,8 @@ class Recipe:
     minutes: float = 1.0         # about how long the build takes on a 2-core machine
     cmake: tuple = ()            # "pypi": the CMake options (-DNAME=VALUE) of the Release build
     targets: tuple = ()          # "pypi": the CMake targets to build: the static library, any modules it loads
+    rust: str = ""               # "crate"/"shim": the oldest rustc that builds it (the crate's or a build
+    #                              dependency's rust-version), checked before cargo runs; "": any cargo
 
     def __post_init__(self):
         if self.source not in RECIPE_SOURCES:
@@ -320,6 +322,8 @@ class Recipe:
         bad = [o for o in self.cmake if not re.fullmatch(r"-D\w+=\S*", o)]
         if bad:
             raise ValueError(f"{self.source} recipe {self.package!r}: CMake options are -DNAME=VALUE, not {bad}")
+        if self.rust and (self.source not in ("crate", "shim") or not re.fullmatch(r"\d+\.\d+", self.rust)):
+            raise ValueError(f"{self.source} recipe {self.package!r}: rust is MAJOR.MINOR, for a crate or shim recipe")
         if (self.cmake or self.targets) and self.source != "pypi":
             raise ValueError(f"{self.source} recipe {self.package!r}: cmake and targets are for a pypi recipe")
 

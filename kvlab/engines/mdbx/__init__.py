@@ -37,7 +37,8 @@ DURABILITY = (
 VERSIONS = {
     "0.14.4": Recipe("crate", "mdbx-sys", pin="14.4.0",
                      sha256="1f7c4502adb435d9aee303b3675aafa3f2f70465fff32c64c37859ccf340fd48",
-                     include="libmdbx", library="mdbx", minutes=1.0),
+                     include="libmdbx", library="mdbx", minutes=1.0,
+                     rust="1.71")   # its build dependency bindgen 0.73's rust-version,
 }
 
 

@@ -50,7 +50,8 @@ SHIM = Path(__file__).resolve().parent / "shim"
 VERSIONS = {
     "4.6.0": Recipe("shim", "redb", pin="4.6.0",
                     sha256="096b1dd5ec053c9c2a5a26a93aafeadf73ebcb710ea54dc3151f17a8e20535ef",
-                    include="shim", library="kvlab_redb", link=("gcc_s", "util", "rt", "dl"), minutes=1.0),
+                    include="shim", library="kvlab_redb", link=("gcc_s", "util", "rt", "dl"), minutes=1.0,
+                    rust="1.90")   # redb 4.6.0's rust-version,
 }
 
 # Builder's default cache (redb's db.rs: "cache_size_bytes: 1GiB")

@@ -57,6 +57,46 @@ def recipe_of(native_name: str):
     return adapter, version, recipes[version]
 
 
+def cannot_build_here(native_name: str) -> str | None:
+    """Why this machine's toolchain cannot build ADAPTER@VERSION ("needs cargo, which is not on PATH", "needs Rust
+    1.90 or newer; rustc here is 1.63.0"), or None.  Set-up skips such a version with this line (--where-possible)."""
+    _, _, recipe = recipe_of(native_name)
+    for tool in ("gcc",) + TOOLS[recipe.source]:
+        if shutil.which(tool) is None:
+            return f"needs {tool}{_rust_words(recipe)}, which is not on PATH"
+    if recipe.rust:
+        have = _rustc_version()
+        if have is None or have[:2] < tuple(int(p) for p in recipe.rust.split(".")):
+            shown = ".".join(map(str, have)) if have else "unknown (rustc --version failed)"
+            return f"needs Rust {recipe.rust} or newer; rustc here is {shown}"
+    return None
+
+
+def how_to_get(native_name: str) -> str:
+    """The one line that says how to get a version set-up skipped."""
+    _, _, recipe = recipe_of(native_name)
+    tools = TOOLS[recipe.source]
+    get = ("Rust from rustup (https://rustup.rs; Debian 12's own is 1.63)" if "cargo" in tools
+           else "cmake (apt-get install cmake)" if "cmake" in tools else "gcc (apt-get install build-essential)")
+    return f"install {get}, then `kvlab engines build {native_name}`"
+
+
+def _rust_words(recipe) -> str:
+    return f" (Rust {recipe.rust} or newer)" if recipe.rust else ""
+
+
+def _rustc_version() -> tuple | None:
+    try:
+        out = subprocess.run(["rustc", "--version"], capture_output=True, text=True, timeout=30).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    parts = out.split()
+    try:
+        return tuple(int(p) for p in parts[1].split("-")[0].split("."))
+    except (IndexError, ValueError):
+        return None
+
+
 def build(native_name: str, *, log=lambda line: print(line, file=sys.stderr)) -> dict:
     """Build ADAPTER@VERSION into where.target() and return its facts (build.json).  A version already built is
     built again (its folder replaced only once the new one loads and reports the right version)."""
@@ -66,9 +106,9 @@ def build(native_name: str, *, log=lambda line: print(line, file=sys.stderr)) ->
     if not source.is_file() or not (include / "kv_plugin.h").is_file():
         raise errors.KvlabError(f"building {native_name} needs kvlab's C sources ({source}, {include}): "
                                 "build from a checkout of kvlab")
-    for tool in ("gcc",) + TOOLS[recipe.source]:
-        if shutil.which(tool) is None:
-            raise errors.KvlabError(f"building {native_name} needs {tool}, which is not on PATH")
+    why = cannot_build_here(native_name)
+    if why:
+        raise errors.KvlabError(f"building {native_name} {why}")
     home = where.target()
     work = home / ".work" / native_name
     shutil.rmtree(work, ignore_errors=True)   # kvlab's own scratch folder, made below
