@@ -8,16 +8,18 @@ import sys
 import time
 
 from .. import _signals as signals
+from .. import engines
 from ..execution import native
+from ..lab.seeds.versions import SETUP_BUILDS
 from ..model.spec import memory_bytes
 from ..results import compare as results_compare
-from ..results import stats
+from ..results import sanity, stats
 from ..results.result import RunResult
 from ..results.store import Store, kvlab_home
 from ..services import maincompare
 from ..services.estimate import stored_rates
 from . import common, output
-from .parsing import UsageError, add_running_options, amount, count
+from .parsing import UsageError, add_format_option, add_running_options, amount, count
 
 NAME = "compare"
 HELP = "the main job: every built engine (LMDB first) loaded once, then readrandom, repeated round-robin and ranked"
@@ -49,6 +51,7 @@ def add_parser(sub, make):
                    help="rank the loads too (one load an engine: no significance test)")
     c.add_argument("--explain", action="store_true",
                    help="print every warning in full (by default each kind is one line naming its rows)")
+    add_format_option(c)
     add_running_options(c, db=False)
     for a in c._actions:
         if a.dest == "json":
@@ -58,7 +61,8 @@ def add_parser(sub, make):
 
 
 def handle(args) -> int:
-    built = [r["engine"] for r in native.describe() if r["built"] and r["stores_data"]]
+    described = native.describe()
+    built = [r["engine"] for r in described if r["built"] and r["stores_data"]]
     names = [n.strip() for n in args.engines.split(",") if n.strip()] if args.engines else built
     for n in names:
         native.require_built(n, load_now=False)
@@ -74,6 +78,7 @@ def handle(args) -> int:
                             repeat=args.repeat, duration=args.duration, warmup=args.warmup, seed=seed,
                             memory=memory)
     args.tag = list(dict.fromkeys([*(args.tag or ()), plan.label]))
+    aa = {v: base for v, base in maincompare.same_library(described).items() if v in names and base in names}
     estimate = maincompare.estimate_seconds(plan, _rates(args))
     runs = len(maincompare.schedule(plan))
     common.say(args, f"kvlab compare: {', '.join(names)}; num={args.num:,}, seed={seed}",
@@ -82,22 +87,33 @@ def handle(args) -> int:
                f"{_s(args.duration)} with the first {_s(args.warmup)} cut as warm-up; {args.repeat} repeats, "
                "round-robin (each repeat runs every engine at every point, the first engine rotating)",
                f"that is {len(names)} load{'s' if len(names) > 1 else ''} + {runs} runs: about {output.duration(estimate)}")
+    if not args.engines:
+        unbuilt = [r["engine"] for r in described if not r["built"] and r["stores_data"] and not r["unobtainable"]
+                   and (engines.VERSION_MARK not in r["engine"] or r["engine"] in SETUP_BUILDS)]
+        if unbuilt:
+            common.say(args, f"not built here, so not run: {', '.join(unbuilt)} (`kvlab engines` says how to build "
+                             "each)")
+    for version, base in aa.items():
+        common.say(args, f"A/A noise check: {version} is the very library {base} links (the same Debian package), "
+                         "loaded at run time: their gap is kvlab's noise and a loaded object's dispatch, not the "
+                         "engine's; it is reported apart after the ranking")
     cannot = stats.reach_text(args.repeat, args.repeat, results_compare.ALPHA)
     if cannot:   # said before anything is spent
         print(f"warning: --repeat {args.repeat}: {cannot}; give --repeat "
               f"{stats.fewest_per_side(results_compare.ALPHA) + 1} or more for a verdict", file=sys.stderr)
     started = time.monotonic()
-    outcome = maincompare.run_plan(plan, on_result=lambda b: _progress(args, plan, b, started),
+    state: dict = {}
+    outcome = maincompare.run_plan(plan, on_result=lambda b: _progress(args, plan, b, started, state),
                                    control=common.progress_control(args))
     benchmarks = maincompare.finish(outcome.results)
     result = RunResult(benchmarks)
     if outcome.stopped:   # saved before anything more is printed
         print(f"kvlab compare: stopped by {outcome.stopped}; what ended is kept", file=sys.stderr)
         common.finish(result, args)
-        _report(args, plan, benchmarks)
+        _report(args, plan, benchmarks, aa)
         return signals.exit_code(outcome.stopped)
     common.say(args, f"took {output.duration(time.monotonic() - started)} (estimated {output.duration(estimate)})")
-    _report(args, plan, benchmarks)
+    _report(args, plan, benchmarks, aa)
     code = common.finish(result, args)
     if len(names) > 1:
         common.say(args, f"each engine's records are tagged {plan.label}:ENGINE: kvlab results compare "
@@ -121,20 +137,26 @@ def _s(seconds: float) -> str:
     return f"{seconds:g} s"
 
 
-def _progress(args, plan, b, started) -> None:
-    """A line per load, and one at the end of each repeat."""
-    if args.quiet:
-        return
+def _progress(args, plan, b, started, state) -> None:
+    """A line per load, and one at the end of each repeat with the time left: the runs left at the pace of the
+    runs so far (the loads, whose pace differs, left out)."""
+    now = time.monotonic()
     if b.phase == "load":
-        print(f"  {b.engine} loaded: {output.num(b.ops)} keys in {b.seconds:.2f} s, {output.num(b.ops_per_sec)} "
-              "ops/s", flush=True)
+        state["loaded_at"] = now
+        if not args.quiet:
+            short = (f" (a {b.seconds:.2f} s load: under the {sanity.MIN_SECONDS:g} s a stable rate needs, a rough "
+                     "figure, not ranked)" if b.seconds < sanity.MIN_SECONDS else "")
+            print(f"  {b.engine} loaded: {output.num(b.ops)} keys in {b.seconds:.2f} s, "
+                  f"{output.num(b.ops_per_sec)} ops/s{short}", flush=True)
         return
+    state["runs"] = state.get("runs", 0) + 1
     order = ((b.provenance or {}).get("compare") or {}).get("order")
     per_repeat = len(plan.engines) * len(plan.points)
-    if order is not None and (order + 1) % per_repeat == 0:
-        spent = time.monotonic() - started
+    if not args.quiet and order is not None and (order + 1) % per_repeat == 0:
+        spent = now - started
         r = (order + 1) // per_repeat
-        left = spent / (len(plan.engines) + order + 1) * (len(plan.engines) + plan.repeat * per_repeat) - spent
+        pace = (now - state.get("loaded_at", started)) / state["runs"]
+        left = pace * (plan.repeat * per_repeat - state["runs"])
         print(f"  repeat {r}/{plan.repeat} done: {output.duration(spent)} so far, about {output.duration(max(left, 0))} left",
               flush=True)
 
@@ -143,7 +165,7 @@ COLUMNS = [("engine", "engine", "<"), ("point", "workload", "<"), ("n", "n", ">"
            ("interval", "interval", "<"), ("p50", "p50 us", ">"), ("p99", "p99 us", ">")]
 
 
-def _report(args, plan, benchmarks) -> None:
+def _report(args, plan, benchmarks, aa=None) -> None:
     """The table, the ranking per point, then each kind of warning once (all of them in full with --explain)."""
     rows = maincompare.summarize(benchmarks)
     levels = {round(r["summary"]["median_ci_level"], 6) for r in rows if r["summary"].get("median_ci")}
@@ -163,14 +185,49 @@ def _report(args, plan, benchmarks) -> None:
                             "order statistics; with 3 to 5 runs the min-max range, at the level it has); p50, p99: "
                             "the runs' median latency per op")
         ranking = maincompare.rank(rows, loads=args.loads)
-        if ranking:
+        if ranking and getattr(args, "table_format", "text") != "text":
+            print()
+            output.table(ranking_rows(ranking), RANKING_COLUMNS, legend="  " + ranking_legend())
+        elif ranking:
             print()
             print(ranking_legend())
             for point, entries in ranking:
                 print(_ranking_line(point, entries))
                 for e in entries:
                     print(_ranking_entry(e))
+        for check in maincompare.aa_checks(rows, aa or {}):
+            print(_aa_line(check))
     common.warnings_once(args, benchmarks)
+
+
+def _aa_line(c) -> str:
+    """The A/A noise check at a point: the same library twice, their paired ratio within repeats."""
+    head = f"A/A noise check, {c['a']} over {c['b']} (the same library), {c['point'].label()}: "
+    if c["ci"] is None:
+        return head + f"{c['ratio']:.3f}x over {c['n']} repeats (no interval below 3)" if c["ratio"] else head + "-"
+    lo, hi = c["ci"]
+    holds = "1 inside: no difference shown" if lo <= 1.0 <= hi else \
+        "1 outside: a difference where none can be, the harness's or the machine's noise; rerun before trusting gaps this size"
+    return head + f"{c['ratio']:.3f}x [{lo:.3f}, {hi:.3f}] over {c['n']} repeats ({holds})"
+
+
+RANKING_COLUMNS = [("point", "point", "<"), ("pairs", "pairs tested", ">"), ("engine", "engine", "<"),
+                   ("median", "median ops/s", ">"), ("x_best", "x best", ">"), ("x_best_ci", "its 95% interval", "<"),
+                   ("same_as", "indistinguishable from", "<")]
+
+
+def ranking_rows(ranking) -> list:
+    """The ranking as one table (--format markdown|latex|csv): a row per engine and point."""
+    rows = []
+    for point, entries in ranking:
+        for e in entries:
+            v = e["vs_best"]
+            rows.append({"point": point.label(), "pairs": e["family"]["pairs"], "engine": e["row"]["engine"],
+                         "median": e["row"]["median"], "x_best": None if v["ratio"] is None else round(v["ratio"], 4),
+                         "x_best_ci": "-" if not v["ci"] else f"{v['ci'][0]:.3f} .. {v['ci'][1]:.3f}",
+                         "same_as": ("fewer than 3 repeats: no test" if e["row"]["n"] < 3
+                                     else ", ".join(e["same_as"]) or "none")})
+    return rows
 
 
 def _interval(s: dict, with_level: bool) -> str:

@@ -17,6 +17,7 @@ from . import (
     linkbench,
     noise,
     notebooks,
+    output,
     replay,
     report,
     reproduce,
@@ -91,7 +92,7 @@ def main(argv=None) -> int:
             note = leftovers.notice()
             if note:
                 print(note, file=sys.stderr, flush=True)
-        with signals.stopping():
+        with signals.stopping(), output.tables_as(getattr(args, "table_format", None)):
             return command()
     except errors.KvlabError as exc:
         print(f"kvlab: error: {exc}", file=sys.stderr)

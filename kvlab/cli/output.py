@@ -2,6 +2,8 @@
 table), latency percentiles on every result, the accounting table with a legend, one line per warning."""
 from __future__ import annotations
 
+import contextlib
+import csv
 import sys
 
 from .. import engines
@@ -16,8 +18,9 @@ def mib(v) -> str:
 def memory_line(memory: int | None, names, given=None) -> str:
     """The header's line on memory: the budget and each engine configuration's split of it (settings `given`
     win), or, without a budget, every engine's own defaults with the figures."""
-    if memory is None:
-        return defaults_line(engines.DESCRIPTORS.values())
+    if memory is None:   # the engines in the run (their descriptors once each), or every one where none is named
+        return defaults_line(list({id(d): d for d in (engines.descriptor(engines.get(n)) for n in names)}.values())
+                             if names else engines.DESCRIPTORS.values())
     given = given or {}
     parts = []
     for name in names:
@@ -37,11 +40,37 @@ def percentiles(lat: dict | None, unit: str = "us") -> str:
     return ", ".join(parts) + f" {unit}"
 
 
+# --format: how a command that takes it prints its tables (a paper takes markdown or LaTeX, a tool csv)
+FORMATS = ("text", "markdown", "latex", "csv")
+FORMAT_HELP = ("how the tables are printed: text (default), markdown, latex (a tabular, the legend as %% comments) or "
+               "csv (the tables alone on stdout, a blank line between two, every other line on stderr)")
+_AS = {"fmt": "text", "stdout": None}
+
+
+@contextlib.contextmanager
+def tables_as(fmt: str | None):
+    """Within it, table() prints in `fmt`; with csv, everything else printed to stdout goes to stderr."""
+    fmt = fmt or "text"
+    if fmt not in FORMATS:
+        raise ValueError(f"format {fmt!r}; allowed: {', '.join(FORMATS)}")
+    before = dict(_AS)
+    _AS.update(fmt=fmt, stdout=sys.stdout, tables=0)
+    try:
+        with contextlib.redirect_stdout(sys.stderr) if fmt == "csv" else contextlib.nullcontext():
+            yield
+    finally:
+        _AS.clear()
+        _AS.update(before)
+
+
 def table(rows: list, columns: list, legend: str | None = None, out=None) -> None:
-    """Rows of dicts printed under `columns` [(key, header, align)], each column as wide as its widest cell."""
-    out = out or sys.stdout
+    """Rows of dicts printed under `columns` [(key, header, align)], each column as wide as its widest cell (or
+    in the format tables_as() set)."""
     if not rows:
         return
+    if _AS["fmt"] != "text":
+        return _table_as(_AS["fmt"], rows, columns, legend, out)
+    out = out or sys.stdout
     cells = [[_cell(r.get(k)) for k, _, _ in columns] for r in rows]
     widths = [max(len(h), *(len(c[i]) for c in cells)) for i, (_, h, _) in enumerate(columns)]
 
@@ -57,6 +86,52 @@ def table(rows: list, columns: list, legend: str | None = None, out=None) -> Non
 
 def _cell(v) -> str:
     return v if isinstance(v, str) else num(v)
+
+
+LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+                 "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+
+
+def latex_escape(text: str) -> str:
+    return "".join(LATEX_SPECIAL.get(c, c) for c in text)
+
+
+def _table_as(fmt, rows, columns, legend, out) -> None:
+    heads = [h or k for k, h, _ in columns]
+    if fmt == "csv":   # the values as stored (no thousands separators), on the real stdout
+        real = _AS["stdout"] or sys.stdout
+        if _AS.get("tables"):
+            print(file=real)
+        _AS["tables"] = _AS.get("tables", 0) + 1
+        w = csv.writer(real, lineterminator="\n")
+        w.writerow(heads)
+        for r in rows:
+            w.writerow(["" if r.get(k) is None else r.get(k) for k, _, _ in columns])
+        if legend:
+            print(legend.strip(), file=sys.stderr)
+        return
+    out = out or sys.stdout
+    cells = [[_cell(r.get(k)) for k, _, _ in columns] for r in rows]
+    if fmt == "markdown":
+        def line(values):
+            return "| " + " | ".join(v.replace("|", "\\|").replace("\n", " ") for v in values) + " |"
+        print(line(heads), file=out)
+        print("|" + "|".join("---:" if a == ">" else ":---" for _, _, a in columns) + "|", file=out)
+        for c in cells:
+            print(line(c), file=out)
+        if legend:
+            print("\n" + " ".join(part.strip() for part in legend.splitlines()), file=out)
+        return
+    print("\\begin{tabular}{" + "".join("r" if a == ">" else "l" for _, _, a in columns) + "}", file=out)
+    print("\\hline", file=out)
+    print(" & ".join(latex_escape(h) for h in heads) + r" \\", file=out)
+    print("\\hline", file=out)
+    for c in cells:
+        print(" & ".join(latex_escape(v) for v in c) + r" \\", file=out)
+    print("\\hline", file=out)
+    print("\\end{tabular}", file=out)
+    for part in (legend or "").splitlines():
+        print("% " + part.strip(), file=out)
 
 
 ACCOUNTING_COLUMNS = [
@@ -88,15 +163,16 @@ def accounting_rows(result) -> list:
     return rows
 
 
-def warnings_once(result, out=None) -> None:
-    """Each warning of a run once, however many of its benchmarks carry it."""
+def warnings_once(result, out=None, said=()) -> None:
+    """Each warning of a run once, however many of its benchmarks carry it (those `said` before the run, not
+    again)."""
     out = out or sys.stderr
-    seen = []
+    seen = list(said)
     for b in result:
         for w in b.warnings:
             if w not in seen:
                 seen.append(w)
-    for w in seen:
+    for w in seen[len(said):]:
         print(f"warning: {w}", file=out)
 
 

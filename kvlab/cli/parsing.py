@@ -191,6 +191,12 @@ def byte_size(text):
     return int(m.group(1)) * SIZE_UNITS[m.group(2).lower()]
 
 
+def add_format_option(parser) -> None:
+    """--format: the command's tables as text, markdown, LaTeX or csv (kvlab.cli.output.tables_as)."""
+    from .output import FORMAT_HELP, FORMATS
+    parser.add_argument("--format", dest="table_format", default="text", choices=FORMATS, help=FORMAT_HELP)
+
+
 def add_running_options(parser, db_help="database directory, kept after the run (default: a temporary one, "
                                         "removed)", seed=True, progress=True, db=True, overwrite=None,
                         trace=False):

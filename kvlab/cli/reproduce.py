@@ -14,11 +14,12 @@ from ..lab.seeds import claims
 from ..lab.seeds.common import budget_line
 from ..lab.seeds.verdict_text import counts, markdown, text
 from ..results.store import Store
+from . import output
+from .parsing import add_format_option
 
 NAME = "reproduce"
 HELP = "run a seed's experiment and test its published claims: reproduced, not reproduced, or cannot test here"
 SCALE_NAMES = notebooks.SCALES
-FORMATS = ("text", "markdown")
 
 
 def add_parser(sub, make):
@@ -43,7 +44,7 @@ def add_parser(sub, make):
                         "per-user store); seed 000's sweep points already there are not run again")
     r.add_argument("--show", action="store_true",
                    help="run nothing: print the verdict tables stored for SEED, oldest first")
-    r.add_argument("--format", default="text", choices=FORMATS, help="text (default) or a markdown table")
+    add_format_option(r)
     return r
 
 
@@ -68,7 +69,7 @@ def handle(args) -> int:
     done = claims.reproduce(args.seed, args.scale, engines, store=args.store, memory=p["memory"])
     for step in (done.setup.get("over_budget") or {}).values():   # said once here; each claim's reason names it
         print(f"over the memory budget, its engine's later steps not run: {step}")
-    _table(done.table, args.format)
+    _table(done.table, args.table_format)
     print(counts(done.table))
     return 0
 
@@ -89,11 +90,20 @@ def show(args) -> int:
               f"{first.kvlab_version} ({rid}); engines {', '.join(first.engines) or '-'}; memory {budget}; "
               f"runs {', '.join(runs) or 'none stored'}")
         table = rows[claims.logic.COLUMNS].reset_index(drop=True)
-        _table(table, args.format)
+        _table(table, args.table_format)
         print(counts(table) + "\n")
     return 0
 
 
+VERDICT_COLUMNS = [("claim", "claim", "<"), ("statement", "statement", "<"), ("published", "published", "<"),
+                   ("measured", "measured", "<"), ("verdict", "verdict", "<"), ("reason", "reason", "<")]
+
+
 def _table(table, fmt) -> None:
-    print(markdown(table) if fmt == "markdown" else text(table))
+    if fmt == "text":
+        print(text(table))
+    elif fmt == "markdown":
+        print(markdown(table))
+    else:
+        output.table(table.to_dict("records"), VERDICT_COLUMNS)
 

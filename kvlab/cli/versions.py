@@ -17,7 +17,7 @@ from ..results.store import kvlab_home
 from ..services import maincompare
 from ..services import versions as service
 from . import common, compare, output
-from .parsing import UsageError, add_running_options, amount, count
+from .parsing import UsageError, add_format_option, add_running_options, amount, count
 
 NAME = "versions"
 HELP = "versions of one engine side by side (NAME@VERSION ...; the first is the base, 1.00), repeated round-robin"
@@ -47,6 +47,7 @@ def add_parser(sub, make):
                         "own defaults")
     v.add_argument("--explain", action="store_true",
                    help="print every warning in full (by default each kind is one line naming its rows)")
+    add_format_option(v)
     add_running_options(v, db=False)
     return v
 
@@ -110,7 +111,7 @@ def handle(args) -> int:
 
 COLUMNS = [("version", "version", "<"), ("n", "n", ">"), ("median", "median ops/s", ">"),
            ("relative", "relative", ">"), ("interval", "its interval", "<"), ("p", "p vs base", ">"),
-           ("verdict", "", "<"), ("cpu", "CPU us/op", ">"), ("rkb", "read KB/op", ">"), ("wkb", "write KB/op", ">"),
+           ("verdict", "verdict", "<"), ("cpu", "CPU us/op", ">"), ("rkb", "read KB/op", ">"), ("wkb", "write KB/op", ">"),
            ("wamp", "write amp", ">")]
 
 

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Callable
 
 from .. import _signals as signals
+from ..engines import VERSION_MARK as engines_mark
 from ..execution.dbfiles import jobdir
 from ..execution.orchestration import sweep as sweep_execution
 from ..execution.run import runner
@@ -242,6 +243,31 @@ def rank(rows, loads: bool = False, alpha: float = results_compare.ALPHA,
         family = {"pairs": got["m"], "alpha": alpha, "threshold_pct": threshold}
         out.append((point, [{"row": r, "vs_best": got["vs_best"][r["engine"]], "same_as": got["same_as"][r["engine"]],
                              "family": family} for r in ranked]))
+    return out
+
+
+def same_library(described) -> dict:
+    """{a version's name: the configuration it is the very same library as}, from native.describe()'s rows: a
+    version built from the Debian package (lmdb@0.9.24) whose library the extension links too (lmdb, Debian's
+    0.9.24).  Run side by side they are an A/A: their gap is kvlab's noise (and a loaded object's dispatch), not
+    the engine's."""
+    plain = {(r["adapter"], r["version"]): r["engine"] for r in described
+             if r["built"] and engines_mark not in r["engine"] and str(r["origin"] or "").startswith("Debian package")}
+    return {r["engine"]: plain[(r["adapter"], r["version"])] for r in described
+            if r["built"] and engines_mark in r["engine"] and "Debian" in str(r["origin"] or "")
+            and (r["adapter"], r["version"]) in plain}
+
+
+def aa_checks(rows, pairs: dict) -> list:
+    """Per A/A pair (version -> configuration) and point: the paired ratio within repeats (results.blocks.paired),
+    the configuration's over the version's."""
+    by = {(r["engine"], r["point"]): r for r in rows if r["point"].phase != "load"}
+    out = []
+    for version, base in pairs.items():
+        for (engine, point), r in by.items():
+            if engine == base and (version, point) in by:
+                out.append({"a": base, "b": version, "point": point,
+                            **blocks.paired(r["blocks"], by[(version, point)]["blocks"])})
     return out
 
 

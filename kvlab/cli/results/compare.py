@@ -3,7 +3,7 @@ Mann-Whitney U, a verdict per metric), over stored sides or, with --run, over si
 from __future__ import annotations
 
 from ... import errors
-from ..parsing import UsageError, add_store_option, amount, count, given
+from ..parsing import UsageError, add_format_option, add_store_option, amount, count, given
 from .comparison_table import print_comparison
 from .fair_trials import RUN_REPEAT, run_sides
 from .floors import StoredFloors
@@ -46,6 +46,7 @@ def add_parser(actions, make):
     c.add_argument("--no-noise-floor", action="store_true",
                    help="ignore the floors `kvlab noise` stored: only --threshold is the noise floor")
     add_store_option(c)
+    add_format_option(c)
     g = c.add_argument_group("fair trials: run A and B here, interleaved")
     g.add_argument("--run", nargs=2, default=None, metavar="SPEC",
                    help="A's spec, then B's, run here instead of stored sides: each a `kvlab run` argument string "
