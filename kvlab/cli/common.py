@@ -88,7 +88,7 @@ num = output.num
 
 def report(result, args) -> None:
     """After the run: each warning once, then the accounting table (unless --quiet)."""
-    output.warnings_once(result)
+    output.warnings_once(result, said=getattr(args, "warned", ()))
     if getattr(args, "quiet", False):
         return
     print()
@@ -143,8 +143,12 @@ def save(result, args) -> None:
 
 def execute(spec, args, load_only: bool = False) -> int:
     """Run a spec from the command line: lines as results come, warnings, accounting, --json, the store."""
-    from ..execution.run.runner import run_spec
+    from ..execution.run.runner import before_run, run_spec
     preflight(args, spec.db, spec.use_existing_db)
+    early = before_run(spec)   # what decides whether the figures stand, said before them
+    for w in early:
+        print(f"warning: {w}", file=sys.stderr, flush=True)
+    args.warned = early
     result = run_spec(spec, on_result=lambda b: print_result(b, args), control=progress_control(args),
                       load_only=load_only)
     if any(b.partial or (b.params or {}).get("stopped_by") for b in result):

@@ -52,8 +52,11 @@ def parse_setting(item: str, where: str) -> tuple:
     input in the error."""
     key, sep, value = item.partition("=")
     key, value = key.strip(), value.strip()
-    if not sep or key not in SETTINGS:
+    if not sep:
         raise errors.SpecError(f"{where} ({item!r}): expected KEY=VALUE; allowed keys: {', '.join(SETTINGS)}")
+    if key not in SETTINGS:
+        raise errors.SpecError(f"{where} ({item!r}): {key!r} is no engine setting; allowed keys: "
+                               f"{', '.join(SETTINGS)} (an engine's own option goes in options=...)")
     if value.lower() in ("true", "false"):
         return key, value.lower() == "true"
     try:

@@ -24,6 +24,7 @@ import fcntl
 import json
 import os
 import shutil
+import sys
 import tempfile
 import time
 from dataclasses import dataclass
@@ -257,14 +258,36 @@ def reconcile(where: "DbDir", cfg, settings: dict) -> tuple[dict, list]:
     return out, notes
 
 
-def _clear_contents(path: Path):
+def _clear_contents(path: Path) -> list:
+    """Everything in the directory but kvlab's own files removed; returns [(name, bytes)] of what was."""
+    removed = []
     for child in path.iterdir():
         if child.name in KVLAB_FILES:
             continue
+        removed.append((child.name + ("/" if child.is_dir() and not child.is_symlink() else ""), _size(child)))
         if child.is_dir() and not child.is_symlink():
             shutil.rmtree(child)
         else:
             child.unlink()
+    return removed
+
+
+def _size(p: Path) -> int:
+    try:
+        if p.is_dir() and not p.is_symlink():
+            return sum(f.lstat().st_size for f in p.rglob("*") if not f.is_dir())
+        return p.lstat().st_size
+    except OSError:
+        return 0
+
+
+def cleared_text(path, removed: list, most: int = 8) -> str:
+    """'--db X: a fresh run removed what it held: data.mdb, lock.mdb, notes.txt (3 entries, 1.2 MiB)'."""
+    names = [n for n, _ in removed]
+    shown = ", ".join(names[:most]) + (f" and {len(names) - most} more" if len(names) > most else "")
+    total = sum(b for _, b in removed)
+    return (f"--db {path}: a fresh run removed what it held: {shown} ({len(names)} "
+            f"entr{'y' if len(names) == 1 else 'ies'}, {total / 1048576:.1f} MiB)")
 
 
 def check(db: str | None, use_existing: bool = False) -> None:
@@ -364,7 +387,8 @@ def _prepare(db, engine, key_encoding, use_existing, overwrite, holding=None) ->
 
 
 def _temporary(engine, key_encoding) -> DbDir:
-    base = os.environ.get("KVLAB_TMPDIR") or None
+    from .jobdir import temporary_base
+    base = temporary_base()
     # an engine of your own is named by its path: its file's name goes into the folder's
     path = Path(tempfile.mkdtemp(prefix=f"{TEMP_PREFIX}{Path(engine).name}-", dir=base))
     where = DbDir(path, temporary=True, existed=False)
@@ -425,7 +449,9 @@ def _adopt(where: DbDir, engine, key_encoding, use_existing, overwrite) -> DbDir
     with signals.held():   # the marker says "being cleared" first: a half-cleared database never looks whole
         _write_marker(path, engine, key_encoding, load={"complete": False, "by": "clearing", "unit": "records",
                                                         "written": None, "of": 0})
-        _clear_contents(path)
+        removed = _clear_contents(path)
+        if removed:   # said once: files a user put in a kvlab-made --db go too
+            print(f"kvlab: {cleared_text(path, removed)}", file=sys.stderr, flush=True)
         where.unclean = False   # the database that was not closed is gone
         where.engine_closed()
         _write_marker(path, engine, key_encoding, load=NOT_LOADED)

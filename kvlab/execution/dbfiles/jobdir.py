@@ -12,15 +12,33 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from ... import errors
+
 JOB_LOCK = ".kvlab-job.lock"
+
+
+def temporary_base(base: str | None = None) -> str | None:
+    """Where kvlab makes a temporary folder: `base`, else $KVLAB_TMPDIR, else None (the temporary folder).  One that
+    is not a writable directory is refused by its name before anything is made."""
+    given = base or os.environ.get("KVLAB_TMPDIR") or None
+    if given is None:
+        return None
+    named = f"{given!r}" if base else f"$KVLAB_TMPDIR ({given})"
+    if not os.path.isdir(given):
+        raise errors.UnsafeDirectory(f"{named} is not a directory; kvlab makes its temporary databases there: "
+                                     "point it to a directory you can write, or unset it for the temporary folder")
+    if not os.access(given, os.W_OK | os.X_OK):
+        raise errors.UnsafeDirectory(f"{named} is not writable by this user; kvlab makes its temporary databases "
+                                     "there: point it to a directory you can write, or unset it for the temporary "
+                                     "folder")
+    return given
 
 
 @contextlib.contextmanager
 def job_folder(prefix: str, base: str | None = None):
     """A fresh folder `prefix`XXXX under `base` (default $KVLAB_TMPDIR, else the temporary folder), locked by
     this process until it is removed on the way out."""
-    base = base or os.environ.get("KVLAB_TMPDIR") or None
-    folder = Path(tempfile.mkdtemp(prefix=prefix, dir=base))
+    folder = Path(tempfile.mkdtemp(prefix=prefix, dir=temporary_base(base)))
     fd = os.open(folder / JOB_LOCK, os.O_RDWR | os.O_CREAT, 0o644)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)

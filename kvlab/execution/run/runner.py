@@ -106,16 +106,25 @@ def memory_budget(spec: RunSpec) -> dict:
             "covers": "engine caches only (no memory cgroup entered yet)"}
 
 
+def before_run(spec, cfg=None, budget=None) -> list:
+    """The warnings known before a run starts, which decide whether its figures stand (a command prints them before
+    its results): settings the engine ignores, settings given over the memory budget's, a database that may not fit
+    (sizecheck; one that cannot fit is refused here, NotEnoughDisk)."""
+    cfg = cfg or native.require_built(spec.engine, load_now=False)
+    budget = budget or memory_budget(spec)
+    warnings = [f"{spec.engine} ignores {k} (it has no such setting)" for k in cfg.ignored(spec.engine_settings)]
+    if budget["bytes"] is not None:
+        warnings += [f"memory budget: {k}={v['given']} given wins over the budget's {v['budget']}"
+                     for k, v in budget["given_wins"].items()]
+    return warnings + sizecheck.check(spec, cfg)
+
+
 def _run_trial(spec, trial, on_result, control, load_only, held, budget, tracer, last):
     """One trial in a worker: the directory prepared and locked here, the memory cgroup made here, the rest in the
     worker (execution.run.worker_trial); returns (its records, the directory still held for the next trial)."""
     cfg = native.require_built(spec.engine, load_now=False)   # the worker loads it: the caller loads no engine
     lib = native.load()
-    warnings = [f"{spec.engine} ignores {k} (it has no such setting)" for k in cfg.ignored(spec.engine_settings)]
-    if budget["bytes"] is not None:
-        warnings += [f"memory budget: {k}={v['given']} given wins over the budget's {v['budget']}"
-                     for k, v in budget["given_wins"].items()]
-    warnings += sizecheck.check(spec, cfg)   # a run that cannot fit is refused before anything is written
+    warnings = before_run(spec, cfg, budget)   # a run that cannot fit is refused before anything is written
     where = dbdir.prepare(spec.db, spec.engine, lib.KEY_ENCODING, spec.use_existing_db or spec.resume,
                           overwrite=spec.overwrite, holding=held)
     cg = None
