@@ -1,7 +1,9 @@
 """`kvlab results diff A B` (`kvlab.results_diff`): the settings two runs, or two selections of stored
 benchmarks, differ in: the spec's settings, the engine configuration kvlab gave and passed, the one the engine
 reported about itself after open (provenance's `engine_config_reported`), the machine and the build.  Only the
-rows that differ, as a frame of setting / A / B."""
+rows that differ, as a frame of setting / A / B / held (which side holds the setting: "both", "A" or "B"; two
+engines' runs differ mostly in the settings only one of them has, which `kvlab results diff` counts rather than
+lists unless --all)."""
 from __future__ import annotations
 
 import json
@@ -78,10 +80,12 @@ def _shown(values: set) -> str:
 
 
 def diff(a, b, *, store: Store | None = None):
-    """The settings A and B differ in: a frame with columns setting, a, b (a side holding several values shows
-    them joined by ' | '; a setting one side lacks shows '(none)'), one row per differing setting, in the order
-    spec, config.given, config.passed, config.reported, machine, build.  `a`, `b`: selection strings as
-    `results compare` takes them (a run id, tag:NAME, KEY=VALUE terms), dicts of filters, or results in hand."""
+    """The settings A and B differ in: a frame with columns setting, a, b, held (a side holding several values
+    shows them joined by ' | '; a setting one side lacks shows '(none)'; held: "both" where each side holds a
+    value, else the one side that does, "A" or "B"), one row per differing setting, in the order spec,
+    config.given, config.passed, config.reported, machine, build.  `a`, `b`: selection strings as `results
+    compare` takes them (a run id, tag:NAME, KEY=VALUE terms), dicts of filters, or results in hand.
+    frame.attrs: "sides" (the two selections, or "in hand") and "engines" (each side's engines, joined by ' | ')."""
     import pandas as pd
     va, vb = (_side_values(_records(s, w, store)) for s, w in ((a, "A"), (b, "B")))
     rows = []
@@ -90,10 +94,17 @@ def diff(a, b, *, store: Store | None = None):
     for key in keys:
         sa, sb = va.get(key, {"null"}), vb.get(key, {"null"})
         if sa != sb:
-            rows.append({"setting": key, "a": _shown(sa), "b": _shown(sb)})
-    frame = pd.DataFrame(rows, columns=["setting", "a", "b"])
+            held = "both" if _holds(sa) and _holds(sb) else "A" if _holds(sa) else "B"
+            rows.append({"setting": key, "a": _shown(sa), "b": _shown(sb), "held": held})
+    frame = pd.DataFrame(rows, columns=["setting", "a", "b", "held"])
     frame.attrs["sides"] = (_label(a), _label(b))
+    frame.attrs["engines"] = tuple(_shown(v.get("spec.engine", {"null"})) for v in (va, vb))
     return frame
+
+
+def _holds(values: set) -> bool:
+    """Whether a side holds a setting: one of its benchmarks has a value for it (not missing, not null)."""
+    return values != {"null"}
 
 
 def _label(side) -> str:
@@ -101,5 +112,5 @@ def _label(side) -> str:
 
 
 def records(frame) -> list:
-    """The diff as JSON records ({setting, a, b})."""
-    return frame.to_dict("records")
+    """The diff as JSON records ({setting, a, b}): every differing setting, values whole."""
+    return frame[["setting", "a", "b"]].to_dict("records")

@@ -1,14 +1,24 @@
-"""`kvlab results list`: the stored benchmarks as a table, or one sweep's tidy frame (--sweep).  The filters and
-the sweep's frame are export's too."""
+"""`kvlab results list`: the stored benchmarks as a table, the latest --limit of them (20 by default) stored
+since --since, under a line that names the store read and how many it holds; or one sweep's tidy frame (--sweep).
+The filters and the sweep's frame are export's too (--limit and --since are list's alone)."""
 from __future__ import annotations
+
+import argparse
+import datetime as dt
+import re
 
 from ... import errors
 from ...results import store as stored
 from ...results.formatting import missing
 from .. import output
-from ..parsing import add_store_option
+from ..parsing import UsageError, add_store_option, count, given
 
 NAME = "list"
+LIMIT = 20   # the stored results `results list` shows unless --limit says otherwise
+AGE_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
+SINCE_HELP = ("an ISO date or date-time (2026-03-01, 2026-03-01T14:30, 2026-03-01 14:30:00+01:00; one without a "
+              "zone is local time, as stored_at is), or an age back from now: a number and s, m, h, d or w (90m, "
+              "2h, 3d, 1w)")
 
 
 def add_filters(p):
@@ -30,24 +40,75 @@ def filters_of(args, store) -> dict:
 
 
 def add_parser(actions, make):
-    ls = make(actions, NAME, help="stored results as a table", description="stored results as a table")
+    ls = make(actions, NAME, help=f"stored results as a table (the latest {LIMIT}, oldest first)",
+              description=f"stored results as a table: the latest {LIMIT} (--limit), oldest first, under a line "
+              "that names the store read and how many results it holds (the per-user store is shared by every "
+              "job that stores into it)")
     add_filters(ls)
+    g = ls.add_argument_group("how many, how recent")
+    g.add_argument("--limit", type=count(0), default=LIMIT, metavar="N",
+                   help=f"show the latest N results that match (default {LIMIT}; 0: all of them)")
+    g.add_argument("--since", type=since, default=None, metavar="WHEN",
+                   help="only results stored since WHEN: " + SINCE_HELP)
     add_store_option(ls)
     return ls
 
 
+def since(text: str) -> dt.datetime:
+    """--since: the local time (naive, as the store's stored_at) an ISO date or date-time, or an age back from
+    now (2h, 3d), names."""
+    value = str(text).strip()
+    m = re.fullmatch(r"(\d+(?:\.\d+)?)\s*([smhdw])", value)
+    try:
+        if m:
+            return dt.datetime.now() - dt.timedelta(seconds=float(m.group(1)) * AGE_UNITS[m.group(2)])
+        when = dt.datetime.fromisoformat(value) if re.match(r"\d{4}-\d{2}-\d{2}", value) else None
+        if when is not None:
+            return when.astimezone().replace(tzinfo=None) if when.tzinfo else when
+    except ValueError:
+        pass
+    except OverflowError:
+        raise argparse.ArgumentTypeError(f"{text!r} reaches back before the year 1; allowed: {SINCE_HELP}") from None
+    raise argparse.ArgumentTypeError(f"{text!r} is not a time; allowed: {SINCE_HELP}")
+
+
 def handle(store, args) -> int:
     if args.sweep:
+        for dest, flag in (("limit", "--limit"), ("since", "--since")):
+            if given(args, dest):
+                raise UsageError(f"results list: {flag} picks stored results; --sweep prints the sweep's frame "
+                                 f"whole: give one of them")
         return sweep_frame(store, args)
     filters = filters_of(args, store)
     if args.tag:
         filters["tag"] = args.tag
     rows = _listing(store, filters)
+    if args.since is not None:
+        rows = [r for r in rows if r["stored_at"] is not None and r["stored_at"] >= args.since]
+    shown = rows[-args.limit:] if args.limit else rows
+    what = _matching(filters, args.since)
     if not rows:
-        print("no stored results" + (" match" if filters else "") + f" in {store.path}")
+        print("no stored results" + (f" {what}" if what else "") + f" in {store.path}")
         return 0
-    output.table(rows, LIST_COLUMNS, legend=LIST_LEGEND)
+    print(_header(len(shown), len(rows), what, store.path))
+    output.table(shown, LIST_COLUMNS, legend=LIST_LEGEND)
     return 0
+
+
+def _matching(filters: dict, since_when) -> str:
+    """'matching engine lmdb, tag baseline since 2026-03-01 14:30:00' ('' without filters)."""
+    terms = ("matching " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in filters.items())) if filters else ""
+    if since_when is not None:
+        terms += f"{' ' if terms else ''}since {since_when:%Y-%m-%d %H:%M:%S}"
+    return terms
+
+
+def _header(shown: int, total: int, what: str, path) -> str:
+    """The line above the listing: how many of how many, which store (every job shares the per-user one)."""
+    noun = "stored result" + ("" if total == 1 else "s") + (f" {what}" if what else "")
+    if shown < total:
+        return f"the latest {shown} of {total} {noun} in {path}, oldest first; --limit N or --limit 0 for all"
+    return f"all {total} {noun} in {path}, oldest first" if total > 1 else f"the one {noun} in {path}"
 
 
 LIST_COLUMNS = [
