@@ -16,7 +16,18 @@ Preconditions (`[claim.requires]`, `REQUIRES`) are checked against the machine (
 engines) and the run's setup (cache and data bytes, sync) before the test; a claim whose preconditions fail, whose
 engines are not built, or whose points all need more cores than this machine has is "cannot test here", with the
 reason.  A thread axis (`threads_axis`) drops the points that need more cores than the machine has, and says so.
-`verdict(claim, measured, published, machine, setup)` gives one row of the verdict table.
+`verdict_row(claim, measured, published, machine, setup, scales)` gives one row of the verdict table.
+
+Figures too short to judge: a measured row that carries the phase it comes from (`phase_s`, `phase_ops`: the
+benchmark record's timed seconds and ops) is checked against kvlab's own stability floor
+(kvlab.results.sanity.too_short: MIN_SECONDS and MIN_OPS).  A claim any of whose rows the test reads fails it is
+"cannot test here", with the rows and the smallest preset scale expected to pass (`scales`: per row, how much
+larger its phase would be at each preset).  A count of events (COUNTS: context switches) has at least the noise
+of a Poisson count: two counts a and b whose difference is within COUNT_Z * sqrt(a + b) are not ordered, and an
+order test that rests on such a pair (and on no pair clearly out of order) cannot be decided.
+
+Units: every figure carries its unit (`measure.unit`, or per row from the column `measure.unit_by` names, e.g.
+seed 003's `metric`: writes_per_sec -> writes/s), published and measured alike.
 """
 from __future__ import annotations
 
@@ -27,6 +38,7 @@ from typing import Any, Callable, Mapping
 
 from .. import engines as engine_registry
 from .. import errors
+from . import sanity
 
 VERDICTS = ("reproduced", "not reproduced", "cannot test here")
 COLUMNS = ["claim", "statement", "published", "measured", "verdict", "reason"]
@@ -35,6 +47,13 @@ COLUMNS = ["claim", "statement", "published", "measured", "verdict", "reason"]
 DERIVED: dict[str, tuple[tuple[str, ...], Callable]] = {
     "ctx_switches": (("ctx_voluntary", "ctx_involuntary"), lambda a, b: a + b),
 }
+# metrics that count events: their noise is at least a Poisson count's, sqrt(n); two counts a and b differ only
+# where |a - b| exceeds COUNT_Z standard deviations of the difference, COUNT_Z * sqrt(a + b) (95%, two-sided)
+COUNTS = frozenset({"ctx_switches", "ctx_voluntary", "ctx_involuntary"})
+COUNT_Z = 1.96
+# the columns of a measured row that say how long the phase behind its figure ran (a benchmark record's seconds
+# and ops), checked against kvlab's stability floor (kvlab.results.sanity)
+PHASE_COLUMNS = ("phase_s", "phase_ops")
 
 
 @dataclass(frozen=True)
@@ -56,6 +75,8 @@ class Measure:
     threads_axis: bool = False
     extra_threads: int = 0
     each: bool = False
+    unit: str = ""                # the metric's unit as printed (s, ops/s, %, KB, context switches)
+    unit_by: str | None = None    # or a column naming each row's metric (writes_per_sec -> writes/s)
 
 
 @dataclass(frozen=True)
@@ -136,7 +157,8 @@ CLAIM_FIELDS = {"id": ("str", True), "seed": ("str", True), "statement": ("str",
 SOURCE_FIELDS = {"section": ("str", True), "lines": ("str", True), "quote": ("str", True)}
 MEASURE_FIELDS = {"table": ("str", True), "metric": ("str", True), "engines": ("list", True), "by": ("str", False),
                   "axis": ("str", False), "points": ("list", False), "where": ("table", False),
-                  "threads_axis": ("bool", False), "extra_threads": ("int", False), "each": ("bool", False)}
+                  "threads_axis": ("bool", False), "extra_threads": ("int", False), "each": ("bool", False),
+                  "unit": ("str", False), "unit_by": ("str", False)}
 
 
 @dataclass(frozen=True)
@@ -203,10 +225,14 @@ def parse(text: str, origin: str = "claims.toml", seeds=None, tables=None) -> li
             problems.append(f"{where}: measure.threads_axis needs measure.axis (the column that counts threads)")
         if m.get("extra_threads", 0) < 0:
             problems.append(f"{where}: measure.extra_threads must be 0 or more, got {m['extra_threads']}")
+        if "measure" in c and isinstance(c["measure"], dict) and not (m.get("unit") or m.get("unit_by")):
+            problems.append(f"{where}: measure needs unit (the metric's unit as printed: s, ops/s, %, KB, context "
+                            "switches, ...) or unit_by (a column naming each row's metric, e.g. metric)")
         measure = Measure(table=m.get("table", ""), metric=m.get("metric", ""), engines=tuple(m.get("engines", ())),
                           by=m.get("by", "engine"), axis=m.get("axis"), points=tuple(m.get("points", ())),
                           where=dict(m.get("where", {})), threads_axis=m.get("threads_axis", False),
-                          extra_threads=m.get("extra_threads", 0), each=m.get("each", False))
+                          extra_threads=m.get("extra_threads", 0), each=m.get("each", False),
+                          unit=m.get("unit", ""), unit_by=m.get("unit_by"))
         kind = KINDS.get(c.get("test", ""))
         if "test" in c and kind is None:
             problems.append(f"{where}: test {c['test']!r} is unknown; allowed: {', '.join(KINDS)}")
@@ -251,10 +277,29 @@ def num(x) -> str:
     return f"{x:.3g}"
 
 
-def _with_interval(value, lo, hi) -> str:
+def _unit_text(unit) -> str:
+    """A unit as it follows a figure: '%' close up, any other after a space, none where there is none."""
+    if not isinstance(unit, str) or not unit:
+        return ""
+    return unit if unit == "%" else f" {unit}"
+
+
+def unit_of(metric) -> str:
+    """A metric's name as its unit, where the rows name their own metric (seed 003's writes_per_sec: writes/s)."""
+    if not isinstance(metric, str):
+        return ""
+    return metric.replace("_per_sec", "/s").replace("_per_", "/").replace("_", " ")
+
+
+def figure(value, unit="") -> str:
+    """A figure with its unit: '0.0301 s', '3.93M reads/s', '34.7%', '15 context switches'."""
+    return num(value) + ("" if _nan(value) else _unit_text(unit))
+
+
+def _with_interval(value, lo, hi, unit="") -> str:
     if lo is None or hi is None or _nan(lo) or _nan(hi):
-        return num(value)
-    return f"{num(value)} [{num(lo)}, {num(hi)}]"
+        return figure(value, unit)
+    return f"{num(value)} [{num(lo)}, {num(hi)}]{_unit_text(unit)}"
 
 
 def _nan(x) -> bool:
@@ -372,7 +417,8 @@ def _ratio(rows, claim: Claim, ctx: Context) -> Outcome:
         if lo is not None and hi is not None and any(lo <= p[k] <= hi for k in ("min", "max") if k in p):
             straddles.append(label or "the point")
         interval = f" [{lo:.3g}x, {hi:.3g}x]" if lo is not None and hi is not None else ""
-        parts.append(f"{r:.3g}x{interval}{' at ' + label if label else ''} ({num(a['_value'])} / {num(b['_value'])})")
+        parts.append(f"{r:.3g}x{interval}{' at ' + label if label else ''} ({figure(a['_value'], a['_unit'])} / "
+                     f"{figure(b['_value'], b['_unit'])})")
     ratio = f"{_selector_text(p['num'], claim)} / {_selector_text(p['den'], claim)} {m.metric}: "
     reason = f"{'every' if ok else 'not every'} ratio is {_bound_text(p)}"
     if straddles:
@@ -402,7 +448,8 @@ def _order(rows, claim: Claim, ctx: Context) -> Outcome:
         return Outcome(None, "", f"not measured: no rows for {', '.join(map(str, absent))}")
     if ranking is None and len(present) < 2:
         return Outcome(None, "", f"not measured: {p['best']} has nothing to be compared with")
-    parts, failed, overlaps = [], [], []
+    parts, failed, overlaps, unresolved = [], [], [], []
+    counts = m.metric in COUNTS
     for point in _points(rows, claim):
         at = _at(rows, claim, point).drop_duplicates(subset=[m.by], keep="last").set_index(m.by)
         if ranking is not None:
@@ -417,9 +464,15 @@ def _order(rows, claim: Claim, ctx: Context) -> Outcome:
         pairs = list(zip(chain, chain[1:])) if ranking is not None else [(chain[0], s) for s in chain[1:]]
         for a, b in pairs:
             va, vb = at.loc[a, "_value"], at.loc[b, "_value"]
-            if not (va > vb if higher else va < vb):
-                failed.append(f"{a} {num(va)} vs {b} {num(vb)}" + (f" at {_point(claim, point)}" if point is not None
-                                                                    else ""))
+            said = (f"{a} {figure(va, at.loc[a, '_unit'])} vs {b} {figure(vb, at.loc[b, '_unit'])}"
+                    + (f" at {_point(claim, point)}" if point is not None else ""))
+            noise = COUNT_Z * math.sqrt(max(va, 0) + max(vb, 0)) if counts else 0.0
+            if counts and abs(va - vb) <= noise:   # within the counts' Poisson noise: no order either way
+                unresolved.append((f"{a} {num(va)} vs {b} {num(vb)}" + (f" at {_point(claim, point)}"
+                                                                        if point is not None else ""),
+                                   f"{COUNT_Z:g} x sqrt({num(va)} + {num(vb)}) = {num(noise)}"))
+            elif not (va > vb if higher else va < vb):
+                failed.append(said)
             la, ha, lb, hb = (at.loc[a, "_lo"], at.loc[a, "_hi"], at.loc[b, "_lo"], at.loc[b, "_hi"])
             if not any(_nan(x) for x in (la, ha, lb, hb)) and la <= hb and lb <= ha:
                 overlaps.append(f"{a}/{b}" + (f" at {_point(claim, point)}" if point is not None else ""))
@@ -427,11 +480,10 @@ def _order(rows, claim: Claim, ctx: Context) -> Outcome:
         if ranking is not None and len(chain) == 2:
             a, b = chain
             ratio = f" ({num(at.loc[a, '_value'] / at.loc[b, '_value'])}x)" if at.loc[b, "_value"] else ""
-            parts.append(f"{where}{_with_interval(at.loc[a, '_value'], at.loc[a, '_lo'], at.loc[a, '_hi'])} vs "
-                         f"{_with_interval(at.loc[b, '_value'], at.loc[b, '_lo'], at.loc[b, '_hi'])}{ratio}")
+            parts.append(f"{where}{_shown(at, a)} vs {_shown(at, b)}{ratio}")
         else:
             shown = chain if ranking is not None else chain[:2]
-            text = [f"{s} {_with_interval(at.loc[s, '_value'], at.loc[s, '_lo'], at.loc[s, '_hi'])}" for s in shown]
+            text = [f"{s} {_shown(at, s)}" for s in shown]
             if ranking is not None:
                 parts.append(where + ", ".join(text))
             else:
@@ -447,7 +499,21 @@ def _order(rows, claim: Claim, ctx: Context) -> Outcome:
         reason = "in the published order" + (" at every point" if len(parts) > 1 else "")
     if overlaps:
         reason += f"; the medians' intervals overlap ({', '.join(overlaps[:4])}): the order there is not established"
+    if unresolved:
+        (first, bound), rest = unresolved[0], unresolved[1:]
+        within = (f"{first} {claim.measure.unit or m.metric} differ by no more than a count's Poisson noise "
+                  f"({bound})" + "".join(f"; {pair} ({b})" for pair, b in rest[:2])
+                  + (f"; and {len(rest) - 2} more" if len(rest) > 2 else ""))
+        if not failed:   # nothing clearly out of order, but not every pair is ordered: no verdict either way
+            return Outcome(None, head + "; ".join(parts), "the order is not established: " + within)
+        reason += f"; not ordered either way: {within}"
     return Outcome(not failed, head + "; ".join(parts), reason)
+
+
+def _shown(at, subject) -> str:
+    """One subject's figure at a point, with its interval and its unit."""
+    return _with_interval(at.loc[subject, "_value"], at.loc[subject, "_lo"], at.loc[subject, "_hi"],
+                          at.loc[subject, "_unit"])
 
 
 def _check_trend(p, m) -> list:
@@ -469,10 +535,11 @@ def _check_trend(p, m) -> list:
 def _series(rows, claim: Claim):
     """(points, values, each value as printed with its interval) of one subject's series, in axis order."""
     axis = claim.measure.axis
-    s = rows[[axis, "_value", "_lo", "_hi"]].dropna(subset=["_value"]).drop_duplicates(subset=[axis], keep="last")
+    s = rows[[axis, "_value", "_lo", "_hi", "_unit"]].dropna(subset=["_value"]).drop_duplicates(subset=[axis],
+                                                                                                keep="last")
     s = s.sort_values(axis)
-    return list(s[axis]), list(s["_value"]), [_with_interval(v, lo, hi) for v, lo, hi in
-                                             zip(s["_value"], s["_lo"], s["_hi"])]
+    return list(s[axis]), list(s["_value"]), [_with_interval(v, lo, hi, u) for v, lo, hi, u in
+                                             zip(s["_value"], s["_lo"], s["_hi"], s["_unit"])]
 
 
 def _cores_needed(claim: Claim, point) -> int:
@@ -484,18 +551,18 @@ def _trend(rows, claim: Claim, ctx: Context) -> Outcome:
     results = []
     for subject in _subjects(rows, claim):
         xs, vs, shown = _series(rows[rows[m.by] == subject], claim)
-        figure = f"{subject}: " + ", ".join(f"{t} at {_int(x)}" for x, t in zip(xs, shown))
-        results.append(_peaks(subject, xs, vs, figure, claim, ctx) if p["shape"] == "peaks" else
-                       _grows(subject, xs, vs, figure, claim, ctx))
+        text = f"{subject}: " + ", ".join(f"{t} at {_point(claim, x)}" for x, t in zip(xs, shown))
+        results.append(_peaks(subject, xs, vs, text, claim, ctx) if p["shape"] == "peaks" else
+                       _grows(subject, xs, vs, text, claim, ctx))
     if not results:
         return Outcome(None, "", "not measured: no series")
-    figure = "; ".join(r.figure for r in results if r.figure)
+    text = "; ".join(r.figure for r in results if r.figure)
     if any(r.ok is None for r in results):
-        return Outcome(None, figure, "; ".join(r.reason for r in results if r.ok is None))
-    return Outcome(all(r.ok for r in results), figure, "; ".join(r.reason for r in results))
+        return Outcome(None, text, "; ".join(r.reason for r in results if r.ok is None))
+    return Outcome(all(r.ok for r in results), text, "; ".join(r.reason for r in results))
 
 
-def _grows(subject, xs, vs, figure, claim: Claim, ctx: Context) -> Outcome:
+def _grows(subject, xs, vs, text, claim: Claim, ctx: Context) -> Outcome:
     p, axis = claim.params, claim.measure.axis
     if len(xs) < 2:
         if ctx.dropped and ctx.machine is not None:
@@ -504,12 +571,12 @@ def _grows(subject, xs, vs, figure, claim: Claim, ctx: Context) -> Outcome:
                    f"machine has {ctx.machine.cores}")
         else:
             why = f"not measured: needs at least two {axis} points, the run has {len(xs)}"
-        return Outcome(None, figure if xs else "", why)
+        return Outcome(None, text if xs else "", why)
     speedups = [v / vs[0] for v in vs]
     steps_ok = all(b >= a * (1 + p.get("min_step", 0.0)) for a, b in zip(vs, vs[1:]))
     eff = [s / (x / xs[0]) for s, x in zip(speedups, xs)]
     eff_ok = "min_efficiency" not in p or all(e >= p["min_efficiency"] for e in eff[1:])
-    figure += f" ({num(speedups[-1])}x from {_int(xs[0])} to {_int(xs[-1])} {axis}, {eff[-1]:.0%} of linear)"
+    text += f" ({num(speedups[-1])}x from {_int(xs[0])} to {_int(xs[-1])} {axis}, {eff[-1]:.0%} of linear)"
     reasons = []
     if not steps_ok:
         falls = [f"{_int(a)}->{_int(b)}" for (a, va), (b, vb) in zip(zip(xs, vs), zip(xs[1:], vs[1:])) if vb < va]
@@ -521,32 +588,32 @@ def _grows(subject, xs, vs, figure, claim: Claim, ctx: Context) -> Outcome:
     if steps_ok and eff_ok:
         reasons.append(f"{subject} grows at every step" + (f", at least {p['min_efficiency']:.0%} of linear"
                                                            if "min_efficiency" in p else ""))
-    return Outcome(steps_ok and eff_ok, figure, "; ".join(reasons))
+    return Outcome(steps_ok and eff_ok, text, "; ".join(reasons))
 
 
-def _peaks(subject, xs, vs, figure, claim: Claim, ctx: Context) -> Outcome:
+def _peaks(subject, xs, vs, text, claim: Claim, ctx: Context) -> Outcome:
     p, axis = claim.params, claim.measure.axis
     near, (low, high) = p["near"], p["window"]
     if not xs or max(xs) <= near:
         have = ctx.machine.cores if ctx.machine else None
         need = _cores_needed(claim, near) + 1
         if have is not None and have < need:
-            return Outcome(None, figure, f"needs more than {need - 1} cores to see past the peak near {near} {axis}, "
+            return Outcome(None, text, f"needs more than {need - 1} cores to see past the peak near {near} {axis}, "
                                          f"this machine has {have}")
-        return Outcome(None, figure, f"not measured past {near} {axis} (points: {', '.join(map(str, map(_int, xs)))})")
+        return Outcome(None, text, f"not measured past {near} {axis} (points: {', '.join(map(str, map(_int, xs)))})")
     i = max(range(len(vs)), key=lambda k: vs[k])
     if i == len(xs) - 1:
         if ctx.dropped:
-            return Outcome(None, figure, f"{subject} still rises at {_int(xs[i])} {axis}, the most this machine's "
+            return Outcome(None, text, f"{subject} still rises at {_int(xs[i])} {axis}, the most this machine's "
                                          f"cores allow")
-        return Outcome(False, figure, f"{subject} still rises at {_int(xs[i])} {axis}, the last point: no peak")
+        return Outcome(False, text, f"{subject} still rises at {_int(xs[i])} {axis}, the last point: no peak")
     drop = 1 - vs[-1] / vs[i]
-    figure += f" (peak at {_int(xs[i])}, then {drop:.0%} lower at {_int(xs[-1])})"
+    text += f" (peak at {_int(xs[i])}, then {drop:.0%} lower at {_int(xs[-1])})"
     if not low <= xs[i] <= high:
-        return Outcome(False, figure, f"{subject} peaks at {_int(xs[i])} {axis}, outside {low}-{high}")
+        return Outcome(False, text, f"{subject} peaks at {_int(xs[i])} {axis}, outside {low}-{high}")
     if drop < p["min_drop"]:
-        return Outcome(False, figure, f"{subject} falls {drop:.0%} after its peak, less than {p['min_drop']:.0%}")
-    return Outcome(True, figure, f"{subject} peaks at {_int(xs[i])} {axis} and falls {drop:.0%}")
+        return Outcome(False, text, f"{subject} falls {drop:.0%} after its peak, less than {p['min_drop']:.0%}")
+    return Outcome(True, text, f"{subject} peaks at {_int(xs[i])} {axis} and falls {drop:.0%}")
 
 
 def _check_near_constant(p, m) -> list:
@@ -557,23 +624,27 @@ def _near_constant(rows, claim: Claim, ctx: Context) -> Outcome:
     p, m = claim.params, claim.measure
     parts, bad = [], []
     for subject in _subjects(rows, claim):
-        vs = [v for v in rows[rows[m.by] == subject]["_value"] if not _nan(v)]
+        mine = rows[rows[m.by] == subject]
+        vs = [v for v in mine["_value"] if not _nan(v)]
         if not vs or ("target" not in p and len(vs) < 2):
             return Outcome(None, "", f"not measured: {subject} has {len(vs)} value(s) of {m.metric}")
+        unit = mine["_unit"].iloc[0]
         if "target" in p:
             dev = max(abs(v - p["target"]) for v in vs) / abs(p["target"])
-            parts.append(f"{subject} {', '.join(num(v) for v in vs)} (target {num(p['target'])}, off by {dev:.1%})")
+            parts.append(f"{subject} {', '.join(figure(v, unit) for v in vs)} (target {figure(p['target'], unit)}, "
+                         f"off by {dev:.1%})")
         else:
             mid = sorted(vs)[len(vs) // 2]
             dev = (max(vs) - min(vs)) / mid if mid else math.inf
-            parts.append(f"{subject} {num(min(vs))} to {num(max(vs))} over {len(vs)} points ({dev:.1%} spread)")
+            parts.append(f"{subject} {figure(min(vs), unit)} to {figure(max(vs), unit)} over {len(vs)} points "
+                         f"({dev:.1%} spread)")
         if dev > p["within"]:
-            bad.append(f"{subject} is {dev:.1%} off {num(p['target'])}" if "target" in p else
+            bad.append(f"{subject} is {dev:.1%} off {figure(p['target'], unit)}" if "target" in p else
                        f"{subject} varies {dev:.1%}")
-    figure = f"{m.metric}: " + "; ".join(parts)
+    text = f"{m.metric}: " + "; ".join(parts)
     if bad:
-        return Outcome(False, figure, f"{'; '.join(bad)}, more than {p['within']:.0%}")
-    return Outcome(True, figure, f"within {p['within']:.0%}")
+        return Outcome(False, text, f"{'; '.join(bad)}, more than {p['within']:.0%}")
+    return Outcome(True, text, f"within {p['within']:.0%}")
 
 
 KINDS = {
@@ -702,6 +773,7 @@ def select(frame, claim: Claim):
     for side, suffix in (("_lo", "_ci95_lo"), ("_hi", "_ci95_hi")):
         col = m.metric + suffix
         rows[side] = rows[col].astype(float) if col in rows.columns else float("nan")
+    rows["_unit"] = rows[m.unit_by].map(unit_of) if m.unit_by and m.unit_by in rows.columns else m.unit
     return rows
 
 
@@ -734,9 +806,68 @@ def _drop_for_cores(rows, claim: Claim, machine: Machine | None):
     return rows[need <= machine.cores], dropped
 
 
+def stable(seconds, ops) -> bool:
+    """Whether a phase of `seconds` and `ops` is a stable figure by kvlab's own floor: kvlab.results.sanity's
+    too_short (MIN_SECONDS and MIN_OPS, with its tolerance for a run timed to exactly MIN_SECONDS)."""
+    from types import SimpleNamespace
+    phase = SimpleNamespace(phase="run", params={}, seconds=float(seconds), ops=float(ops), engine="", workload="",
+                            threads=1)
+    return sanity.too_short(phase) is None
+
+
+def _label(r, claim: Claim) -> str:
+    """A measured row as a reason names it: 'lmdb load', 'lmdb readwhilewriting at 1 reader', 'lmdb fdb-write-10'."""
+    m = claim.measure
+    who = f"{r[m.by]} {m.table}" if m.by == "engine" or "engine" not in r.index else f"{r['engine']} {r[m.by]}"
+    if m.axis and m.axis in r.index and m.axis != m.by:
+        who += (" at " if m.axis in ("threads", "readers") else " ") + _point(claim, r[m.axis])
+    return who
+
+
+def _seconds(seconds) -> str:
+    return f"{seconds:.2g} s" if seconds < 1 else f"{seconds:,.1f} s"
+
+
+def too_short(rows, claim: Claim, scales: Callable | None = None, alone: bool = True) -> str | None:
+    """Why the claim cannot be judged on `rows` (the rows its test reads) where any of them comes from a phase below
+    kvlab's stability floor (its `phase_s` and `phase_ops`: kvlab.results.sanity), with the smallest preset scale
+    expected to pass: `scales(row)` gives [(scale, how many times larger its phase would be there)] (None: not
+    known); each short phase's seconds and ops are scaled by that factor.  None where every row is stable (or none says its phase)."""
+    if rows is None or rows.empty or not all(c in rows.columns for c in PHASE_COLUMNS):
+        return None
+    short = [r for _, r in rows.iterrows() if not (_nan(r["phase_s"]) or _nan(r["phase_ops"]))
+             and not stable(r["phase_s"], r["phase_ops"])]
+    if not short:
+        return None
+    short.sort(key=lambda r: (r["phase_s"], r["phase_ops"]))
+    said = [f"{_label(r, claim)} ran {_seconds(r['phase_s'])} ({r['phase_ops']:,.0f} ops)" for r in short[:3]]
+    more = f", and {len(short) - 3} more" if len(short) > 3 else ""
+    text = (f"too short to judge: {', '.join(said)}{more}, under the {sanity.MIN_SECONDS:g} s and {sanity.MIN_OPS:,} "
+            "ops kvlab needs of a stable figure")
+    given = [scales(r) for r in short] if scales is not None else [None]
+    if any(f is None for f in given):   # no presets to scale to (a notebook's own parameters)
+        return text + "; a larger run would test it"
+    factors: list[dict] = [dict(f or ()) for f in given]
+    names = list(dict.fromkeys(n for f in factors for n in f))
+    names.sort(key=lambda n: max(f.get(n, 0.0) for f in factors))
+    verb = "would test it" if alone else "would run them long enough"
+    for name in names:
+        at = [(r, f[name]) for r, f in zip(short, factors) if name in f]
+        if len(at) == len(short) and all(stable(r["phase_s"] * k, r["phase_ops"] * k) for r, k in at):
+            low, k = min(at, key=lambda x: x[0]["phase_s"] * x[1])
+            return f"{text}; --scale {name} {verb} (scaled by its size, the shortest phase about {_seconds(low['phase_s'] * k)})"
+    top = names[-1] if names else None
+    longest = ""
+    if top is not None and all(top in f for f in factors):
+        low, k = min(((r, f[top]) for r, f in zip(short, factors)), key=lambda x: x[0]["phase_s"] * x[1])
+        longest = f" (at {top}, scaled by its size, the shortest phase about {_seconds(low['phase_s'] * k)})"
+    return f"{text}; no preset scale would{longest}"
+
+
 def evaluate(claim: Claim, frame, machine: Machine | None = None, setup: Mapping | None = None,
-             published=None) -> Outcome:
-    """The claim's test on `frame` (one of the seed experiment's tables), with its preconditions."""
+             published=None, scales: Callable | None = None) -> Outcome:
+    """The claim's test on `frame` (one of the seed experiment's tables), with its preconditions and kvlab's
+    stability floor on the phases behind the rows it reads (too_short; `scales` names the scale that passes)."""
     setup = setup or {}
     rows = select(frame, claim)
     if rows is None:
@@ -765,23 +896,30 @@ def evaluate(claim: Claim, frame, machine: Machine | None = None, setup: Mapping
         first = min(dropped)
         out = replace(out, reason=f"needs {_cores_needed(claim, first)} cores for {claim.measure.axis} {_int(first)}, "
                                   f"this machine has {machine.cores if machine else '?'}")
+    blocked = bool(unmet) or out.ok is None
+    short = too_short(_used(kept, claim), claim, scales, alone=not blocked)
     if unmet:
-        return Outcome(None, out.figure, "; ".join(unmet))
+        return Outcome(None, out.figure, "; ".join(unmet + ([short] if short else [])))
+    if short:   # kvlab's own floor says these figures are not stable: no verdict on them
+        untested = [out.reason] if out.ok is None and out.reason else []
+        said = untested + [short] if out.reason.startswith("needs") else [short] + untested   # the cores first
+        return Outcome(None, out.figure, "; ".join(said + ([note] if note else [])))
     reason = "; ".join(x for x in (out.reason, note) if x)
     return Outcome(out.ok, out.figure, reason)
 
 
 def verdict_row(claim: Claim, measured, published=None, machine: Machine | None = None,
-                setup: Mapping | None = None) -> dict:
+                setup: Mapping | None = None, scales: Callable | None = None) -> dict:
     """One row of the verdict table: the claim tested on `measured` (its table), its published figure from
-    `published` (the seed's table, tested the same way on a machine without limits)."""
+    `published` (the seed's table, tested the same way on a machine without limits).  `scales(row)`: the preset
+    scales and how many times larger the row's phase would be at each (see too_short)."""
     missing = [e for e in claim.named_engines() if machine is not None and machine.engines is not None
                and e not in machine.engines]
     figure_pub = ""
     if published is not None:
         figure_pub = evaluate(claim, published).figure
     if missing:
-        got = evaluate(claim, measured, machine, setup, published) if measured is not None else None
+        got = evaluate(claim, measured, machine, setup, published, scales) if measured is not None else None
         return _row(claim, figure_pub, got.figure if got else "", "cannot test here",
                     f"engine{'s' if len(missing) > 1 else ''} {', '.join(missing)} not built")
     over = (setup or {}).get("over_budget") or {}   # {engine: its step that went over its memory budget, and why}
@@ -789,7 +927,7 @@ def verdict_row(claim: Claim, measured, published=None, machine: Machine | None 
     if hit:   # the engine's rows are missing or partial: no verdict from them
         return _row(claim, figure_pub, "", "cannot test here",
                     "over the memory budget: " + "; ".join(over[e] for e in hit))
-    got = evaluate(claim, measured, machine, setup, published)
+    got = evaluate(claim, measured, machine, setup, published, scales)
     verdict = "cannot test here" if got.ok is None else "reproduced" if got.ok else "not reproduced"
     return _row(claim, figure_pub, got.figure, verdict, got.reason)
 

@@ -14,6 +14,9 @@ with them; the published figure of a claim is its own test run on those.  `setup
 with and the frames do not say (cache_bytes, data_bytes, sync, the memory limit), for the claims' preconditions;
 setup_of(seed, p, engines, measured) makes it from the experiment's parameters `p` (a notebook's, or reproduce's),
 and verdicts does where it is given `p`.  `machine` is this one by default (its cores, memory and built engines).
+A measured row carries the phase behind it (`phase_s`, `phase_ops`); a claim whose rows come from a phase below
+kvlab's stability floor (kvlab.results.sanity) is "cannot test here", with the smallest preset scale expected to
+pass (scales_of: each row's phase scaled by its seed's `size` from `p`, or from the preset `scale`).
 
     reproduce(seed, scale, engines, store, memory) `kvlab reproduce`: the seed's experiment (RUNNERS) at a scale
                                                     of seeds.common.SCALES within its memory budget (MEMORY), its
@@ -63,24 +66,69 @@ def _pub004() -> dict:
             "io": _dropna_engine(published("seed004_io"))}
 
 
+def _size000(table, p, row):   # each thread's reads
+    return p["reads"]
+
+
+def _size001(table, p, row):   # the load's records; readwhilewriting runs for its duration
+    return p["num"] if table == "load" else p["duration"]
+
+
+def _size002(table, p, row):   # readrandom: each thread's reads, threads on this machine's cores; the rest: records
+    return p["reads"] * p["threads"] if row.get("benchmark") == "readrandom" else p["num"]
+
+
+def _size003(table, p, row):   # each test runs for its duration
+    return p["duration"]
+
+
+def _size004(table, p, row):   # a QPS row is one interval; latency and I/O are the whole request phase
+    return p["interval_seconds"] * (1 if table == "qps" else p["intervals"])
+
+
 @dataclass(frozen=True)
 class SeedTables:
     """A seed's experiment as the claims see it: its tables' names in the order its function returns them, its
-    published tables in the same columns, and rows to keep of a table where the table has the column."""
+    published tables in the same columns, rows to keep of a table where the table has the column, and `size`:
+    (table, parameters, row) -> a number the phase behind that row grows in proportion to (its records, reads or
+    duration), which scales a phase too short to judge to each preset scale (logic.too_short)."""
     experiment: str
     tables: tuple
     published: Callable[[], dict]
     keep: Mapping = field(default_factory=dict)
+    size: Callable | None = None
 
 
 SEEDS = {
     "000": SeedTables("read_scalability", ("read_scalability",), _pub000,
-                      keep={"read_scalability": {"phase": "run", "workload": "readrandom"}}),
-    "001": SeedTables("load_and_readwhilewriting", ("load", "readwhilewriting"), _pub001),
-    "002": SeedTables("dbbench_suite", ("dbbench",), _pub002),
-    "003": SeedTables("seed003", ("transactions",), _pub003),
-    "004": SeedTables("seed004", ("qps", "latency", "io"), _pub004),
+                      keep={"read_scalability": {"phase": "run", "workload": "readrandom"}}, size=_size000),
+    "001": SeedTables("load_and_readwhilewriting", ("load", "readwhilewriting"), _pub001, size=_size001),
+    "002": SeedTables("dbbench_suite", ("dbbench",), _pub002, size=_size002),
+    "003": SeedTables("seed003", ("transactions",), _pub003, size=_size003),
+    "004": SeedTables("seed004", ("qps", "latency", "io"), _pub004, size=_size004),
 }
+
+
+def scales_of(seed, table: str, p: Mapping | None) -> Callable | None:
+    """For a claim on `table` of seed `seed` run with parameters `p`: a function of a measured row giving
+    [(preset scale, how many times larger the row's phase would be there)], what logic.too_short scales a phase
+    too short to judge by (None where `p` is not known; the function gives None where `p` lacks a size)."""
+    from .common import SCALES
+    key = seed_key(seed)
+    size = SEEDS[key].size
+    if size is None or p is None:
+        return None
+    presets = cast(dict, SCALES[RUNNERS[key].notebook])
+    order = ("smoke", "default", "large", "full")   # where two presets are as large (large and full), the smaller
+    presets = dict(sorted(presets.items(), key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order)))
+
+    def at(row):
+        try:
+            now = size(table, p, row)
+            return [(name, size(table, q, row) / now) for name, q in presets.items()] if now else None
+        except (KeyError, TypeError):
+            return None
+    return at
 
 
 def parse_claims(text: str, origin: str = CLAIMS_FILE) -> list:
@@ -175,6 +223,7 @@ def verdicts(seed, measured, p: Mapping | None = None, *, machine: logic.Machine
     machine = machine or this_machine()
     if setup is None and p is not None:
         setup = setup_of(key, p, _engines_of(measured_tables), measured)
+    sized = p if p is not None else _preset(key, scale)   # what a phase too short to judge is scaled from
     rows = []
     for claim in (claims if claims is not None else load_claims()):
         if claim.seed != key:
@@ -186,12 +235,19 @@ def verdicts(seed, measured, p: Mapping | None = None, *, machine: logic.Machine
             if (pub is not None and one.measure.engines and "engine" in pub.columns
                     and not pub.engine.isin(one.measure.engines).any() and pub.engine.nunique() == 1):
                 pub = pub.assign(engine=one.measure.engines[0])   # the seed's one engine, beside each of ours
-            rows.append(logic.verdict_row(one, frame, pub, machine, setup))
+            rows.append(logic.verdict_row(one, frame, pub, machine, setup,
+                                          scales=scales_of(key, one.measure.table, sized)))
     table = verdict_frame(pd.DataFrame(rows, columns=logic.COLUMNS))
     if store is not None:
         store_verdicts(store, key, table, results, scale=scale, setup=setup, machine=machine,
                        engines=_engines_of(measured_tables))
     return table
+
+
+def _preset(seed, scale) -> Mapping | None:
+    """The parameters of seed `seed`'s preset `scale` (None for a scale that is not one)."""
+    from .common import SCALES
+    return cast(dict, SCALES[RUNNERS[seed_key(seed)].notebook]).get(scale) if scale else None
 
 
 def _engines_of(measured_tables: Mapping) -> list:
@@ -297,7 +353,7 @@ def _run000(p, engines, store, progress):
     sweep = read_scalability(engines, p["threads"], p["num"], p["reads"], repeats=p["repeats"], store=store,
                              name=p["name"], memory=p["memory"], warmup=p.get("warmup"))
     sweep.run(progress=progress)
-    return read_scalability_table(sweep.frame()), sweep
+    return read_scalability_table(sweep.frame(), sweep.results(phases=("run",))), sweep
 
 
 def _run001(p, engines, store, progress):
@@ -410,6 +466,6 @@ def reproduce(seed, scale: str = "default", engines=None, store=None, progress: 
     setup = setup_of(key, p, have, measured)
     if over:
         setup["over_budget"] = dict(over)
-    table = verdicts(key, measured, machine=machine, setup=setup, results=runs, store=store, scale=scale)
+    table = verdicts(key, measured, p, machine=machine, setup=setup, results=runs, store=store, scale=scale)
     results = list(runs) if isinstance(runs, (list, tuple)) else []
     return Reproduction(key, scale, tuple(have), measured, setup, results, table, p["memory"], runs)

@@ -118,7 +118,7 @@ def dbbench_suite(engines, num, reads, threads, value_size=800, compression="sna
                              "micros_per_op": b.micros_per_op, "mb_per_sec": b.mb_per_sec, "p99_us": lat["p99"],
                              "p9999_us": lat["p9999"], "max_us": lat["max"],
                              "db_size_gb": (b.accounting["db_size_bytes"] or 0) / 1e9,
-                             "compression": step.run["compression"]})
+                             "compression": step.run["compression"], "phase_s": b.seconds, "phase_ops": b.ops})
         finally:
             shutil.rmtree(db, ignore_errors=True)
     return pd.DataFrame(rows), results

@@ -93,20 +93,23 @@ def seed004(engines, maxid1, requesters, intervals, interval_seconds, memory_lim
             shutil.rmtree(db, ignore_errors=True)
         results += [load, req]
         for i, iv in enumerate([iv for iv in req.intervals if iv["seconds"] > 0.5 * interval_seconds], 1):
-            qps.append({"setting": setting, "engine": engine, "interval": i,
-                        "qps": iv["workers"]["ops_per_sec"].get("txn", 0.0)})
+            rate = iv["workers"]["ops_per_sec"].get("txn", 0.0)   # each interval is its own figure: its span
+            qps.append({"setting": setting, "engine": engine, "interval": i, "qps": rate,
+                        "phase_s": iv["seconds"], "phase_ops": rate * iv["seconds"]})
         mix = req.mix or {}   # a request phase that recorded no operation mix: no latency rows, its claims unmeasured
         for op, t in mix.get("templates", {}).items():
             l = t["latency_us"]
             lat.append({"setting": setting, "engine": engine, "operation": op, "count": t["count"],
                         **{k: (l[k] / 1000 if l[k] is not None else None)
-                           for k in ("mean", "p50", "p95", "p99", "p999", "max")}})
+                           for k in ("mean", "p50", "p95", "p99", "p999", "max")},
+                        "phase_s": req.seconds, "phase_ops": req.ops})
         a = req.accounting
         io.append({"setting": setting, "engine": engine, "qps": mix.get("txn_per_sec"),
                    "reads_per_query": a.get("disk_reads_per_op"), "kb_read_per_query": a.get("disk_kb_read_per_op"),
                    "kb_written_per_query": a.get("disk_kb_written_per_op"),
                    "db_size_mib": (a.get("db_size_bytes") or 0) / 2**20,
-                   "load_s": load.seconds, "cgroup_peak_mib": (a.get("cgroup_peak_bytes") or 0) / 2**20 or None})
+                   "load_s": load.seconds, "cgroup_peak_mib": (a.get("cgroup_peak_bytes") or 0) / 2**20 or None,
+                   "phase_s": req.seconds, "phase_ops": req.ops})
     return pd.DataFrame(qps), pd.DataFrame(lat), pd.DataFrame(io), results
 
 

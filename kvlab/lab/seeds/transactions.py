@@ -41,7 +41,7 @@ def seed003(engines, num, duration, max_clients=100, sync=True, cpus=None, seed=
         value = (m["reads_per_sec"] + m["writes_per_sec"] if metric == "ops_per_sec" else m[metric]) if m else None
         rows.append({"engine": step.engine, "test": step.name, "clients": step.run["clients"], "metric": metric,
                      "value": value, "mean_latency_ms": (b.latency_us or {}).get("mean", float("nan")) / 1000,
-                     "txn_per_sec": m.get("txn_per_sec")})
+                     "txn_per_sec": m.get("txn_per_sec"), "phase_s": b.seconds, "phase_ops": b.ops})
     return pd.DataFrame(rows), results
 
 
