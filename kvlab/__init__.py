@@ -4,8 +4,8 @@
     result = kvlab.run(engine="lmdb", workload="fillseq,readrandom", num=100_000, threads=2)
     result.to_frame()
 
-The package is five layers above a base, each importing only the ones below it (ARCHITECTURE.md;
-tests/test_architecture.py holds the order): model -> results -> execution -> lab -> cli.
+The package is six layers above a base, each importing only the ones below it (ARCHITECTURE.md;
+tests/test_architecture.py holds the order): model -> results -> execution -> services -> lab -> cli.
 This module only re-exports the public API.
 """
 import os as _os

@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PKGS=(build-essential pkg-config python3-dev python3-venv
-      fuse3 libfuse3-dev   # forgetfs, the power-loss crash tests' FUSE file system (kvlab/execution/forgetfs.py)
+      fuse3 libfuse3-dev   # forgetfs, the power-loss crash tests' FUSE file system (kvlab/execution/crash/forgetfs.py)
       clang-format         # make format-c (cython_ext/.clang-format)
       chromium fonts-dejavu-core)  # chromium: the JupyterLab browser test (driven by Playwright)
 install_missing() {

@@ -100,8 +100,8 @@ def private_temp(tmp_path_factory):
 
 
 # --- tiers -------------------------------------------------------------------------------------------------
-# `make test-fast` runs `-m "not slow and not browser"`, for the edit-test loop; `make test` (what CI runs)
-# runs everything.  A test's tier is decided here, in one table, so a test file never carries its own.
+# `make test-fast` runs `-m "not slow and not browser and not timing"`, then its short timing tests, for the
+# edit-test loop; `make test` (what CI runs) runs every tier but the timing one, which `make test-timing` runs.  A test's tier is decided here, in one table, so a test file never carries its own.
 MARKERS = {
     "engine": "opens a real storage engine (given to every test that calls require() or takes an engine fixture)",
     "slow": "a long run (papermill notebooks, the fuzzes (2,000 cases; 10,000 in scripts/fuzz_campaign.sh), "

@@ -1,4 +1,4 @@
-/* kvlab crashtest's writer (workload crashwrite, kvlab/execution/crashtest.py). */
+/* kvlab crashtest's writer (workload crashwrite, kvlab/execution/crash/crashtest.py). */
 #include "loop.h"
 
 /* kvlab crashtest's child: transactions of `batch` puts and deletes (one in ten) of random keys in

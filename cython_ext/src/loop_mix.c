@@ -1,4 +1,4 @@
-/* The generic loop: a mix of transaction templates (kv_mix, compiled by kvlab/execution/mixplan.py).
+/* The generic loop: a mix of transaction templates (kv_mix, compiled by kvlab/execution/run/mixplan.py).
  * kv_loop_mix sets up the thread's draw state, chooses a loop (the one-op loop for a mix whose templates
  * are each one op, drawing ahead where it can; else the general loop, closed or open), and at the end
  * merges the histograms.  Every loop draws the same stream in the same order, so all give the same

@@ -1,5 +1,5 @@
 /* The replay loop: each thread runs its own list of a trace's ops in order (kv_trace.h's kv_replay, made by
- * kvlab/execution/run/tracing.py), each op on its recorded key index with a value of its recorded size.  Paced,
+ * kvlab/execution/traces/replay.py), each op on its recorded key index with a value of its recorded size.  Paced,
  * each op starts at its intended time, and its response time is measured from that time as the open loop does
  * (no coordinated omission: an op that starts late counts the wait), its lag apart; else back to back.
  * A recorded batch (kv_trace.h's KV_TRACE_BATCHED ops, the last KV_TRACE_COMMIT) is replayed as one: the engine's

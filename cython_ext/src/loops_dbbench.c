@@ -1,4 +1,4 @@
-/* db_bench's fixed loops (see README "Workloads"): write workloads split `num` keys across the
+/* db_bench's fixed loops (docs/workloads.md): write workloads split `num` keys across the
  * threads (a bulk load too, through the engine's bulk path); read workloads do `reads` operations in every thread; readwhilewriting runs `threads`
  * readers plus one writer, whose stats are returned apart (role KV_ROLE_WRITER).  And LinkBench's
  * load, the other fixed loop.  The hot ones (loop_read_on, loop_write_on) are instantiated per clock

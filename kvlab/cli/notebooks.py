@@ -22,7 +22,8 @@ def add_parser(sub, make):
                         "where it ran hours (an evening on 2 cores); full: the seeds' published scale (hours to days)")
     r.add_argument("--only", default=None, metavar="NAMES", help="comma list of notebook names (default: all)")
     r.add_argument("--out", default=None, metavar="DIR",
-                   help="folder for the executed notebooks and figures (default results/notebooks-<time>-<scale>)")
+                   help="folder for the executed notebooks and figures (default notebooks-<time>-<scale> in "
+                        "kvlab's per-user folder, $XDG_DATA_HOME/kvlab or ~/.local/share/kvlab)")
     r.add_argument("--dry-run", action="store_true",
                    help="print what the run will cost (runs, keys, time, disk, memory, free space) and stop; "
                         "nothing runs or is written")

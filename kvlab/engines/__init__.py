@@ -8,7 +8,8 @@ An engine is one folder, kvlab/engines/<adapter>/ (ARCHITECTURE.md, "A new engin
                          configurations, reopen rules, durability settings, events, counters, cache, colours, ...)
     events.py, ...       the parts too long for the descriptor itself
 
-Nothing else in kvlab names an engine: every table below, setup.py's build and its C list of adapters
+No module outside kvlab/engines/ branches on an engine's name (where one appears elsewhere it is data: a seed's
+engines, a test's): every table below, setup.py's build and its C list of adapters
 (kv_engine_list.h, generated), the crash tests' settings, the engine events and counters, the plots' colours and
 db_bench's flag rules are read from the descriptors.  An adapter with a `planned` reason is not written: its
 configurations are listed (PLANNED: `kvlab engines`, the engine reference) with the reason, never offered

@@ -2,7 +2,7 @@
 
 A BenchmarkResult is one workload on one engine (db_bench's one output line);
 a RunResult is the list a run produced, in order.  `to_dict()` is the JSON
-schema documented in the README (SCHEMA names its version); `load_json()`
+schema documented in docs/results.md (SCHEMA names its version); `load_json()`
 refuses files it cannot read rather than skipping them.
 """
 from __future__ import annotations
