@@ -39,6 +39,7 @@ RANGES = {
     "interval": (0, 3600), "memory": (128 << 20, 1 << 50), "readwritepercent": (0, 100),
 }
 LOADS = ("batched", "bulk")   # RunSpec.load: how a load writes
+ADVICE = ("auto", "off")      # RunSpec.advice: an engine's own advice for data larger than the memory budget
 # run fields `kvlab run` has no flag for (the CLI decides them itself: --db keeps the database)
 CLI_FLAGLESS = ("keep_db", "auto_load", "engine_stats", "compression_ratio", "mixes", "replay")
 # RunSpec.replay's keys: the trace, its format, the speed and the replay's threads (kvlab replay; docs/traces.md)
@@ -83,6 +84,9 @@ class RunSpec:
                                       # a file is read in when the spec is made)
     cpus: str | None = None           # pin the run, engine threads included, to these CPUs: "0", "0-1", "0,2"
     cold: bool = False                # drop the database's pages from the page cache before each trial
+    advice: str = "auto"              # "auto": where the data exceeds the memory budget, the engine's own advice for
+                                      # that regime (its descriptor's larger_than_ram: LMDB's nordahead) is applied,
+                                      # settings given winning; "off": never
     memory: int | None = None         # one memory budget, bytes (or a size: "1GiB", "512M"): split across the
                                       # engine's caches as its descriptor says, the run held to it in a memory
                                       # cgroup where one can be made; None: each engine's own defaults
@@ -231,6 +235,8 @@ class RunSpec:
         """load and resume: a known load; bulk and resume write keys in order on one thread, resume into `db`."""
         if self.load not in LOADS:
             raise errors.SpecError(f"load={self.load!r} is unknown; allowed: {', '.join(LOADS)}")
+        if self.advice not in ADVICE:
+            raise errors.SpecError(f"advice={self.advice!r} is unknown; allowed: {', '.join(ADVICE)}")
         if not isinstance(self.resume, bool):
             raise errors.SpecError(f"resume={self.resume!r}: allowed: true or false")
         ordered = [why for on, why in ((self.load == "bulk", "load='bulk' writes its keys in order"),
@@ -449,6 +455,10 @@ RUN_FLAGS = (
     RunFlag("cold", "switch", "a cold start: each trial's worker drops the database's pages from the page cache "
             "before it opens the engine (a database kvlab loaded in the same trial is as the load left it)",
             group=_MEASURE),
+    RunFlag("advice", "choice", "auto (default): where the run's data (the disk check's estimate) exceeds --memory, "
+            "apply the engine's own documented advice for a database larger than memory (LMDB's and libmdbx's "
+            "nordahead), appended to its options, settings given winning, said in the budget line and the record; "
+            "off: never", group=_MEASURE, choices=ADVICE),
     RunFlag("interval", "number", "time-series interval in s (default 1; 0: off)", "S", _MEASURE),
     RunFlag("warmup", "warmup", "seconds left out of each run phase's summary (default 0), or auto: the start-up "
             "transient MSER-5 finds in the time series", "S|auto", _MEASURE),

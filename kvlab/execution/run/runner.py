@@ -103,7 +103,28 @@ def memory_budget(spec: RunSpec) -> dict:
     how = " ".join((d.memory.__doc__ or "").split()) if d.memory else d.memory.reason
     return {"bytes": spec.memory, "split": {k: v for k, v in split.items() if k not in given}, "given_wins": given,
             "engine": f"{d.title}: {how}", "cgroup": None,
-            "covers": "engine caches only (no memory cgroup entered yet)"}
+            "covers": "engine caches only (no memory cgroup entered yet)", **larger_than_memory(spec, cfg)}
+
+
+def larger_than_memory(spec: RunSpec, cfg) -> dict:
+    """{"advice": {setting: value}, "advice_text"} where the run's data (the disk check's estimate of its keys and
+    values) exceeds its memory budget and the engine's descriptor names its own advice for that regime
+    (`larger_than_ram`: LMDB's and libmdbx's nordahead); {} where not, or with advice="off".  The trial appends an
+    option to the engine's options and sets any other setting the spec does not give (settings given win)."""
+    if spec.memory is None or spec.advice == "off" or not cfg.larger_than_ram:
+        return {}
+    data = sizecheck.data_bytes(spec, cfg)
+    if data <= spec.memory:
+        return {}
+    advice = {k: v for k, v in cfg.larger_than_ram.items()
+              if k == "options" or spec.engine_settings.get(k) is None}
+    if not advice:
+        return {}
+    words = ", ".join(f"{k}={v}" if k != "options" else f"{v} (appended to its options)" for k, v in advice.items())
+    return {"advice": advice,
+            "advice_text": f"the data (about {data / MiB:,.0f} MiB of keys and values) exceeds the {spec.memory / MiB:g} "
+                           f"MiB budget: {cfg.name} runs with {words}, its own documentation's advice for a database "
+                           "larger than memory (--advice off: not)"}
 
 
 def before_run(spec, cfg=None, budget=None) -> list:
@@ -116,6 +137,8 @@ def before_run(spec, cfg=None, budget=None) -> list:
     if budget["bytes"] is not None:
         warnings += [f"memory budget: {k}={v['given']} given wins over the budget's {v['budget']}"
                      for k, v in budget["given_wins"].items()]
+    if budget.get("advice_text"):
+        warnings.append(budget["advice_text"])
     return warnings + sizecheck.check(spec, cfg)
 
 

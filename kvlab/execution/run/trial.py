@@ -105,6 +105,13 @@ class Trial:
         asked = settings
         if self.budget and self.budget.get("split"):
             settings = {**self.budget["split"], **settings}   # a budget's split, where the spec set none
+        for key, value in ((self.budget or {}).get("advice") or {}).items():   # data larger than the budget
+            if key == "options":   # appended: the options given stay, the advice joins them
+                have = str(settings.get("options") or "")
+                if str(value) not in have.split(self.cfg.options_separator):
+                    settings = {**settings, "options": f"{have}{self.cfg.options_separator}{value}" if have else value}
+            elif settings.get(key) is None:
+                settings = {**settings, key: value}
         # the database's own record decides what a reopen keeps (format, a recovery log that stays on)
         settings, notes = dbdir.reconcile(self.where, self.cfg, settings)
         self.warnings.extend(n for n in notes if n not in self.warnings)
