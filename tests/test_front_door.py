@@ -14,6 +14,7 @@ import kvlab
 from kvlab import cli
 from kvlab.cli import output
 from kvlab.execution import native
+from kvlab.results.store import Store
 from kvlab.services import maincompare
 
 from .conftest import require
@@ -222,3 +223,25 @@ def test_spec_refuses_an_unknown_advice():
         kvlab.make_spec(engine="lmdb", advice="sometimes")
 
 
+
+
+# --- a compare run's rerun, from anywhere ------------------------------------------------------------------------
+
+def test_a_compare_run_reruns_from_another_folder(tmp_path, monkeypatch, capsys):
+    """The points reopen the database the job loaded in its folder, gone with the job: the rerun loads it again
+    in a folder of its own, removed after."""
+    require("lmdb")
+    store = tmp_path / "s.duckdb"
+    monkeypatch.setenv("KVLAB_TMPDIR", str(tmp_path))
+    assert cli.main(["compare", "--engines", "lmdb", "--num", "3000", "--duration", "0.3", "--warmup", "0.1",
+                     "--repeat", "3", "--store", str(store), "--quiet"]) == 0
+    run_id = Store(store).frame().run_id.iloc[0]
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    capsys.readouterr()
+    assert cli.main(["rerun", run_id, "--store", str(store)]) == 0
+    out = capsys.readouterr().out
+    assert "this rerun loads them again in a folder of its own" in out
+    assert "readrandom run 1 thr" in out and "readrandom run 2 thr" in out
+    assert not list(tmp_path.glob("kvlab-rerun-*")) and not list(tmp_path.glob("kvlab-compare-*"))

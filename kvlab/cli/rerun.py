@@ -8,11 +8,14 @@ then compared as `kvlab results compare` does (A: the original, B: the rerun).
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
+from pathlib import Path
 
 from .. import engines, errors
 from ..execution import native
+from ..execution.dbfiles import jobdir
 from ..execution.run.runner import run_spec
 from ..model.spec import RunSpec
 from ..results import compare
@@ -56,10 +59,29 @@ def handle(args) -> int:
     specs = stored_specs(run_id, original)
     check_key_encoding(run_id, original)
     changes, notes = overrides(args.set), []
-    new_specs = [rebuild(spec, changes, args, notes) for spec, _ in specs]
+    with contextlib.ExitStack() as folders:
+        moved = {}
+        shared = shared_dbs(specs) if args.db is None else set()
+        if shared:   # kvlab compare's: loaded once in its job folder (gone with the job), each point reopening it
+            folder = folders.enter_context(jobdir.job_folder("kvlab-rerun-"))
+            moved = {d: str(folder / Path(d).name) for d in shared}
+            notes.append(f"the original loaded {len(shared)} database{'s' if len(shared) > 1 else ''} once and "
+                         "reused them (a kvlab compare job's folder, gone with it); this rerun loads them again in "
+                         f"a folder of its own, {folder}, removed after")
+        return _rerun(args, store, run_id, original, specs, changes, notes, moved)
+
+
+def shared_dbs(specs) -> set:
+    """The databases a run loaded and later reopened (use_existing_db), which a rerun must load again as one."""
+    loaded = {s.db for s, _ in specs if s.db is not None and not s.use_existing_db}
+    return {s.db for s, _ in specs if s.use_existing_db and s.db in loaded}
+
+
+def _rerun(args, store, run_id, original, specs, changes, notes, moved) -> int:
+    new_specs = [rebuild(spec, changes, args, notes, moved) for spec, _ in specs]
     args.tag = list(dict.fromkeys([*(args.tag or ()), f"rerun-of:{run_id}"]))
-    for spec in new_specs:
-        common.preflight(args, spec.db, spec.use_existing_db)
+    for spec in new_specs:   # a moved database is made by the rerun's own load first
+        common.preflight(args, spec.db, spec.use_existing_db and spec.db not in moved.values())
     first = original[0]
     common.say(args, f"kvlab rerun of run {run_id} ({first.started_at}): " + "; ".join(
         f"{s.engine}, {','.join(s.workloads)}, num={s.num:,}, threads={s.threads}, seed={s.seed}" for s in new_specs)
@@ -163,14 +185,17 @@ def _field_value(key: str, text: str, item: str):
         raise UsageError(f"--set {item!r}: {key} takes {what}, got {text!r}") from None
 
 
-def rebuild(spec: RunSpec, changes: dict, args, notes: list) -> RunSpec:
-    """The stored spec with the changes and the database this rerun uses; validated as any spec."""
+def rebuild(spec: RunSpec, changes: dict, args, notes: list, moved: dict | None = None) -> RunSpec:
+    """The stored spec with the changes and the database this rerun uses (`moved`: a database the run loaded and
+    reused, to its place in the rerun's own folder); validated as any spec."""
     fields = {k: v for k, v in changes.items() if k in _FIELDS}
     settings = {k: v for k, v in changes.items() if k not in _FIELDS}
     if settings:
         fields["engine_settings"] = {**spec.engine_settings, **settings}
     if args.db is not None:
         fields.update(db=args.db, keep_db=True, overwrite=bool(getattr(args, "overwrite", False)))
+    elif moved and spec.db in moved:
+        fields.update(db=moved[spec.db], keep_db=True, overwrite=False)
     elif spec.use_existing_db:
         notes.append(f"the original reused the database in {spec.db}: this rerun reads it as it is now")
     elif spec.db is not None:
