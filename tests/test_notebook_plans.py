@@ -190,7 +190,7 @@ def test_a_version_the_set_up_does_not_build_is_refused_before_anything_runs(mon
     from kvlab.execution.plugins import where
     from kvlab.lab.seeds import versions
     setup = (ROOT / "scripts" / "setup.sh").read_text()
-    assert f"engines build --skip-built {' '.join(versions.SETUP_BUILDS)}" in setup
+    assert f"engines build --skip-built --where-possible {' '.join(versions.SETUP_BUILDS)}" in setup
     monkeypatch.setattr(where, "folders", lambda: [tmp_path])
     with pytest.raises(errors.EngineNotBuilt, match=r"kvlab engines build rocksdb@7\.8\.3` builds it"):
         versions.versions(["rocksdb", "rocksdb@7.8.3"], ["readrandom"], [1], 100, 2, 0.1, 0.05)

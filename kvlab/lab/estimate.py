@@ -66,6 +66,7 @@ from ..services.estimate import (  # noqa: F401
     stored_space_amp,
     sweep_cost,
 )
+from . import coverage
 from .seeds import common
 from .seeds.durability import Crashes
 from .seeds.field import Replay, SlaSearch
@@ -150,9 +151,10 @@ def notebook_plan(name: str, scale: str) -> tuple:
     if not hasattr(module, "notebook_plan"):
         raise errors.SpecError(f"notebook {name}: no plan; add notebook_plan to kvlab/lab/seeds/{seed}.py")
     p = parameters(name, scale)
-    # the engines it runs: its `engines` that are built, or notebook 08's `versions` (of one engine), as given: the
-    # notebook builds the set-up ones where missing (seeds.versions.ready) and refuses any other
-    return p, module.notebook_plan(p, common.built(p["engines"]) if "engines" in p else list(p["versions"]))
+    # the engines it runs: its `engines` that are built (None: every built engine, coverage.every_built), or notebook
+    # 08's `versions` (of one engine), as given: the notebook builds the set-up ones where missing
+    # (seeds.versions.ready) and refuses any other
+    return p, module.notebook_plan(p, coverage.chosen(p["engines"])[0] if "engines" in p else list(p["versions"]))
 
 
 def notebook_works(name: str, scale: str) -> tuple:

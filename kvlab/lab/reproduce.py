@@ -10,10 +10,12 @@ one name the notebooks import, and re-exports them.  Each takes `memory=` (a siz
 defaults), the budget every run it makes gets; `budget_line(memory, engines, given=given(seed, p))` is the line a notebook prints
 about it near the top (with the settings the seed's runs give over the budget), and `verdicts(seed, measured, p, results=..., store=...)` the verdict table its last cell shows
 (kvlab.lab.seeds.claims: the same table `kvlab reproduce` prints, stored with the runs behind it where given a
-store).
+store).  Which engines a notebook runs and leaves out, and the engines a figure has no bar for, each with why, are
+kvlab.lab.coverage's, re-exported here too (`chosen`, `engines_text`, `python_loop_note`).
 """
 from __future__ import annotations
 
+from .coverage import chosen, engines_text, every_built, python_loop_gaps, python_loop_note
 from .seeds.claims import given, setup_of, verdicts
 from .seeds.common import MEMORY, SCALES, budget_line, built, published, resolve
 from .seeds.dbbench_suite import dbbench_suite, dbbench_timelines, engine_ratio
@@ -64,4 +66,5 @@ __all__ = [
     "trace_replay", "same_ops", "mixgraph_queries", "varying_rate", "sla_searches", "curves_frame",
     "sla_curves",                                                                          # from the field
     "native_loop", "python_loop_baseline",                                                 # quickstart
+    "every_built", "chosen", "engines_text", "python_loop_gaps", "python_loop_note",        # what runs, what not
 ]

@@ -30,13 +30,14 @@ def _bar_handles(colours: dict):
     return [Patch(facecolor=c, edgecolor="none", label=str(name)) for name, c in colours.items()]
 
 
-def bars(frame, x, y, hue="engine", title="", log=False, ylabel=None, results=None):
+def bars(frame, x, y, hue="engine", title="", log=False, ylabel=None, results=None, note=None):
     """Bars of `y` per `x`, one colour per `hue` level from engine_palette (a hue of None with x="engine":
     each bar in its engine's colour).  Each bar is the median of its rows; where a bar has 3 or more, a
     whisker is the median's interval (results.stats: exact order statistics), and the legend says its level
     (75% for the min-max of 3; 95% from 6).  A percentile (y = p99_us ...) is not drawn for an x that has too
     few operations to have it (db_bench's compact is one operation; `results` give the counts): the title
-    says so."""
+    says so.  `note`: what else a reader must know to read the bars (which x has no bar of some hue, and why),
+    in smaller type under the title."""
     plt = require("matplotlib.pyplot", "kvlab's plots")
     import numpy as np
     house_style()
@@ -82,7 +83,7 @@ def bars(frame, x, y, hue="engine", title="", log=False, ylabel=None, results=No
         counts = figcheck.op_counts_of(results)
         said = ", ".join(f"{d} ({counts.get(d, 1)} op{'s' * (counts.get(d, 1) != 1)})" for d in dropped)
         title = f"{title}\nnot drawn: {said}, too few for a {y.split('_')[0]}"
-    ax.set_title(title)
+    _titled(ax, fig, title, note)
     ax.set_ylabel(ylabel or axis_label(y))
     if not log:
         rate_axis(ax)
@@ -97,6 +98,20 @@ def bars(frame, x, y, hue="engine", title="", log=False, ylabel=None, results=No
 
 
 _WHISKER = "#333333"
+NOTE_SIZE = 8   # points: a note under a title
+
+
+def _titled(ax, fig, title, note=None):
+    """The title, and `note` (wrapped to the figure's width) in smaller grey type between it and the axes."""
+    if not note:
+        ax.set_title(title)
+        return
+    import textwrap
+    width = max(40, int(fig.get_size_inches()[0] * 72 * 0.8 / (NOTE_SIZE * 0.55)))   # characters that fit
+    lines = textwrap.wrap(note, width)
+    ax.annotate("\n".join(lines), xy=(0.5, 1.0), xycoords="axes fraction", xytext=(0, 4), textcoords="offset points",
+                ha="center", va="bottom", fontsize=NOTE_SIZE, color="#444444", gid="note")
+    ax.set_title(title, pad=8 + len(lines) * NOTE_SIZE * 1.25)
 
 
 def _whisker_handle(levels):

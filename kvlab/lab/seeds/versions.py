@@ -22,7 +22,7 @@ from ...services import maincompare
 from ...services import versions as service
 from .plan import Step
 
-# what scripts/setup.sh builds (`kvlab engines build --skip-built lmdb@0.9.24 lmdb@0.9.70`): built when missing
+# what scripts/setup.sh builds (`kvlab engines build --skip-built --where-possible lmdb@0.9.24 lmdb@0.9.70`): built when missing
 SETUP_BUILDS = ("lmdb@0.9.24", "lmdb@0.9.70")
 
 # the frame's columns, in order
