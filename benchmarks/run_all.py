@@ -15,7 +15,8 @@ SCRIPTS = (("vs_dbbench.py", []), ("harness_overhead.py", []), ("scaling.py", []
            ("result_size.py", []), ("compare_speed.py", []), ("report_speed.py", []),
            ("vs_reference.py", ["--num", "200000", "--duration", "1", "--rounds", "3"]),
            ("instrument_cost.py", ["--num", "200000", "--seconds", "1", "--rounds", "3"]),
-           ("worker_cost.py", ["--rounds", "10"]))
+           ("worker_cost.py", ["--rounds", "10"]),
+           ("profile_cost.py", ["--rounds", "4"]))
 
 
 def main():

@@ -31,9 +31,10 @@ from .model.spec import RunSpec, make_spec  # noqa: E402
 from .model.sweep import SweepSpec  # noqa: E402
 from .results.compare import compare  # noqa: E402
 from .results.result import BenchmarkResult, RunResult, load_json  # noqa: E402
+from .results.why import why  # noqa: E402
 from .services.sla import sla  # noqa: E402
 
 __all__ = ["run", "run_spec", "start", "start_spec", "RunHandle", "RunControl", "Progress", "RunSpec", "make_spec",
            "RunResult", "BenchmarkResult", "load_json", "list_engines", "KvlabError", "SpecError", "EngineError",
            "EngineNotBuilt", "UnsafeDirectory", "keys", "linkbench", "sweep", "Sweep", "SweepSpec", "sweep_results",
-           "compare", "sla", "replay"]
+           "compare", "sla", "replay", "why"]

@@ -8,6 +8,7 @@ cd "$(dirname "$0")/.."
 PKGS=(build-essential pkg-config python3-dev python3-venv
       fuse3 libfuse3-dev   # forgetfs, the power-loss crash tests' FUSE file system (kvlab/execution/crash/forgetfs.py)
       clang-format         # make format-c (cython_ext/.clang-format)
+      linux-perf           # --profile: perf samples a trial's worker (kvlab/execution/run/profiler.py)
       chromium fonts-dejavu-core)  # chromium: the JupyterLab browser test (driven by Playwright)
 install_missing() {
     local missing=() p

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import sys
+import time
 from pathlib import Path
 
 from .. import _signals as signals
@@ -93,11 +94,55 @@ def report(result, args) -> None:
         return
     print()
     output.table(output.accounting_rows(result), output.ACCOUNTING_COLUMNS, output.ACCOUNTING_LEGEND)
+    profiles(result)
     from ..results.stats import interval_phrase
     for b in result:
         r = (b.repetitions or {}).get("ops_per_sec")
         if r and r.get("n", 0) > 1 and "median_ci" in r:
             print(f"  {b.workload}: {r['n']} trials, median {num(r['median'])} ops/s; {interval_phrase(r, num)}")
+
+
+def profiles(result, folder=None) -> list:
+    """--profile: per measured phase, the CPU an op costs by component and the top functions, and a flame graph
+    (SVG) written to `folder` (default: profiles/ in kvlab's per-user folder); returns the files written."""
+    from ..lab.plots.flame import flame
+    from ..results import profile as prof
+    from ..results.store import kvlab_home
+    profiled = [b for b in result if (b.params or {}).get("profile")]
+    if not profiled:
+        return []
+    folder = Path(folder or kvlab_home() / "profiles")
+    folder.mkdir(parents=True, exist_ok=True)
+    rows, written = [], []
+    for b in profiled:
+        p = b.params["profile"]
+        o = prof.per_op(p)
+        rows.append({"phase": f"{b.engine} {b.workload} {b.threads} thr", "samples": p["samples"],
+                     "total": o["total_us"], **o["components"],
+                     "wall": b.micros_per_op * b.threads if b.micros_per_op else None})
+        name = f"{time.strftime('%Y%m%d-%H%M%S')}-{b.engine}-{b.workload}-{b.threads}thr-t{b.trial}.svg"
+        path = folder / name.replace("/", "_")
+        path.write_text(flame(p, f"{b.engine} {b.workload} at {b.threads} thread{'s' if b.threads > 1 else ''}"))
+        written.append(path)
+    print()
+    output.table(rows, PROFILE_COLUMNS, legend=PROFILE_LEGEND)
+    for b in profiled:
+        top = prof.per_op(b.params["profile"])["functions"][:5]
+        print(f"  {b.engine} {b.workload} {b.threads} thr, top functions by self CPU us/op: " +
+              "; ".join(f"{f['function']} {num(f['self_us'])}" for f in top))
+    for path in written:
+        print(f"  flame graph: {path}")
+    return written
+
+
+PROFILE_COLUMNS = [("phase", "profiled phase", "<"), ("samples", "samples", ">"), ("total", "CPU us/op", ">"),
+                   ("engine", "engine", ">"), ("kvlab", "kvlab", ">"), ("libc+alloc", "libc+alloc", ">"),
+                   ("kernel", "kernel", ">"), ("python", "python", ">"), ("other", "other", ">"),
+                   ("wall", "wall us/op x threads", ">")]
+PROFILE_LEGEND = ("  CPU us/op: perf's cpu-clock samples (99 Hz a thread, DWARF stacks) over the measured phase, per "
+                  "operation, every thread of the worker; by component: each sample's innermost frame (self time). "
+                  "wall us/op x threads: the phase's wall time per op times its threads, what the CPU figure is "
+                  "at most when the threads never wait (docs/profile.md)")
 
 
 WORKER_DIED = 3   # the exit code of a command whose trial's worker died (execution.run.ended)

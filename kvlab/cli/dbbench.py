@@ -53,7 +53,7 @@ def add_parser(sub, make):
     d.add_argument("--help-flags", action="store_true",
                    help="list every db_bench flag kvlab accepts, by kind, and what it does with it")
     # --db and --seed are db_bench's own: --db=DIR, --seed=N
-    add_running_options(d, db=False, seed=False, overwrite=True, trace=True)
+    add_running_options(d, db=False, seed=False, overwrite=True, trace=True, profile=True)
     d.epilog = "db_bench's flags follow kvlab's own, e.g. --benchmarks=fillseq --num=100000 --db=DIR"
     return d
 
@@ -67,6 +67,8 @@ def handle(args, rest) -> int:
         p = dataclasses.replace(p, spec=p.spec.replace(overwrite=True))
     if args.record_trace is not None:
         p = dataclasses.replace(p, spec=p.spec.replace(record_trace=args.record_trace))
+    if args.profile:
+        p = dataclasses.replace(p, spec=p.spec.replace(profile=True))
     if p.spec.use_existing_db and p.spec.db is None:
         raise errors.SpecError("--use_existing_db=1 needs --db=DIR, the database to reopen (without --db kvlab "
                                "makes a new temporary database)")

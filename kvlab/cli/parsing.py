@@ -197,9 +197,19 @@ def add_format_option(parser) -> None:
     parser.add_argument("--format", dest="table_format", default="text", choices=FORMATS, help=FORMAT_HELP)
 
 
+PROFILE_HELP = ("sample each measured phase's threads with perf (cpu-clock at 99 Hz a thread, DWARF stacks): the "
+                "records keep the folded stacks, the CPU per op by component is printed and a flame graph written; "
+                "`kvlab results why A B` explains a gap from them (docs/profile.md)")
+
+
+def add_profile_option(parser) -> None:
+    """--profile for a command whose RunSpecs do not come from RUN_FLAGS (compare, versions, ycsb, ...)."""
+    parser.add_argument("--profile", action="store_true", help=PROFILE_HELP)
+
+
 def add_running_options(parser, db_help="database directory, kept after the run (default: a temporary one, "
                                         "removed)", seed=True, progress=True, db=True, overwrite=None,
-                        trace=False):
+                        trace=False, profile=False):
     """What every command that runs a benchmark shares (`trace`: --record-trace too, for a command whose RunSpec
     does not come from RUN_FLAGS, which has it)."""
     g = parser.add_argument_group("common to every running command")
@@ -217,6 +227,8 @@ def add_running_options(parser, db_help="database directory, kept after the run 
         g.add_argument("--record-trace", default=None, metavar="FILE",
                        help="record every operation of every phase into FILE, kvlab's trace format; `kvlab replay "
                             "FILE` replays it on any engine (docs/traces.md)")
+    if profile:
+        add_profile_option(g)
     g.add_argument("--tag", action="append", default=[], metavar="TAG",
                    help="label the stored result (repeatable): `kvlab results list --tag TAG` finds it")
     if seed:

@@ -46,7 +46,7 @@ def add_parser(sub, make):
                    help="time-series interval in s (default 1; 0: off)")
     r.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help=f"any engine setting (repeatable): {', '.join(engines.ENGINE_SETTINGS)}")
-    add_running_options(r)
+    add_running_options(r, profile=True)
     return r
 
 

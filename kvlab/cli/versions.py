@@ -17,7 +17,7 @@ from ..results.store import kvlab_home
 from ..services import maincompare
 from ..services import versions as service
 from . import common, compare, output
-from .parsing import UsageError, add_format_option, add_running_options, amount, count
+from .parsing import UsageError, add_format_option, add_profile_option, add_running_options, amount, count
 
 NAME = "versions"
 HELP = "versions of one engine side by side (NAME@VERSION ...; the first is the base, 1.00), repeated round-robin"
@@ -48,6 +48,7 @@ def add_parser(sub, make):
     v.add_argument("--explain", action="store_true",
                    help="print every warning in full (by default each kind is one line naming its rows)")
     add_format_option(v)
+    add_profile_option(v)
     add_running_options(v, db=False)
     return v
 
@@ -84,7 +85,7 @@ def handle(args) -> int:
     common.preflight(args)
     plan = maincompare.Plan(engines=tuple(names), num=args.num, threads=threads, workloads=workloads,
                             repeat=args.repeat, duration=args.duration, warmup=args.warmup, seed=seed, memory=memory,
-                            label=f"versions:{maincompare.uuid.uuid4().hex[:8]}")
+                            profile=args.profile, label=f"versions:{maincompare.uuid.uuid4().hex[:8]}")
     args.tag = list(dict.fromkeys([*(args.tag or ()), plan.label]))
     estimate = maincompare.estimate_seconds(plan)
     common.say(args, f"kvlab versions: {', '.join(names)} (base {names[0]}); num={args.num:,}, seed={seed}",

@@ -43,7 +43,7 @@ def add_parser(sub, make):
                    help=f"engine configuration (default lmdb); one of: {', '.join(engines.REGISTRY)}")
     y.add_argument("--duration", type=amount(0, 1e7), default=None, metavar="S",
                    help="seconds; > 0 runs by time, not operationcount (default: the file's maxexecutiontime)")
-    add_running_options(y, trace=True)
+    add_running_options(y, trace=True, profile=True)
     return y
 
 
@@ -58,6 +58,8 @@ def handle(args) -> int:
     params = {k: v for k, v in (("threads", args.threads), ("target_rate", args.target),
                                 ("duration", args.duration), ("seed", args.seed),
                                 ("record_trace", args.record_trace)) if v is not None}
+    if args.profile:
+        params["profile"] = True
     if args.db is not None:
         params.update(db=args.db, keep_db=True, use_existing_db=existing, overwrite=args.overwrite)
     spec = make_spec(args.engine, mix.name, mixes={mix.name: mix}, **params)

@@ -84,6 +84,8 @@ class RunSpec:
                                       # a file is read in when the spec is made)
     cpus: str | None = None           # pin the run, engine threads included, to these CPUs: "0", "0-1", "0,2"
     cold: bool = False                # drop the database's pages from the page cache before each trial
+    profile: bool = False             # sample the worker's stacks with perf over each measured phase (the record's
+                                      # params["profile"]: folded stacks; docs/profile.md)
     advice: str = "auto"              # "auto": where the data exceeds the memory budget, the engine's own advice for
                                       # that regime (its descriptor's larger_than_ram: LMDB's nordahead) is applied,
                                       # settings given winning; "off": never
@@ -455,6 +457,9 @@ RUN_FLAGS = (
     RunFlag("cold", "switch", "a cold start: each trial's worker drops the database's pages from the page cache "
             "before it opens the engine (a database kvlab loaded in the same trial is as the load left it)",
             group=_MEASURE),
+    RunFlag("profile", "switch", "sample the trial's threads with perf (cpu-clock at 99 Hz a thread, DWARF stacks) while "
+            "each measured phase runs: the record keeps the folded stacks; the CPU per op by component and the top "
+            "functions are printed, a flame graph written (docs/profile.md)", group=_MEASURE),
     RunFlag("advice", "choice", "auto (default): where the run's data (the disk check's estimate) exceeds --memory, "
             "apply the engine's own documented advice for a database larger than memory (LMDB's and libmdbx's "
             "nordahead), appended to its options, settings given winning, said in the budget line and the record; "

@@ -70,6 +70,7 @@ class Plan:
     warmup: float = WARMUP_S
     seed: int = 0
     memory: int | None = None
+    profile: bool = False             # each point's worker sampled with perf (RunSpec.profile)
     label: str = field(default_factory=lambda: f"compare:{uuid.uuid4().hex[:8]}")
 
     @property
@@ -83,7 +84,7 @@ class Plan:
         # the same keys for every engine within a repeat; another stream each repeat
         return RunSpec(engine=engine, workloads=(point.workload,), num=self.num, threads=point.threads,
                        seed=(self.seed + repeat) % 2 ** 64, db=db, use_existing_db=True, duration=self.duration,
-                       warmup=self.warmup, memory=self.memory)
+                       warmup=self.warmup, memory=self.memory, profile=self.profile)
 
 
 def schedule(plan: Plan) -> list:

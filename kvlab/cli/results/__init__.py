@@ -9,7 +9,7 @@ here, interleaved)."""
 from __future__ import annotations
 
 from ...results.store import Store
-from . import compare, diff, export, listing, sweeps
+from . import compare, diff, export, listing, sweeps, why
 from .compare import COMPARE_HELP, SIDE_HELP
 from .comparison_table import print_comparison
 from .fair_trials import RUN_REPEAT, _side_spec, print_trial_warnings
@@ -21,10 +21,10 @@ __all__ = ["NAME", "HELP", "add_parser", "handle", "COMPARE_HELP", "SIDE_HELP", 
            "LIST_LEGEND", "StoredFloors", "print_comparison", "print_sweeps", "print_trial_warnings", "_side_spec"]
 
 NAME = "results"
-HELP = "list, export, compare or diff stored results, or list the stored sweeps"
+HELP = "list, export, compare, diff or explain (why) stored results, or list the stored sweeps"
 
 # in the order `kvlab results --help` lists them
-ACTIONS = (listing, export, sweeps, compare, diff)
+ACTIONS = (listing, export, sweeps, compare, diff, why)
 BY_ACTION = {a.NAME: a for a in ACTIONS}
 
 

@@ -33,7 +33,7 @@ from ..host import cgroup
 from ..progress import RunControl
 from ..traces import recording
 from ..worker import spawn
-from . import ended, limits, loads, phases, pinning, worker_trial
+from . import ended, limits, loads, phases, pinning, profiler, worker_trial
 
 
 def run(engine: str = "lmdb", workload="fillseq,readrandom", *, control: RunControl | None = None,
@@ -57,6 +57,8 @@ def run_spec(spec: RunSpec, on_result: Callable[[BenchmarkResult], None] | None 
         recording.check(spec, phases.plan(spec, loaded=spec.use_existing_db, load_only=load_only))
     budget = memory_budget(spec)
     limits.check(spec, budget)   # an impossible budget is refused before a worker starts
+    if spec.profile:
+        profiler.check()
     tracer = recording.open_for(spec)
     trials: list = []
     held = None   # a --db's directory, locked from the first trial's start to the last one's end

@@ -72,6 +72,7 @@ class Trial:
         self.trial, self.control = trial, control
         # the spec's memory budget (runner.memory_budget): the settings its split gives where the spec gives none
         self.budget = budget
+        self.profiler = None   # --profile: execution.run.profiler.Profiler, set by the worker
         self.loaded = where.existed and not spec.resume   # a resumed load runs on the database it left
         self.resumed = False
         self.resume_note = None   # a resumed load found nothing left to do
@@ -347,13 +348,23 @@ class Trial:
         if self.control is not None:
             tracker = ProgressTracker(run, spec.engine, phase.name, phase.kind, phase.workload.native, params)
         auto = phase.warmup == "auto"
+        profiler = self.profiler if phase.kind == phases.RUN else None   # --profile: the measured phases
         reads_stats = spec.engine_stats and not self.counters_off
         sampler = Sampler(run, spec.interval, 0.0 if auto else float(phase.warmup), self.device, self.control,
                           tracker, self.where.path,
                           events=reader_for(self.engine, self.cfg.adapter) if reads_stats else None)
-        threads, partial = sampler.execute()
+        if profiler is not None:
+            profiler.enable()
+        try:
+            threads, partial = sampler.execute()
+        finally:
+            if profiler is not None:
+                profiler.disable()
         cut = auto_warmup(sampler) if auto else None
         after = accounting.snapshot(self.device)
+        if profiler is not None:   # the samples from the warm-up's end on, as the figures count
+            start = (sampler.warm[2] if sampler.warm is not None else before).wall_ns
+            profiler.keep(str(len(self.results)), start, after.wall_ns)
         params["latency_clock"], params["ns_per_tick"] = run.latency_clock
         ended = time.strftime("%Y-%m-%dT%H:%M:%S%z")
         engine_stats = None

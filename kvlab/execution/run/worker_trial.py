@@ -21,6 +21,7 @@ from ..host.cgroup import evict_page_cache
 from ..progress import RunControl
 from ..traces.fileformat import TraceWriter
 from ..worker import inside
+from . import profiler
 from .phases import RUN
 from .pinning import pin_process
 from .trial import Trial
@@ -69,6 +70,8 @@ def run(link, job: TrialJob) -> TrialOut:
         cfg = native.require_built(job.spec.engine)
         lib = native.load()
         session = Trial(job.spec, cfg, lib, where, warnings, job.trial, control, budget=budget, tracer=tracer)
+        if job.spec.profile:
+            session.profiler = profiler.Profiler()
         arrived: list = []
         try:
             run_phases(job.spec, session, lambda b: link.send(("result", b)), job.load_only, cold=job.cold)
@@ -82,12 +85,38 @@ def run(link, job: TrialJob) -> TrialOut:
                 close_out(session, where)
                 peak = cgroup.peak_of(cgroup_path, budget.get("cgroup_version")) if cgroup_path else None
                 log = inside.own_log()   # what the engine's library wrote (never the caller's terminal)
+                if session.profiler is not None:
+                    _attach_profiles(session)
                 for b in session.results:
                     b.params["memory_budget"]["cgroup_peak_bytes"] = peak
                     b.params["cold"] = job.cold
                     if log:
                         b.params["engine_log"] = log
         return TrialOut(session.results, tracer.phases if tracer is not None else 0, arrived)
+
+
+def _attach_profiles(session) -> None:
+    """Each measured phase's folded stacks into its record (params["profile"]); perf's failure is a warning on the
+    records, never the run's end."""
+    from ...results import profile as prof
+    p = session.profiler
+    try:
+        libraries = profiler.engine_libraries()
+        folded = p.stacks()
+        for i, b in enumerate(session.results):
+            got = folded.get(str(i))
+            if got is None:
+                continue
+            b.params["profile"] = prof.record_profile(got, profiler.RATE_HZ, b.ops, b.seconds, libraries,
+                                                      event=profiler.EVENT, unwind=profiler.UNWIND)
+            if not got:
+                b.warnings.append("profile: perf took no sample in the measured phase (too short at "
+                                  f"{profiler.RATE_HZ} Hz, or perf could not sample this process)")
+    except errors.KvlabError as exc:
+        for b in session.results:
+            b.warnings.append(f"profile: none, {exc}")
+    finally:
+        p.close()
 
 
 def run_phases(spec, session, on_result, load_only, cold=False):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from .bar import bars, seed003_tests
 from .comparison import compare
+from .flame import flame, flame_diff, flame_of, why
 from .latency import latency_spectrum, latency_throughput
 from .line import _machine_cores, linkbench_qps, read_scalability, rww, speedup  # noqa: F401 (tests read _machine_cores)
 from .mixgraph import mixgraph
@@ -44,4 +45,5 @@ __all__ = [
     "sweep", "compare", "timeline", "sla",
     "versions",                                                                                   # versions
     "mixgraph", "rate_schedule", "sla_curves",                                                    # from the field
+    "flame", "flame_diff", "flame_of", "why",                                                     # profiles
 ]
