@@ -1,5 +1,6 @@
 """Shared fixtures: real engines in real temporary directories."""
 import contextlib
+import functools
 import os
 import subprocess
 
@@ -108,7 +109,11 @@ MARKERS = {
             "wheel builds, the docs' examples, Dask workers, power cuts): full suite only",
     "browser": "drives Chromium through JupyterLab",
     "timing": "asserts a wall-clock bound (stated generously, with its reason, in the test)",
+    "matrix": "a case of a test run on every engine, for an engine beyond FAST_ENGINES: `make test` runs the whole "
+              "matrix, `make test-fast` the cases of FAST_ENGINES (a B+tree in a map and an LSM)",
 }
+# the engines a per-engine test's fast cases run on (`make test-fast`); every other engine's case is "matrix"
+FAST_ENGINES = ("lmdb", "rocksdb", "null")
 SLOW = ("test_notebooks.py::test_all_notebooks_run_at_smoke_scale", "test_fuzz_argv.py", "test_fuzz.py",
         "test_wheel.py", "test_docs.py", "test_sweep_dask.py", "test_powerloss.py", "test_figures.py",
         "test_compare.py::test_a_a", "test_front_door.py::test_compare_labels_an_a_a", "test_front_door.py::test_a_compare_run_reruns", "test_profile.py::test_a_profile_is_stored_and_why", "test_linkbench.py::test_memory_bounded", "test_engine_faults.py",
@@ -144,12 +149,41 @@ def _matches(nodeid: str, prefixes) -> bool:
     return any(path_and_name == p or path_and_name.startswith(p if p.endswith(".py") else p) for p in prefixes)
 
 
+@functools.lru_cache(maxsize=1)
+def _engine_names() -> frozenset:
+    from kvlab import engines
+    names = set(engines.listed())
+    for n in list(names):
+        if n in engines.REGISTRY:   # a planned engine (fdb) has no versions
+            names.update(engines.versions_of(n))
+    return frozenset(names)
+
+
+def _other_engine(item) -> bool:
+    """The test is one case of a per-engine parametrization, on an engine beyond FAST_ENGINES."""
+    spec = getattr(item, "callspec", None)
+    if spec is None:
+        return False
+    known = _engine_names()
+
+    def values(v):
+        if isinstance(v, (tuple, list)):
+            for x in v:
+                yield from values(x)
+        elif isinstance(v, str):
+            yield v
+    named = [v for p in spec.params.values() for v in values(p) if v in known]
+    return bool(named) and not any(v in FAST_ENGINES for v in named)
+
+
 def pytest_collection_modifyitems(config, items):
     import inspect
     for item in items:
         for marker, prefixes in (("slow", SLOW), ("browser", BROWSER), ("timing", TIMING)):
             if _matches(item.nodeid, prefixes):
                 item.add_marker(marker)
+        if _other_engine(item):
+            item.add_marker("matrix")
         fixtures = set(getattr(item, "fixturenames", ()))
         try:
             source = inspect.getsource(item.function)

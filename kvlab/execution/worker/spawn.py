@@ -211,7 +211,14 @@ def _collect(sock, pid, out: Outcome, on_message, stop_requested, grace_s) -> No
                 elif kind == "error":
                     out.error, out.returned = message[1], True
                 elif on_message is not None:
-                    on_message(message)
+                    try:
+                        on_message(message)
+                    except KeyboardInterrupt as exc:   # raised by an observer (a widget, a test): a Ctrl-C now
+                        name = signals.name_of(exc) or "SIGINT"
+                        if name not in out.arrived:
+                            out.arrived.append(name)
+                        _kill(pid, getattr(signal, name, signal.SIGINT))
+                        deadline = deadline or time.monotonic() + grace_s
 
 
 def _kill(pid: int, signum: int) -> None:
