@@ -38,12 +38,12 @@ format-c:
 	new=$$(git ls-files -o --exclude-standard -- 'cython_ext/*.c' 'cython_ext/*.h'); \
 	if [ -n "$$new" ]; then echo "clang-format -i (new files)" $$new; clang-format -i $$new; fi
 
-# the edit-test loop: everything but the long runs, the browser and the engine matrix beyond LMDB and RocksDB
-# (tiers: tests/conftest.py MARKERS, FAST_ENGINES), on both cores (pytest-xdist); the tests that assert a wall-clock
-# bound run after, alone, as they do in `make test`
+# the edit-test loop, under 150 s: everything but the long runs and whole commands end to end, the browser, the
+# engine matrix beyond LMDB and RocksDB and the wall-clock tier (tiers: tests/conftest.py MARKERS, FAST_ENGINES,
+# END_TO_END), on both cores (pytest-xdist); `make test` runs all of it but the wall-clock tier, which
+# `make test-timing` runs on an idle machine
 test-fast: setup
 	.venv/bin/python -m pytest -q -ra -n 2 -m "not slow and not browser and not timing and not matrix" tests
-	.venv/bin/python -m pytest -q -ra -m "timing and not slow and not browser and not matrix" tests
 
 # Optional: release builds of RocksDB, LevelDB (Debian source) and WiredTiger 11.3.1 (PyPI sdist);
 # kvlab is rebuilt against them, and `make setup` keeps using them once they exist.

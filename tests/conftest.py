@@ -101,8 +101,8 @@ def private_temp(tmp_path_factory):
 
 
 # --- tiers -------------------------------------------------------------------------------------------------
-# `make test-fast` runs `-m "not slow and not browser and not timing"`, then its short timing tests, for the
-# edit-test loop; `make test` (what CI runs) runs every tier but the timing one, which `make test-timing` runs.  A test's tier is decided here, in one table, so a test file never carries its own.
+# `make test-fast` runs `-m "not slow and not browser and not timing and not matrix"`, for the edit-test loop;
+# `make test` (what CI runs) runs every tier but the timing one, which `make test-timing` runs.  A test's tier is decided here, in one table, so a test file never carries its own.
 MARKERS = {
     "engine": "opens a real storage engine (given to every test that calls require() or takes an engine fixture)",
     "slow": "a long run (papermill notebooks, the fuzzes (2,000 cases; 10,000 in scripts/fuzz_campaign.sh), "
@@ -125,6 +125,33 @@ SLOW = ("test_notebooks.py::test_all_notebooks_run_at_smoke_scale", "test_fuzz_a
         "test_reopen.py", "test_linkbench.py::test_counts_equal", "test_cli.py::test_seed_dbbench_lines_run",
         "test_progress.py::test_kernel_stays_responsive", "test_worker.py::test_a_kernel_interrupt",
         "test_worker.py::test_compare_prints_no_line", "test_worker.py::test_the_run_builder")
+# whole commands end to end, over 2 s each on the 2-core VM (compare, sweeps, versions, LinkBench, reports, the
+# benchmark scripts' --help, the C build, the seeds at smoke scale): `make test` runs them, `make test-fast` leaves
+# them out so that the edit-test loop stays under 150 s (the engines' safety and check tests stay in it)
+END_TO_END = (
+    "test_benchmark_scripts.py::test_every_script_answers_help", "test_c_hygiene.py::test_kvlabs_own_c_compiles",
+    "test_claims.py::test_reproduce_000_at_smoke_scale", "test_compare.py::test_a_real_difference_is_significant",
+    "test_crashtest.py::test_cli_prints_the_table", "test_engine_versions.py::test_two_versions_in_one_compare",
+    "test_engine_versions.py::test_versions_prints_the_small_datum_table",
+    "test_estimate.py::test_sweep_show_prints_the_estimate", "test_homes_and_choices.py::test_runs_from_any_folder",
+    "test_linkbench.py::test_cli_load_then_request", "test_linkbench.py::test_mix_matches_its_weights",
+    "test_main_compare.py::test_compare_says_the_plan_first", "test_main_compare.py::test_compare_with_no_store",
+    "test_memory_budget.py::test_compare_gives_every_engine", "test_noise.py::test_noise_stores_a_floor",
+    "test_report.py::test_two_groups_are_compared", "test_sweep.py::test_cli_show_run_and_results",
+    "test_sweep.py::test_local_sweep_stores_every_point", "test_sweep.py::test_python_face_background_and_plot",
+    "test_verdict_floors.py::test_reproduce_001_at_smoke_scale", "test_amplification.py::test_auto_warmup_cuts",
+    "test_rate_schedule.py::test_a_sine_rate_runs_intervals_follow_the_sine",
+    "test_engine_check.py::test_your_own_engine_is_listed_by_its_name_and_reruns",
+    "test_never_lose.py::test_timeout_s_term_on_a_load", "test_never_lose.py::test_sigkill_leaves_what_clean",
+    "test_sanity.py::test_an_overloaded_open_loop", "test_dbbench_parity.py::test_readrandomwriterandom_warmup_cut",
+    "test_histograms_stored.py::test_percentiles_from_a_json_round_trip",
+    "test_profile.py::test_a_profiled_run", "test_cli.py::test_a_process_with_static_tls_room",
+    "test_cli.py::test_the_kvlab_command_starts_with_room", "test_phases.py::test_a_warm_up_leaves_found",
+    "test_measurement.py::test_cli_json_has_every_field", "test_notebook_plans.py::test_an_experiment_runs",
+    "test_estimate.py::test_a_run_that_does_not_fit", "test_never_lose.py::test_the_refusal_names_the_holder",
+    "test_engine_check.py::test_the_template_passes", "test_front_door.py::test_warnings_before_results",
+    "test_mix_loop.py::test_intervals_report_each_template", "test_sla.py::test_sla_on_lmdb_end_to_end",
+)
 BROWSER = ("test_browser.py", "test_report.py::test_report_renders_in_chromium")
 TIMING = ("test_measurement.py::test_warmup_excluded_and_reported", "test_workloads.py::test_duration_bound_run",
           "test_mix_loop.py::test_open_loop_is_stopped_while_it_waits", "test_progress.py",
@@ -179,7 +206,7 @@ def _other_engine(item) -> bool:
 def pytest_collection_modifyitems(config, items):
     import inspect
     for item in items:
-        for marker, prefixes in (("slow", SLOW), ("browser", BROWSER), ("timing", TIMING)):
+        for marker, prefixes in (("slow", SLOW + END_TO_END), ("browser", BROWSER), ("timing", TIMING)):
             if _matches(item.nodeid, prefixes):
                 item.add_marker(marker)
         if _other_engine(item):
