@@ -245,3 +245,44 @@ def test_a_compare_run_reruns_from_another_folder(tmp_path, monkeypatch, capsys)
     assert "this rerun loads them again in a folder of its own" in out
     assert "readrandom run 1 thr" in out and "readrandom run 2 thr" in out
     assert not list(tmp_path.glob("kvlab-rerun-*")) and not list(tmp_path.glob("kvlab-compare-*"))
+
+
+def test_latex_output_pastes_into_a_tex_file(two_sides, capsys):
+    """Every line that is not a table's is a % comment."""
+    assert cli.main(["results", "compare", "tag:a", "tag:b", "--store", str(two_sides), "--format", "latex"]) == 0
+    lines = [x for x in capsys.readouterr().out.splitlines() if x.strip()]
+    inside = False
+    for x in lines:
+        if x.startswith("\\begin{tabular}"):
+            inside = True
+        if not inside:
+            assert x.startswith("% "), x
+        if x.startswith("\\end{tabular}"):
+            inside = False
+
+
+def test_a_size_setting_takes_units():
+    from kvlab.engines.settings import parse_setting
+    assert parse_setting("cache_size=1GiB", "--set") == ("cache_size", 1 << 30)
+    assert parse_setting("map_size=64M", "--set") == ("map_size", 64 << 20)
+
+
+def test_the_ranking_order_agrees_with_the_ratios():
+    """Ranked by the geometric mean over the repeats: no engine below the best has a ratio above 1."""
+    rows = [{"engine": e, "point": maincompare.Point("readrandom", 1), "median": m, "n": 5, "blocks": b}
+            for e, m, b in (("a", 100.0, {0: 100.0, 1: 100.0, 2: 100.0, 3: 100.0, 4: 100.0}),
+                            ("b", 101.0, {0: 60.0, 1: 101.0, 2: 101.0, 3: 102.0, 4: 70.0}))]
+    (_, entries), = maincompare.rank(rows)
+    assert [e["row"]["engine"] for e in entries] == ["a", "b"]   # b's median is higher, its geometric mean lower
+    assert all(e["vs_best"]["ratio"] <= 1.0 for e in entries)
+
+
+def test_too_short_says_which_floor_a_run_missed():
+    from kvlab.results import sanity
+
+    class B:
+        phase, params, engine, workload, threads = "run", {}, "lmdb", "readrandom", 1
+    b = B()
+    b.seconds, b.ops = 0.079, 50_000
+    text = sanity.too_short(b)
+    assert "under 1 s, where a stable figure needs at least 1 s and 10,000 ops" in text and "under 10,000" not in text

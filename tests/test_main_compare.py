@@ -171,7 +171,7 @@ def test_compare_says_the_plan_first_then_ranks_and_collapses(tmp_path, monkeypa
     about = next(i for i, ln in enumerate(lines) if ln.startswith("that is 2 loads + 8 runs: about "))
     assert about < next(i for i, ln in enumerate(lines) if "loaded:" in ln)     # the estimate before any run
     assert lines[1].startswith("memory budget: 1024 MiB each")
-    assert "readrandom 1 thr (no pair tested: fewer than 3 repeats):" in stdout and "readrandom 2 thr (" in stdout and "ranking by median" in stdout
+    assert "readrandom 1 thr (no pair tested: fewer than 3 repeats):" in stdout and "readrandom 2 thr (" in stdout and "ranking by the geometric mean" in stdout
     assert "--repeat 2: 2 vs 2 samples cannot reach p < 0.05" in stderr
     assert stderr.count("warning: too short to be a stable figure: ") == 1        # once, naming its rows
     assert "lmdb readrandom 1 thr (x2)" in stderr

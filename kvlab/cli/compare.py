@@ -213,7 +213,9 @@ def _aa_line(c) -> str:
     lo, hi = c["ci"]
     holds = "1 inside: no difference shown" if lo <= 1.0 <= hi else \
         "1 outside: a difference where none can be, the harness's or the machine's noise; rerun before trusting gaps this size"
-    return head + f"{c['ratio']:.3f}x [{lo:.3f}, {hi:.3f}] over {c['n']} repeats ({holds})"
+    resolves = max(hi / c["ratio"], c["ratio"] / lo) - 1.0 if c["ratio"] and lo > 0 else None
+    said = f"; on this machine now, gaps under about {100 * resolves:.0f}% are within noise" if resolves else ""
+    return head + f"{c['ratio']:.3f}x [{lo:.3f}, {hi:.3f}] over {c['n']} repeats ({holds}{said})"
 
 
 RANKING_COLUMNS = [("point", "point", "<"), ("pairs", "pairs tested", ">"), ("engine", "engine", "<"),
@@ -244,7 +246,8 @@ def _interval(s: dict, with_level: bool) -> str:
 
 
 def ranking_legend() -> str:
-    return ("ranking by median ops/s; every pair of engines at a point compared within each repeat (paired ratios, "
+    return ("ranking by the geometric mean of each engine's runs (the median ops/s is shown beside it); every pair of "
+            "engines at a point compared within each repeat (paired ratios, "
             f"Student's t, Holm's correction over the point's pairs: at most {results_compare.ALPHA:g} chance of "
             f"calling any equal pair different), a difference also {results_compare.THRESHOLD_PCT:g}% or more; "
             "x best: the geometric mean of the per-repeat ratios to the best, with its 95% interval")

@@ -42,8 +42,9 @@ def percentiles(lat: dict | None, unit: str = "us") -> str:
 
 # --format: how a command that takes it prints its tables (a paper takes markdown or LaTeX, a tool csv)
 FORMATS = ("text", "markdown", "latex", "csv")
-FORMAT_HELP = ("how the tables are printed: text (default), markdown, latex (a tabular, the legend as %% comments) or "
-               "csv (the tables alone on stdout, a blank line between two, every other line on stderr)")
+FORMAT_HELP = ("how the tables are printed: text (default), markdown, latex (each table a tabular, every other line "
+               "of the output a %% comment, so that it pastes into a .tex file) or csv (the tables alone on stdout, a "
+               "blank line between two, every other line on stderr)")
 _AS = {"fmt": "text", "stdout": None}
 
 
@@ -56,11 +57,33 @@ def tables_as(fmt: str | None):
     before = dict(_AS)
     _AS.update(fmt=fmt, stdout=sys.stdout, tables=0)
     try:
-        with contextlib.redirect_stdout(sys.stderr) if fmt == "csv" else contextlib.nullcontext():
+        with contextlib.redirect_stdout(sys.stderr) if fmt == "csv" else \
+                contextlib.redirect_stdout(_Commented(sys.stdout)) if fmt == "latex" else contextlib.nullcontext():
             yield
     finally:
         _AS.clear()
         _AS.update(before)
+
+
+class _Commented:
+    """stdout with every line a LaTeX comment (--format latex: the prose around the tables)."""
+
+    def __init__(self, real):
+        self.real, self.at_start = real, True
+
+    def write(self, text: str) -> int:
+        for piece in text.splitlines(keepends=True):
+            if self.at_start and piece.strip():
+                self.real.write("% ")
+            self.real.write(piece)
+            self.at_start = piece.endswith("\n")
+        return len(text)
+
+    def flush(self) -> None:
+        self.real.flush()
+
+    def isatty(self) -> bool:
+        return False
 
 
 def table(rows: list, columns: list, legend: str | None = None, out=None) -> None:
@@ -110,7 +133,8 @@ def _table_as(fmt, rows, columns, legend, out) -> None:
         if legend:
             print(legend.strip(), file=sys.stderr)
         return
-    out = out or sys.stdout
+    if out is None or out is sys.stdout:   # the real stdout, not the commented prose around the tables
+        out = _AS["stdout"] or sys.stdout
     cells = [[_cell(r.get(k)) for k, _, _ in columns] for r in rows]
     if fmt == "markdown":
         def line(values):

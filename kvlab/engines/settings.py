@@ -46,6 +46,9 @@ LSM_SETTINGS = frozenset({"cache_size", "sync", "disable_wal", "compression", "b
 LSM_TABLE_FILES = ("compression", "block_size", "bloom_bits", "write_buffer_size", "options")
 
 
+BYTE_SETTINGS = ("cache_size", "map_size", "write_buffer_size", "block_size")   # a size: bytes, or 1GiB, 64M
+
+
 def parse_setting(item: str, where: str) -> tuple:
     """One engine setting written as KEY=VALUE (`kvlab run --set`, the run builder's options):
     integers and true/false become such, anything else stays a string.  `where` names the
@@ -59,6 +62,11 @@ def parse_setting(item: str, where: str) -> tuple:
                                f"{', '.join(SETTINGS)} (an engine's own option goes in options=...)")
     if value.lower() in ("true", "false"):
         return key, value.lower() == "true"
+    if key in BYTE_SETTINGS:   # 1GiB, 64M as --memory takes them
+        from ..model.spec import size_in_bytes  # (model.spec reads this module: imported when first asked)
+        n = size_in_bytes(value)
+        if n is not None:
+            return key, n
     try:
         return key, int(value)
     except ValueError:

@@ -26,7 +26,7 @@ COMPONENT_WORDS = {
     "kvlab": "kvlab's harness: the native loop, the adapter, key and value generation, the clock",
     "libc+alloc": "libc, the C++ runtime and the allocator (memcpy, malloc, locks)",
     "kernel": "the kernel: system calls, page faults, interrupts",
-    "python": "the Python interpreter (none while a native loop runs with the GIL released)",
+    "python": "the Python interpreter (little while a native loop runs with the GIL released: the sampler)",
     "other": "what is none of these ([unknown] libraries, perf itself)",
 }
 LIBC = re.compile(r"^(libc|libm|libstdc\+\+|libgcc_s|ld-linux|libpthread|libjemalloc|libtcmalloc|libmimalloc|"

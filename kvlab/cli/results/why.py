@@ -32,8 +32,8 @@ def add_parser(actions, make):
     return w
 
 
-COMPONENT_COLUMNS = [("component", "component", "<"), ("a_us", "A CPU us/op", ">"), ("b_us", "B CPU us/op", ">"),
-                     ("change_us", "change us/op", ">"), ("share", "of the change", ">")]
+COMPONENT_COLUMNS = [("component", "component", "<"), ("a_us", "A CPU us/op", ">"), ("a_share", "A share", ">"),
+                     ("b_us", "B CPU us/op", ">"), ("b_share", "B share", ">"), ("change_us", "change us/op", ">")]
 FUNCTION_COLUMNS = [("function", "function (library)", "<"), ("component", "component", "<"),
                     ("a_us", "A self us/op", ">"), ("b_us", "B self us/op", ">"), ("change_us", "change", ">")]
 
@@ -54,8 +54,9 @@ def handle(store, args) -> int:
               f"(median of {e['a_n']}), B {', '.join(e['b_engines'])} {output.num(e['b_ops_per_sec'])} ops/s "
               f"(median of {e['b_n']}): {change}; CPU per op A {w['a_total_us']:.4g} us, B {w['b_total_us']:.4g} us "
               f"({w['a_samples']:,} and {w['b_samples']:,} samples)")
-        total = w["b_total_us"] - w["a_total_us"]
-        rows = [{**c, "share": f"{100 * c['change_us'] / total:.0f}%" if abs(total) > 1e-12 else "-"}
+        def share(us, total):
+            return f"{100 * us / total:.0f}%" if total > 0 else "-"
+        rows = [{**c, "a_share": share(c["a_us"], w["a_total_us"]), "b_share": share(c["b_us"], w["b_total_us"])}
                 for c in w["components"] if c["a_us"] or c["b_us"]]
         output.table(rows, COMPONENT_COLUMNS)
         output.table(w["functions"], FUNCTION_COLUMNS)
