@@ -94,7 +94,8 @@ def diff(a, b, *, store: Store | None = None):
     for key in keys:
         sa, sb = va.get(key, {"null"}), vb.get(key, {"null"})
         if sa != sb:
-            held = "both" if _holds(sa) and _holds(sb) else "A" if _holds(sa) else "B"
+            # a spec's field is every run's (None is a value there: no memory budget), so it is always both sides'
+            held = "both" if key.startswith("spec.") or (_holds(sa) and _holds(sb)) else "A" if _holds(sa) else "B"
             rows.append({"setting": key, "a": _shown(sa), "b": _shown(sb), "held": held})
     frame = pd.DataFrame(rows, columns=["setting", "a", "b", "held"])
     frame.attrs["sides"] = (_label(a), _label(b))
