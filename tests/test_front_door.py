@@ -286,3 +286,11 @@ def test_too_short_says_which_floor_a_run_missed():
     b.seconds, b.ops = 0.079, 50_000
     text = sanity.too_short(b)
     assert "under 1 s, where a stable figure needs at least 1 s and 10,000 ops" in text and "under 10,000" not in text
+
+
+def test_the_run_says_what_held_its_budget(capsys):
+    require("lmdb")
+    assert cli.main(["run", "--engine", "lmdb", "--workload", "fillseq", "--num", "1000", "--memory", "128MiB",
+                     "--no-store"]) == 0
+    out = capsys.readouterr().out
+    assert "memory budget: held by a memory cgroup (v" in out or "memory budget: 128 MiB covers the" in out

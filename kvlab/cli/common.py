@@ -94,12 +94,33 @@ def report(result, args) -> None:
         return
     print()
     output.table(output.accounting_rows(result), output.ACCOUNTING_COLUMNS, output.ACCOUNTING_LEGEND)
+    budget_held(result)
     profiles(result)
     from ..results.stats import interval_phrase
     for b in result:
         r = (b.repetitions or {}).get("ops_per_sec")
         if r and r.get("n", 0) > 1 and "median_ci" in r:
             print(f"  {b.workload}: {r['n']} trials, median {num(r['median'])} ops/s; {interval_phrase(r, num)}")
+
+
+def budget_held(result) -> None:
+    """What held the memory budget, once: a memory cgroup (its version, the trial's peak against its limit), or the
+    engine's caches alone and why."""
+    budgets = [(b.params or {}).get("memory_budget") or {} for b in result]
+    held = [m for m in budgets if m.get("bytes")]
+    if not held:
+        return
+    m = held[-1]
+    if m.get("cgroup"):
+        peaks = [x.get("cgroup_peak_bytes") for x in held if x.get("cgroup_peak_bytes")]
+        peak = f"; peak {max(peaks) / 1048576:.0f} MiB (page cache included)" if peaks else ""
+        rss = max(((b.accounting or {}).get("process_peak_rss_bytes") or 0) for b in result)
+        over = ("; the peak RSS above it counts the pages of mapped files, which the cgroup counts once, as page "
+                "cache" if rss > m["bytes"] else "")
+        print(f"  memory budget: held by a memory cgroup (v{m.get('cgroup_version')}) of "
+              f"{m['bytes'] / 1048576:.0f} MiB around each trial's worker{peak}{over}")
+    else:
+        print(f"  memory budget: {m['bytes'] / 1048576:.0f} MiB covers the {m.get('covers')}")
 
 
 def profiles(result, folder=None) -> list:
