@@ -118,7 +118,9 @@ def handle(args) -> int:
     code = common.finish(result, args)
     if len(names) > 1:
         common.say(args, f"each engine's records are tagged {plan.label}:ENGINE: kvlab results compare "
-                         f"tag:{plan.label}:{names[0]} tag:{plan.label}:{names[1]} sets two side by side")
+                         f"tag:{plan.label}:{names[0]} tag:{plan.label}:{names[1]} sets two side by side"
+                   + ("; kvlab results why (the same two sides) explains the gap from their profiles"
+                      if args.profile else ""))
     return code
 
 
