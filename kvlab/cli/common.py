@@ -151,9 +151,18 @@ def profiles(result, folder=None) -> list:
         top = prof.per_op(b.params["profile"])["functions"][:5]
         print(f"  {b.engine} {b.workload} {b.threads} thr, top functions by self CPU us/op: " +
               "; ".join(f"{f['function']} {num(f['self_us'])}" for f in top))
+    for b in profiled:
+        p = b.params["profile"]
+        if p["samples"] < PROFILE_FEW:
+            print(f"  note: {b.engine} {b.workload} {b.threads} thr: {p['samples']} samples, a rough profile "
+                  f"(at {p['rate_hz']} Hz a thread a measured phase of S seconds gives about {p['rate_hz']}·S per busy "
+                  "thread): run it longer, or merge repeats with kvlab results why")
     for path in written:
         print(f"  flame graph: {path}")
     return written
+
+
+PROFILE_FEW = 200   # fewer samples than this: a rough profile (each is 1/99 s of one thread's CPU)
 
 
 PROFILE_COLUMNS = [("phase", "profiled phase", "<"), ("samples", "samples", ">"), ("total", "CPU us/op", ">"),

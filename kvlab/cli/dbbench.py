@@ -93,6 +93,8 @@ def handle(args, rest) -> int:
     for b in result:
         b.params["command_line"] = command_line(args.engine, rest)
     common.output.warnings_once(result)
+    if not args.quiet:
+        common.profiles(result)   # --profile: the CPU per op by component, the top functions, the flame graphs
     return common.finish(result, args)
 
 
