@@ -3,6 +3,7 @@
 name them from here."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from .. import errors
@@ -46,6 +47,25 @@ LSM_SETTINGS = frozenset({"cache_size", "sync", "disable_wal", "compression", "b
 LSM_TABLE_FILES = ("compression", "block_size", "bloom_bits", "write_buffer_size", "options")
 
 
+_SIZE_UNITS = {"": 1, "b": 1, "k": 1 << 10, "kb": 1 << 10, "kib": 1 << 10, "m": 1 << 20, "mb": 1 << 20,
+               "mib": 1 << 20, "g": 1 << 30, "gb": 1 << 30, "gib": 1 << 30, "t": 1 << 40, "tb": 1 << 40,
+               "tib": 1 << 40}
+
+
+def size_in_bytes(value) -> int | None:
+    """Bytes from 536870912, '512M', '512MiB', '2G', '1.5g' (binary units); None for what is no size (a bool
+    included).  The callers say what is allowed: model.spec.memory_bytes, parse_setting here, and the LinkBench
+    cgroup's parse_size."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    m = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([a-zA-Z]*)\s*", str(value))
+    if not m or m.group(2).lower() not in _SIZE_UNITS:
+        return None
+    return int(float(m.group(1)) * _SIZE_UNITS[m.group(2).lower()])
+
+
 BYTE_SETTINGS = ("cache_size", "map_size", "write_buffer_size", "block_size")   # a size: bytes, or 1GiB, 64M
 
 
@@ -63,7 +83,6 @@ def parse_setting(item: str, where: str) -> tuple:
     if value.lower() in ("true", "false"):
         return key, value.lower() == "true"
     if key in BYTE_SETTINGS:   # 1GiB, 64M as --memory takes them
-        from ..model.spec import size_in_bytes  # (model.spec reads this module: imported when first asked)
         n = size_in_bytes(value)
         if n is not None:
             return key, n

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import re
 import time
 from dataclasses import dataclass, field
 from typing import Mapping
 
 from .. import engines, errors
+from ..engines.settings import size_in_bytes
 from . import workloads
 from .workloads.distributions import distribution as make_distribution
 from .workloads.mix import Mix, Op, Pacing, Template
@@ -550,24 +550,6 @@ def _known(d, keys, where):
     unknown = sorted(set(d) - set(keys))
     if unknown:
         raise errors.SpecError(f"{where}: key(s) {', '.join(map(str, unknown))} unknown; allowed: {', '.join(keys)}")
-
-
-_SIZE_UNITS = {"": 1, "b": 1, "k": 1 << 10, "kb": 1 << 10, "kib": 1 << 10, "m": 1 << 20, "mb": 1 << 20,
-               "mib": 1 << 20, "g": 1 << 30, "gb": 1 << 30, "gib": 1 << 30, "t": 1 << 40, "tb": 1 << 40,
-               "tib": 1 << 40}
-
-
-def size_in_bytes(value) -> int | None:
-    """Bytes from 536870912, '512M', '512MiB', '2G', '1.5g' (binary units); None for what is no size (a bool
-    included).  The callers say what is allowed: memory_bytes here, and the LinkBench cgroup's parse_size."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    m = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([a-zA-Z]*)\s*", str(value))
-    if not m or m.group(2).lower() not in _SIZE_UNITS:
-        return None
-    return int(float(m.group(1)) * _SIZE_UNITS[m.group(2).lower()])
 
 
 def memory_bytes(value) -> int:

@@ -16,7 +16,7 @@ import uuid
 from pathlib import Path
 
 from ... import errors
-from ...model.spec import size_in_bytes
+from ...engines.settings import size_in_bytes
 
 ROOT = Path("/sys/fs/cgroup")
 BASELINE = 64 << 20     # the benchmark process before any engine: Python, numpy, kvlab (~46 MiB measured)
