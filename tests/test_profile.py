@@ -126,3 +126,17 @@ def test_why_says_when_a_side_has_no_profile(tmp_path, capsys):
     store.append(kvlab.run("lmdb", "fillseq", num=1000))
     assert cli.main(["results", "why", "engine=lmdb", "engine=lmdb", "--store", str(store.path)]) == 2
     assert "holds no profiled benchmark: run it with --profile" in capsys.readouterr().err
+
+
+def test_a_glibc_function_perf_calls_inlined_at_its_own_address_is_libc_s():
+    """perf marks glibc's memcpy variants '(inlined)' at an address of their own: no inlining into the caller, so
+    not the caller's library (an LMDB put's memcpy is libc's, not liblmdb's)."""
+    script = ("worker 101 100.5:\n"
+              "\t    16db75 __memcpy_avx512_unaligned_erms (inlined)\n"
+              "\t    7f02 mdb_put+0x20 (/usr/lib/x86_64-linux-gnu/liblmdb.so.0.0.0)\n\n"
+              "worker 101 100.6:\n"
+              "\t    7f05 mdb_cmp_memn (inlined)\n"
+              "\t    7f05 mdb_page_search (/usr/lib/x86_64-linux-gnu/liblmdb.so.0.0.0)\n")
+    got = prof.fold(script, {"p": (100.0, 101.0)})["p"]
+    assert "mdb_put (liblmdb.so.0.0.0);__memcpy_avx512_unaligned_erms (libc.so.6)" in got
+    assert "mdb_page_search (liblmdb.so.0.0.0);mdb_cmp_memn (liblmdb.so.0.0.0)" in got   # the same ip: inlined

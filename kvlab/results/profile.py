@@ -51,6 +51,18 @@ def _symbol(text: str) -> str:
     return sym or "[unknown]"
 
 
+# glibc's own functions, by name: perf marks some "(inlined)" at an address of their own (memcpy's ifunc variants,
+# pwrite's wrapper), which is no inlining into the frame after them
+GLIBC = re.compile(r"^(__(mem|str|wmem|libc_|GI_|lll_|pthread|futex|nptl)|_int_|_IO_|mem(cpy|move|set|cmp)$|"
+                   r"str(len|cmp|ncmp)$|(malloc|free|calloc|realloc|pthread_\w+|pwrite64|pread64|fdatasync|fsync|"
+                   r"syscall|clock_gettime)$|_*(dlopen|dl_|mmap|munmap|mprotect|madvise|open64|close|read|write)\w*$)")
+
+
+def _unnamed_library(sym: str) -> str:
+    """The library of a frame perf named but whose library it did not: glibc's by its name, else unknown."""
+    return "libc.so.6" if GLIBC.match(sym) else "[unknown library]"
+
+
 def fold(script: str, windows: dict) -> dict:
     """perf script's samples (its default fields with -F comm,tid,time,ip,sym,dso and callchains) folded per
     window: `windows` is {name: (start_s, end_s)} on perf's clock (CLOCK_MONOTONIC with -k mono); a sample belongs
@@ -62,14 +74,14 @@ def fold(script: str, windows: dict) -> dict:
         if t is None or not frames:
             return
         named, pending = [], []
-        for sym, dso in frames:   # leaf first: perf lists an inlined function before the one it was inlined into
+        for ip, sym, dso in frames:   # leaf first: perf lists an inlined function before its containing one
             if dso == "inlined":
-                pending.append(sym)
+                pending.append((ip, sym))
                 continue
             lib = library_name(dso)
-            named += [f"{s} ({lib})" for s in pending] + [f"{sym} ({lib})"]
+            named += [f"{s} ({lib if i == ip else _unnamed_library(s)})" for i, s in pending] + [f"{sym} ({lib})"]
             pending = []
-        named += [f"{s} (inlined)" for s in pending]
+        named += [f"{s} ({_unnamed_library(s)})" for _, s in pending]
         named.reverse()   # root first
         for lo, hi, name in spans:
             if lo <= t <= hi:
@@ -86,7 +98,7 @@ def fold(script: str, windows: dict) -> dict:
             continue
         m = _FRAME.match(line)
         if m and t is not None:
-            frames.append((_symbol(m.group(2)), m.group(3)))
+            frames.append((m.group(1), _symbol(m.group(2)), m.group(3)))
             continue
         h = _HEAD.match(line)
         if h:
