@@ -294,3 +294,19 @@ def test_the_run_says_what_held_its_budget(capsys):
                      "--no-store"]) == 0
     out = capsys.readouterr().out
     assert "memory budget: held by a memory cgroup (v" in out or "memory budget: 128 MiB covers the" in out
+
+
+def test_a_python_session_and_the_command_give_a_run_the_same_conditions(tmp_path):
+    """The same run from a notebook's Python and from `kvlab run`: the same budget, cgroup and pinning."""
+    require("lmdb")
+    r = kvlab.run("lmdb", "fillseq", num=2000, memory="128MiB", cpus="0")[-1]
+    out = tmp_path / "cli.json"
+    assert cli.main(["run", "--engine", "lmdb", "--workload", "fillseq", "--num", "2000", "--memory", "128MiB",
+                     "--cpus", "0", "--no-store", "--json", str(out), "--quiet"]) == 0
+    c = json.loads(out.read_text())[-1]
+
+    def conditions(params):
+        m = {k: v for k, v in params["memory_budget"].items() if k not in ("cgroup", "cgroup_peak_bytes")}
+        return m, params["cpus_allowed"], bool(params["memory_budget"].get("cgroup"))
+    assert conditions(r.params) == conditions(c["params"])
+    assert r.params["cpus_allowed"] == [0]

@@ -9,6 +9,7 @@ before it returns them: the caller changes none.
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -87,7 +88,9 @@ def run(link, job: TrialJob) -> TrialOut:
                 log = inside.own_log()   # what the engine's library wrote (never the caller's terminal)
                 if session.profiler is not None:
                     _attach_profiles(session)
+                allowed = sorted(os.sched_getaffinity(0))   # as pinning left the worker (all CPUs unpinned)
                 for b in session.results:
+                    b.params["cpus_allowed"] = allowed
                     b.params["memory_budget"]["cgroup_peak_bytes"] = peak
                     b.params["cold"] = job.cold
                     if log:
