@@ -134,10 +134,11 @@ def profiles(result, folder=None) -> list:
         return []
     folder = Path(folder or kvlab_home() / "profiles")
     folder.mkdir(parents=True, exist_ok=True)
-    rows, written = [], []
+    rows, written, tops = [], [], []
     for b in profiled:
         p = b.params["profile"]
         o = prof.per_op(p)
+        tops.append(o["functions"][:5])
         rows.append({"phase": f"{b.engine} {b.workload} {b.threads} thr", "samples": p["samples"],
                      "total": o["total_us"], **o["components"],
                      "wall": b.micros_per_op * b.threads if b.micros_per_op else None})
@@ -147,8 +148,7 @@ def profiles(result, folder=None) -> list:
         written.append(path)
     print()
     output.table(rows, PROFILE_COLUMNS, legend=PROFILE_LEGEND)
-    for b in profiled:
-        top = prof.per_op(b.params["profile"])["functions"][:5]
+    for b, top in zip(profiled, tops):
         print(f"  {b.engine} {b.workload} {b.threads} thr, top functions by self CPU us/op: " +
               "; ".join(f"{f['function']} {num(f['self_us'])}" for f in top))
     for b in profiled:
