@@ -9,6 +9,8 @@ PKGS=(build-essential pkg-config python3-dev python3-venv
       fuse3 libfuse3-dev   # forgetfs, the power-loss crash tests' FUSE file system (kvlab/execution/crash/forgetfs.py)
       clang-format         # make format-c (cython_ext/.clang-format)
       linux-perf           # --profile: perf samples a trial's worker (kvlab/execution/run/profiler.py)
+      valgrind             # --count instructions: callgrind counts a trial's worker; its headers, the extension's
+                           # client requests (cython_ext/src/count.c); the benchmarks' instruction counts
       chromium fonts-dejavu-core)  # chromium: the JupyterLab browser test (driven by Playwright)
 install_missing() {
     local missing=() p

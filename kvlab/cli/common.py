@@ -96,6 +96,7 @@ def report(result, args) -> None:
     output.table(output.accounting_rows(result), output.ACCOUNTING_COLUMNS, output.ACCOUNTING_LEGEND)
     budget_held(result)
     profiles(result)
+    instructions(result)
     from ..results.stats import interval_phrase
     for b in result:
         r = (b.repetitions or {}).get("ops_per_sec")
@@ -160,6 +161,45 @@ def profiles(result, folder=None) -> list:
     for path in written:
         print(f"  flame graph: {path}")
     return written
+
+
+def instructions(result) -> None:
+    """--count: per counted phase, instructions per op in kvlab's loop threads by component, in the engine's own
+    threads apart, and the functions with the most (self)."""
+    from ..results import instructions as ins
+    counted = [b for b in result if (b.params or {}).get("instructions")]
+    if not counted:
+        return
+    rows = []
+    for b in counted:
+        rec = b.params["instructions"]
+        comps = ins.components_per_op(rec)
+        rows.append({"phase": f"{b.engine} {b.workload} {b.threads} thr", "ops": rec["ops"],
+                     "total": ins.per_op(rec), **comps, "background": ins.per_op(rec, "background"),
+                     **({"d1": ins.per_op(rec, event="D1mr"), "ll": ins.per_op(rec, event="DLmr")}
+                        if rec.get("cache_simulated") else {})})
+    cache = any(b.params["instructions"].get("cache_simulated") for b in counted)
+    print()
+    output.table(rows, INSTRUCTION_COLUMNS + (CACHE_COLUMNS if cache else []),
+                 legend=INSTRUCTION_LEGEND + (CACHE_LEGEND if cache else ""))
+    for b in counted:
+        top = ins.top_functions(b.params["instructions"], most=5)
+        print(f"  {b.engine} {b.workload} {b.threads} thr, top functions by self instructions/op: " +
+              "; ".join(f"{f} {v:,.0f}" for f, v in top))
+    print(f"  {ins.WHAT_IT_CANNOT_SEE}")
+
+
+INSTRUCTION_COLUMNS = [("phase", "counted phase", "<"), ("ops", "ops", ">"), ("total", "instr/op", ">"),
+                       ("engine", "engine", ">"), ("kvlab", "kvlab", ">"), ("libc+alloc", "libc+alloc", ">"),
+                       ("python", "python", ">"), ("other", "other", ">"),
+                       ("background", "engine threads", ">")]
+CACHE_COLUMNS = [("d1", "L1d read miss/op", ">"), ("ll", "LL read miss/op", ">")]
+INSTRUCTION_LEGEND = ("  instr/op: callgrind's count of the instructions kvlab's loop threads executed over every "
+                      "operation of the phase (its warm-up's too), user space only, by component (each function's "
+                      "own); engine threads: the instructions of the engine's own threads (flushes, compactions, "
+                      "checkpoints) per op of the phase, apart (docs/profile.md)")
+CACHE_LEGEND = ("; misses per op: callgrind's simulated caches (--count cache), kvlab's loop threads, not the "
+                "machine's own")
 
 
 PROFILE_FEW = 200   # fewer samples than this: a rough profile (each is 1/99 s of one thread's CPU)

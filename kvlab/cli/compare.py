@@ -18,8 +18,16 @@ from ..results.result import RunResult
 from ..results.store import Store, kvlab_home
 from ..services import maincompare
 from ..services.estimate import stored_rates
-from . import common, output
-from .parsing import UsageError, add_format_option, add_profile_option, add_running_options, amount, count
+from . import common, counted, output
+from .parsing import (
+    UsageError,
+    add_format_option,
+    add_metric_option,
+    add_profile_option,
+    add_running_options,
+    amount,
+    count,
+)
 
 NAME = "compare"
 HELP = "the main job: every built engine (LMDB first) loaded once, then readrandom, repeated round-robin and ranked"
@@ -52,7 +60,8 @@ def add_parser(sub, make):
     c.add_argument("--explain", action="store_true",
                    help="print every warning in full (by default each kind is one line naming its rows)")
     add_format_option(c)
-    add_profile_option(c)
+    add_profile_option(c, count=False)
+    add_metric_option(c)
     add_running_options(c, db=False)
     for a in c._actions:
         if a.dest == "json":
@@ -77,7 +86,9 @@ def handle(args) -> int:
     common.preflight(args)
     plan = maincompare.Plan(engines=tuple(names), num=args.num, threads=tuple(sorted({1, args.threads})),
                             repeat=args.repeat, duration=args.duration, warmup=args.warmup, seed=seed,
-                            memory=memory, profile=args.profile)
+                            memory=memory, profile=args.profile,
+                            count="instructions" if args.metric == "instructions" else None,
+                            count_reads=args.count_reads)
     args.tag = list(dict.fromkeys([*(args.tag or ()), plan.label]))
     aa = {v: base for v, base in maincompare.same_library(described).items() if v in names and base in names}
     estimate = maincompare.estimate_seconds(plan, _rates(args))
@@ -204,6 +215,7 @@ def _report(args, plan, benchmarks, aa=None) -> None:
                     print(_ranking_entry(e))
         for check in maincompare.aa_checks(rows, aa or {}):
             print(_aa_line(check))
+    counted.report(args, benchmarks, rows)
     common.warnings_once(args, benchmarks)
 
 

@@ -69,6 +69,8 @@ def handle(args, rest) -> int:
         p = dataclasses.replace(p, spec=p.spec.replace(record_trace=args.record_trace))
     if args.profile:
         p = dataclasses.replace(p, spec=p.spec.replace(profile=True))
+    if args.count:
+        p = dataclasses.replace(p, spec=p.spec.replace(count=args.count))
     if p.spec.use_existing_db and p.spec.db is None:
         raise errors.SpecError("--use_existing_db=1 needs --db=DIR, the database to reopen (without --db kvlab "
                                "makes a new temporary database)")
@@ -95,6 +97,7 @@ def handle(args, rest) -> int:
     common.output.warnings_once(result)
     if not args.quiet:
         common.profiles(result)   # --profile: the CPU per op by component, the top functions, the flame graphs
+        common.instructions(result)   # --count: instructions per op
     return common.finish(result, args)
 
 

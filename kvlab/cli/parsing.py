@@ -202,9 +202,31 @@ PROFILE_HELP = ("sample each measured phase's threads with perf (cpu-clock at 99
                 "`kvlab results why A B` explains a gap from them (docs/profile.md)")
 
 
-def add_profile_option(parser) -> None:
-    """--profile for a command whose RunSpecs do not come from RUN_FLAGS (compare, versions, ycsb, ...)."""
+COUNT_HELP = ("count each phase's instructions per op under callgrind (user space; kvlab's loop threads and, apart, "
+              "the engine's own, each by component): deterministic where wall-clock time is not; cache adds "
+              "simulated cache misses.  The trial runs 30-100x slower, its ops/s valgrind's (docs/profile.md)")
+
+
+def add_profile_option(parser, count=True) -> None:
+    """--profile (and --count) for a command whose RunSpecs do not come from RUN_FLAGS (ycsb, dbbench, replay)."""
     parser.add_argument("--profile", action="store_true", help=PROFILE_HELP)
+    if count:
+        from ..model.spec import COUNTS
+        parser.add_argument("--count", choices=COUNTS, default=None, help=COUNT_HELP)
+
+
+METRICS = ("ops", "instructions")
+
+
+def add_metric_option(parser) -> None:
+    """--metric and --count-reads for compare and versions."""
+    parser.add_argument("--metric", choices=METRICS, default="ops",
+                        help="what to rank on: ops (default), the timed runs' ops/s; instructions: after the timed "
+                             "rounds, one run of each engine at each point under callgrind, ranked by instructions "
+                             "per op (deterministic; blind to memory stalls, contention and I/O waits), the timed "
+                             "figures beside (docs/profile.md)")
+    parser.add_argument("--count-reads", type=count(100, 10**9), default=20_000, metavar="N",
+                        help="--metric instructions: the gets a thread of each counted run does (default 20,000)")
 
 
 def add_running_options(parser, db_help="database directory, kept after the run (default: a temporary one, "

@@ -52,7 +52,7 @@ def add_parser(sub, make):
 
 def spec_from_args(args):
     params = {}
-    for key in ("seed", "record_trace", "interval", "db"):
+    for key in ("seed", "record_trace", "interval", "db", "profile", "count"):
         if getattr(args, key, None) is not None:
             params[key] = getattr(args, key)
     if args.db is not None:

@@ -16,8 +16,16 @@ from ..results.result import RunResult
 from ..results.store import kvlab_home
 from ..services import maincompare
 from ..services import versions as service
-from . import common, compare, output
-from .parsing import UsageError, add_format_option, add_profile_option, add_running_options, amount, count
+from . import common, compare, counted, output
+from .parsing import (
+    UsageError,
+    add_format_option,
+    add_metric_option,
+    add_profile_option,
+    add_running_options,
+    amount,
+    count,
+)
 
 NAME = "versions"
 HELP = "versions of one engine side by side (NAME@VERSION ...; the first is the base, 1.00), repeated round-robin"
@@ -48,7 +56,8 @@ def add_parser(sub, make):
     v.add_argument("--explain", action="store_true",
                    help="print every warning in full (by default each kind is one line naming its rows)")
     add_format_option(v)
-    add_profile_option(v)
+    add_profile_option(v, count=False)
+    add_metric_option(v)
     add_running_options(v, db=False)
     return v
 
@@ -85,7 +94,8 @@ def handle(args) -> int:
     common.preflight(args)
     plan = maincompare.Plan(engines=tuple(names), num=args.num, threads=threads, workloads=workloads,
                             repeat=args.repeat, duration=args.duration, warmup=args.warmup, seed=seed, memory=memory,
-                            profile=args.profile, label=f"versions:{maincompare.uuid.uuid4().hex[:8]}")
+                            profile=args.profile, count="instructions" if args.metric == "instructions" else None,
+                            count_reads=args.count_reads, label=f"versions:{maincompare.uuid.uuid4().hex[:8]}")
     args.tag = list(dict.fromkeys([*(args.tag or ()), plan.label]))
     estimate = maincompare.estimate_seconds(plan)
     common.say(args, f"kvlab versions: {', '.join(names)} (base {names[0]}); num={args.num:,}, seed={seed}",
@@ -129,6 +139,7 @@ def report(args, base: str, results) -> None:
               f"'{results_compare.BY_NAME['ops_per_sec'].words[1]}' at p < {results_compare.ALPHA:g} and "
               f"{results_compare.THRESHOLD_PCT:g}% or more, else '~'; CPU, KB read and written per op and write "
               "amp: medians over the runs ('-': not measurable here)")
+    counted.report(args, results, maincompare.summarize(results))
     common.warnings_once(args, results)
 
 

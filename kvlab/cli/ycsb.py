@@ -60,6 +60,8 @@ def handle(args) -> int:
                                 ("record_trace", args.record_trace)) if v is not None}
     if args.profile:
         params["profile"] = True
+    if args.count:
+        params["count"] = args.count
     if args.db is not None:
         params.update(db=args.db, keep_db=True, use_existing_db=existing, overwrite=args.overwrite)
     spec = make_spec(args.engine, mix.name, mixes={mix.name: mix}, **params)

@@ -39,6 +39,7 @@ RANGES = {
     "interval": (0, 3600), "memory": (128 << 20, 1 << 50), "readwritepercent": (0, 100),
 }
 LOADS = ("batched", "bulk")   # RunSpec.load: how a load writes
+COUNTS = ("instructions", "cache")   # RunSpec.count: what callgrind counts (cache: with simulated cache misses)
 ADVICE = ("auto", "off")      # RunSpec.advice: an engine's own advice for data larger than the memory budget
 # run fields `kvlab run` has no flag for (the CLI decides them itself: --db keeps the database)
 CLI_FLAGLESS = ("keep_db", "auto_load", "engine_stats", "compression_ratio", "mixes", "replay")
@@ -86,6 +87,8 @@ class RunSpec:
     cold: bool = False                # drop the database's pages from the page cache before each trial
     profile: bool = False             # sample the worker's stacks with perf over each measured phase (the record's
                                       # params["profile"]: folded stacks; docs/profile.md)
+    count: str | None = None          # "instructions" ("cache": and simulated cache misses): the trial runs under
+                                      # callgrind, each measured phase's instructions per op in params["instructions"]
     advice: str = "auto"              # "auto": where the data exceeds the memory budget, the engine's own advice for
                                       # that regime (its descriptor's larger_than_ram: LMDB's nordahead) is applied,
                                       # settings given winning; "off": never
@@ -237,6 +240,11 @@ class RunSpec:
         """load and resume: a known load; bulk and resume write keys in order on one thread, resume into `db`."""
         if self.load not in LOADS:
             raise errors.SpecError(f"load={self.load!r} is unknown; allowed: {', '.join(LOADS)}")
+        if self.count is not None and self.count not in COUNTS:
+            raise errors.SpecError(f"count={self.count!r} is unknown; allowed: {', '.join(COUNTS)}")
+        if self.count is not None and self.profile:
+            raise errors.SpecError("count and profile cannot go together: perf would sample valgrind's translation of "
+                                   "the engine, not the engine; profile one run and count another")
         if self.advice not in ADVICE:
             raise errors.SpecError(f"advice={self.advice!r} is unknown; allowed: {', '.join(ADVICE)}")
         if not isinstance(self.resume, bool):
@@ -460,6 +468,11 @@ RUN_FLAGS = (
     RunFlag("profile", "switch", "sample the trial's threads with perf (cpu-clock at 99 Hz a thread, DWARF stacks) while "
             "each measured phase runs: the record keeps the folded stacks; the CPU per op by component and the top "
             "functions are printed, a flame graph written (docs/profile.md)", group=_MEASURE),
+    RunFlag("count", "choice", "count each measured phase's instructions per op under callgrind (user space; the "
+            "loop's threads and, apart, the engine's own, each by component), deterministic where wall-clock time is "
+            "not; cache adds simulated L1 and last-level misses.  The run is 30-100x slower, its ops/s valgrind's: "
+            "give it a count of ops (--reads, --num) rather than a duration (docs/profile.md)", group=_MEASURE,
+            choices=COUNTS),
     RunFlag("advice", "choice", "auto (default): where the run's data (the disk check's estimate) exceeds --memory, "
             "apply the engine's own documented advice for a database larger than memory (LMDB's and libmdbx's "
             "nordahead), appended to its options, settings given winning, said in the budget line and the record; "

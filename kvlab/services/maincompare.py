@@ -46,6 +46,9 @@ REPEAT = 5                    # 5 a side can reach p = 0.008 (4: 0.029; 3 cannot
 # 2-core development VM (the eight engines' 88 runs of a default `kvlab compare`: 0.45 s a run on average, with
 # other work on both cores; tiny runs 0.55 s)
 RUN_OVERHEAD_S = 0.5
+# a counted run (--metric instructions): valgrind's start-up with kvlab's imports, about 25 s on the development VM,
+# and 20,000 gets at about 1/50 of their native speed
+COUNT_RUN_S = 35.0
 TEMP_PREFIX = "kvlab-compare-"
 
 
@@ -72,6 +75,9 @@ class Plan:
     seed: int = 0
     memory: int | None = None
     profile: bool = False             # each point's worker sampled with perf (RunSpec.profile)
+    count: str | None = None          # --metric instructions: after the timed rounds, one counted run of each engine
+                                      # at each point (RunSpec.count), `count_reads` gets a thread, ranked apart
+    count_reads: int = 20_000
     label: str = field(default_factory=lambda: f"compare:{uuid.uuid4().hex[:8]}")
 
     @property
@@ -86,6 +92,14 @@ class Plan:
         return RunSpec(engine=engine, workloads=(point.workload,), num=self.num, threads=point.threads,
                        seed=(self.seed + repeat) % 2 ** 64, db=db, use_existing_db=True, duration=self.duration,
                        warmup=self.warmup, memory=self.memory, profile=self.profile)
+
+
+    def count_spec(self, engine: str, point: Point, db: str) -> RunSpec:
+        # the first repeat's keys, a stated count of them: instructions do not drift, so one run (and no warm-up
+        # cut: every get counts) gives the figure
+        return RunSpec(engine=engine, workloads=(point.workload,), num=self.num, threads=point.threads,
+                       seed=self.seed % 2 ** 64, db=db, use_existing_db=True, reads=self.count_reads, interval=0,
+                       memory=self.memory, count=self.count)
 
 
 def schedule(plan: Plan) -> list:
@@ -113,7 +127,8 @@ def estimate_seconds(plan: Plan, rates: dict | None = None) -> float:
     for name in plan.engines:
         rate = rates.get((name, LOAD, "load")) or sweep_execution.ASSUMED_LOAD_OPS_PER_SEC
         total += plan.num / rate + RUN_OVERHEAD_S
-    return total + len(schedule(plan)) * (plan.duration + RUN_OVERHEAD_S)
+    counted = len(plan.engines) * len(plan.points) * COUNT_RUN_S * max(plan.count_reads / 20_000, 1) if plan.count else 0
+    return total + len(schedule(plan)) * (plan.duration + RUN_OVERHEAD_S) + counted
 
 
 @dataclass
@@ -149,6 +164,13 @@ def _run_in(plan: Plan, folder: Path, on_result, control) -> Outcome:
                                                     "first_at_point": first}, trial=r)
             if _stopped(got, out):
                 return out
+        if plan.count:   # the counted round, after the timed ones (its runs are 30-100x slower)
+            for point in plan.points:
+                for name in plan.engines:
+                    got = runner.run_spec(plan.count_spec(name, point, str(folder / name)), control=control)
+                    _keep(plan, out, got, name, on_result, {"counted": plan.count})
+                    if _stopped(got, out):
+                        return out
     except KeyboardInterrupt as exc:   # between runs: what ended is kept
         out.stopped = signals.name_of(exc)
     finally:
@@ -184,7 +206,7 @@ def finish(results: list) -> list:
     job's records in order (the workers' are never changed)."""
     groups: dict = {}
     for b in results:
-        if b.phase == "run" and not b.partial:
+        if b.phase == "run" and not b.partial and not counted(b):
             groups.setdefault((b.engine, b.workload, b.threads), []).append([b])
     new: dict = {}
     for trials in groups.values():
@@ -192,9 +214,14 @@ def finish(results: list) -> list:
             for old, fresh in zip(trials, stats.with_repetitions(trials)):
                 new[id(old[0])] = fresh[0]
     out = [new.get(id(b), b) for b in results]
-    whole = sanity.with_scaling([b for b in out if not b.partial])
+    whole = sanity.with_scaling([b for b in out if not b.partial and not counted(b)])
     it = iter(whole)
-    return [b if b.partial else next(it) for b in out]
+    return [b if b.partial or counted(b) else next(it) for b in out]
+
+
+def counted(b: BenchmarkResult) -> bool:
+    """A record of the counted round (its ops/s are valgrind's: never summarised with the timed runs)."""
+    return bool((b.params or {}).get("instructions"))
 
 
 # --- the summary and the ranking ----------------------------------------------------------------
@@ -213,7 +240,7 @@ def summarize(results, level: float = stats.LEVEL) -> list:
     median ops/s with its interval (`summary`, results.stats.summarize), the median p50 and p99 latency."""
     groups: dict = {}
     for b in results:
-        if not b.partial:
+        if not b.partial and not counted(b):
             groups.setdefault((b.engine, point_of(b)), []).append(b)
     rows = []
     for (engine, point), bs in groups.items():
@@ -247,6 +274,30 @@ def rank(rows, loads: bool = False, alpha: float = results_compare.ALPHA,
         family = {"pairs": got["m"], "alpha": alpha, "threshold_pct": threshold}
         out.append((point, [{"row": r, "vs_best": got["vs_best"][r["engine"]], "same_as": got["same_as"][r["engine"]],
                              "family": family} for r in ranked]))
+    return out
+
+
+def rank_instructions(results, rows=None) -> list:
+    """The counted round, per point: (point, [entry, ...] by instructions per op in kvlab's loop threads, fewest
+    first); each entry: engine, instructions per op (loop threads; the engine's own threads apart; both), its ratio
+    to the fewest, the median ops/s of the timed runs beside it (`rows`: summarize's)."""
+    from ..results import instructions as ins
+    wall = {(r["engine"], r["point"]): r["median"] for r in (rows or ())}
+    by_point: dict = {}
+    for b in results:
+        if counted(b) and not b.partial:
+            rec = b.params["instructions"]
+            by_point.setdefault(point_of(b), []).append({
+                "engine": b.engine, "per_op": ins.per_op(rec), "background": ins.per_op(rec, "background"),
+                "all": ins.per_op(rec, "all"), "ops": rec["ops"], "components": ins.components_per_op(rec),
+                "median_ops_s": wall.get((b.engine, point_of(b)))})
+    out = []
+    for point, entries in by_point.items():
+        entries = [e for e in entries if e["per_op"]]
+        entries.sort(key=lambda e: e["per_op"])
+        for e in entries:
+            e["x_fewest"] = e["per_op"] / entries[0]["per_op"]
+        out.append((point, entries))
     return out
 
 

@@ -39,7 +39,7 @@ def table(results, base: str, level: float = stats.LEVEL) -> list[dict]:
     """One row per point and version (the points in the plan's order, the base first in each): see the module."""
     groups: dict = {}
     for b in results:
-        if b.phase == "run" and not b.partial:
+        if b.phase == "run" and not b.partial and not maincompare.counted(b):
             groups.setdefault((maincompare.point_of(b), b.engine), []).append(b)
     metric = results_compare.BY_NAME["ops_per_sec"]
     rows = []

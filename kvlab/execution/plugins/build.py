@@ -38,7 +38,10 @@ from ... import engines, errors
 from ..._version import __version__
 from . import where
 
-CFLAGS = ["-DNDEBUG", "-O2", "-fPIC", "-fwrapv", "-Wall", "-Wextra"]   # the extension's (setup.py: -O2 last)
+# the extension's (setup.py: -O2 last), with -g: debug information, which changes no generated code (GCC's rule),
+# so that a profile (--profile, kvlab.execution.run.profiler) names the adapter's and the engine's functions and lines
+CFLAGS = ["-DNDEBUG", "-O2", "-g", "-fPIC", "-fwrapv", "-Wall", "-Wextra"]
+DEBUG_INFO = "-g"   # into the engine's own build too: a crate's (cargo's profile.release.debug) and CMake's
 LIBDIR = Path("/usr/lib/x86_64-linux-gnu")
 ROOT = Path(__file__).resolve().parents[3]                                # the checkout: cython_ext/include
 ENGINE_DIR = "engine"   # beside a crate build's object: the engine's static libraries (build.json's source names them)
@@ -185,7 +188,9 @@ def _crate(adapter: str, recipe, work: Path, log) -> tuple[Path, list[str], dict
         '[lib]\npath = "lib.rs"\n\n[workspace]\n\n'
         f'[dependencies]\n{recipe.package} = {{ version = "={recipe.pin}"{features} }}\n')
     (work / "lib.rs").write_text(f"// only to have cargo build {recipe.package}\n")
-    env = {**os.environ, "CARGO_TARGET_DIR": str(work / "target")}
+    # debug information in the engine's objects (the cc crate adds -g when cargo's profile asks for it): its
+    # symbols and inlined frames in a profile; the code is the same
+    env = {**os.environ, "CARGO_TARGET_DIR": str(work / "target"), "CARGO_PROFILE_RELEASE_DEBUG": "true"}
     _run(["cargo", "generate-lockfile", "-q"], cwd=work, log=log, env=env)
     lock = tomllib.loads((work / "Cargo.lock").read_text())
     got = next((p.get("checksum") for p in lock.get("package", []) if p["name"] == recipe.package), None)
@@ -204,6 +209,7 @@ def _crate(adapter: str, recipe, work: Path, log) -> tuple[Path, list[str], dict
     headers = manifest.parent / recipe.include
     return (headers, ["-Wl,--start-group", *archives, "-Wl,--end-group", *(f"-l{x}" for x in recipe.link)],
             {"kind": "crate", "crate": recipe.package, "crate_version": recipe.pin, "sha256": recipe.sha256,
+             "cargo_profile": {"release.debug": True},
              "features": list(recipe.features), "archives": [Path(a).name for a in archives],
              "engine_link": {"include": str(headers), "archives": [f"{ENGINE_DIR}/{Path(a).name}" for a in archives],
                              "libraries": list(recipe.link)},
@@ -219,7 +225,8 @@ def _shim(adapter: str, recipe, work: Path, log) -> tuple[Path, list[str], dict]
     if (locked.get("version"), locked.get("checksum")) != (recipe.pin, recipe.sha256):
         raise errors.KvlabError(f"{shim / 'Cargo.lock'} pins {recipe.package} {locked.get('version')} (sha256 "
                                 f"{locked.get('checksum')}), the recipe {recipe.pin} ({recipe.sha256}); nothing was built")
-    env = {**os.environ, "CARGO_TARGET_DIR": str(work / "target")}   # nothing is written into the shim's folder
+    env = {**os.environ, "CARGO_TARGET_DIR": str(work / "target"),   # nothing is written into the shim's folder
+           "CARGO_PROFILE_RELEASE_DEBUG": "true"}
     _run(["cargo", "build", "--release", "--locked", "--manifest-path", str(shim / "Cargo.toml")], cwd=work, log=log,
          env=env)
     archive = work / "target" / "release" / f"lib{recipe.library}.a"
@@ -255,8 +262,9 @@ def _pypi(adapter: str, recipe, work: Path, log) -> tuple[Path, list[str], dict]
         raise errors.KvlabError(f"{name} has no single top folder with a CMakeLists.txt (found {tops})")
     built = work / "cmake-build"
     log(f"sha256 checked ({got}); CMake Release build of {', '.join(recipe.targets)}")
-    _run(["cmake", "-S", str(tops[0]), "-B", str(built), "-DCMAKE_BUILD_TYPE=Release", *recipe.cmake], cwd=work,
-         log=log)
+    debug = [f"-DCMAKE_C_FLAGS={DEBUG_INFO}", f"-DCMAKE_CXX_FLAGS={DEBUG_INFO}"]   # Release's -O and NDEBUG kept
+    _run(["cmake", "-S", str(tops[0]), "-B", str(built), "-DCMAKE_BUILD_TYPE=Release", *debug, *recipe.cmake],
+         cwd=work, log=log)
     jobs = os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL") or os.environ.get("CARGO_BUILD_JOBS") or str(os.cpu_count())
     _run(["cmake", "--build", str(built), "-j", jobs, "--target", *recipe.targets], cwd=work, log=log)
     archives = sorted(str(a) for a in built.rglob(f"lib{recipe.library}.a"))
@@ -266,7 +274,7 @@ def _pypi(adapter: str, recipe, work: Path, log) -> tuple[Path, list[str], dict]
     headers = built / recipe.include
     return (headers, ["-Wl,--start-group", *archives, "-Wl,--end-group", *(f"-l{x}" for x in recipe.link)],
             {"kind": "pypi", "project": recipe.package, "version": recipe.pin, "sha256": recipe.sha256,
-             "sdist": name, "url": url, "cmake": ["-DCMAKE_BUILD_TYPE=Release", *recipe.cmake],
+             "sdist": name, "url": url, "cmake": ["-DCMAKE_BUILD_TYPE=Release", *debug, *recipe.cmake],
              "targets": list(recipe.targets), "archives": [Path(a).name for a in archives],
              "modules": [Path(m).name for m in modules],
              "engine_link": {"include": str(headers), "archives": [f"{ENGINE_DIR}/{Path(a).name}" for a in archives],

@@ -33,7 +33,7 @@ from ..host import cgroup
 from ..progress import RunControl
 from ..traces import recording
 from ..worker import spawn
-from . import ended, limits, loads, phases, pinning, profiler, worker_trial
+from . import counter, ended, limits, loads, phases, pinning, profiler, worker_trial
 
 
 def run(engine: str = "lmdb", workload="fillseq,readrandom", *, control: RunControl | None = None,
@@ -50,6 +50,7 @@ def run_spec(spec: RunSpec, on_result: Callable[[BenchmarkResult], None] | None 
     """Run a spec: its trials, each in a worker process of its own (execution.worker), each phase reported to
     on_result as it ends.  `load_only` runs just the load phase of the first workload that needs data (YCSB's
     -load), into spec.db."""
+    spec = counter.fitted(spec)   # --count: a map valgrind can reserve
     loads.check(spec, native.load(), key_hash=loads.hashed_keys(spec))
     dbdir.check(spec.db, spec.use_existing_db or spec.resume)
     pinning.check(spec.cpus)
@@ -59,6 +60,8 @@ def run_spec(spec: RunSpec, on_result: Callable[[BenchmarkResult], None] | None 
     limits.check(spec, budget)   # an impossible budget is refused before a worker starts
     if spec.profile:
         profiler.check()
+    if spec.count:
+        counter.check(spec.count)
     tracer = recording.open_for(spec)
     trials: list = []
     held = None   # a --db's directory, locked from the first trial's start to the last one's end
@@ -141,7 +144,8 @@ def before_run(spec, cfg=None, budget=None) -> list:
                      for k, v in budget["given_wins"].items()]
     if budget.get("advice_text"):
         warnings.append(budget["advice_text"])
-    return warnings + sizecheck.check(spec, cfg)
+    warnings += counter.notes(spec)
+    return warnings + sizecheck.check(counter.fitted(spec), cfg)
 
 
 def _run_trial(spec, trial, on_result, control, load_only, held, budget, tracer, last):
@@ -159,11 +163,13 @@ def _run_trial(spec, trial, on_result, control, load_only, held, budget, tracer,
             warnings.append(f"memory budget of {budget['bytes'] / MiB:g} MiB covers the {budget['covers']}")
         job = worker_trial.TrialJob(spec, trial, load_only, budget, _handed(where), warnings,
                                     tracer=(tracer.path, tracer.phases) if tracer is not None else None,
-                                    every=control.every if control is not None else None, cold=spec.cold)
+                                    every=control.every if control is not None else None, cold=spec.cold,
+                                    count_folder=str(counter.folder(spec.count)) if spec.count else None)
         fds = (where.lock_fd,) + ((tracer.fd,) if tracer is not None else ())
         watch = _Watch(spec, trial, on_result, control)
         got = spawn.call("kvlab.execution.run.worker_trial:run", (job,), fds=fds, on_message=watch,
-                         stop_requested=control and (lambda: control.stop_requested), started=watch.started)
+                         stop_requested=control and (lambda: control.stop_requested), started=watch.started,
+                         prefix=counter.command(spec.count) if spec.count else None)
         peak = cg.peak() if cg is not None else None
         oom = (cg.oom_kills() or 0) > 0 if cg is not None else False
     except BaseException:

@@ -73,6 +73,8 @@ class Trial:
         # the spec's memory budget (runner.memory_budget): the settings its split gives where the spec gives none
         self.budget = budget
         self.profiler = None   # --profile: execution.run.profiler.Profiler, set by the worker
+        self.counter = None    # --count: execution.run.counter.Counter, set by the worker
+        self.counted: dict = {}   # --count: each record's index -> (callgrind's dumps, the ops they count)
         self.loaded = where.existed and not spec.resume   # a resumed load runs on the database it left
         self.resumed = False
         self.resume_note = None   # a resumed load found nothing left to do
@@ -355,11 +357,14 @@ class Trial:
                           events=reader_for(self.engine, self.cfg.adapter) if reads_stats else None)
         if profiler is not None:
             profiler.enable()
+        if self.counter is not None:
+            self.counter.start()
         try:
             threads, partial = sampler.execute()
         finally:
             if profiler is not None:
                 profiler.disable()
+            dumps = self.counter.end() if self.counter is not None else None
         cut = auto_warmup(sampler) if auto else None
         after = accounting.snapshot(self.device)
         if profiler is not None:   # the samples from the warm-up's end on, as the figures count
@@ -373,6 +378,8 @@ class Trial:
             if got is not None:
                 engine_stats = {"numbers": got[0], "text": got[1]}
         counted = phases.count(phase, threads, sampler.warm, plan)
+        if dumps is not None:   # every op the phase ran, its warm-up's too: the instructions count them all
+            self.counted[len(self.results)] = (dumps, phases.count(phase, threads, None, plan).ops)
         # the process's counters over what was counted: from the warm-up's cut, where there is one
         acct = accounting.phase_record(sampler.warm[2] if sampler.warm is not None else before, after,
                                        counted.ops, self.where.path, self.device or self.device_note, peak_scope)

@@ -22,7 +22,7 @@ from ..host.cgroup import evict_page_cache
 from ..progress import RunControl
 from ..traces.fileformat import TraceWriter
 from ..worker import inside
-from . import profiler
+from . import counter, profiler
 from .phases import RUN
 from .pinning import pin_process
 from .trial import Trial
@@ -40,6 +40,7 @@ class TrialJob:
     tracer: tuple | None = None        # (path, phases so far): the trace's descriptor is link.fds[1]
     every: float | None = None         # the caller's progress interval (a RunControl's every)
     cold: bool = False                 # drop the database's pages from the page cache before the trial
+    count_folder: str | None = None    # --count: where callgrind (this worker runs under it) writes its dumps
 
 
 @dataclass
@@ -73,6 +74,8 @@ def run(link, job: TrialJob) -> TrialOut:
         session = Trial(job.spec, cfg, lib, where, warnings, job.trial, control, budget=budget, tracer=tracer)
         if job.spec.profile:
             session.profiler = profiler.Profiler()
+        if job.spec.count:
+            session.counter = counter.Counter(job.spec.count, Path(job.count_folder))
         arrived: list = []
         try:
             run_phases(job.spec, session, lambda b: link.send(("result", b)), job.load_only, cold=job.cold)
@@ -88,6 +91,8 @@ def run(link, job: TrialJob) -> TrialOut:
                 log = inside.own_log()   # what the engine's library wrote (never the caller's terminal)
                 if session.profiler is not None:
                     _attach_profiles(session)
+                if session.counter is not None:
+                    _attach_counts(session)
                 allowed = sorted(os.sched_getaffinity(0))   # as pinning left the worker (all CPUs unpinned)
                 for b in session.results:
                     b.params["cpus_allowed"] = allowed
@@ -120,6 +125,22 @@ def _attach_profiles(session) -> None:
             b.warnings.append(f"profile: none, {exc}")
     finally:
         p.close()
+
+
+def _attach_counts(session) -> None:
+    """Each phase's instructions (counted as it ran: session.counted) into its record (params["instructions"])."""
+    from ...results import instructions
+    libraries = profiler.engine_libraries()
+    version = counter.version()
+    for i, b in enumerate(session.results):
+        got = session.counted.get(i)
+        if got is None:
+            continue
+        dumps, ops = got
+        b.params["instructions"] = instructions.phase_record(dumps, ops, libraries, tool=counter.TOOL,
+                                                             version=version, cache=session.counter.count == "cache")
+        b.warnings.append(f"counted under {counter.TOOL} (its ops/s and latencies are valgrind's, which runs code "
+                          "30-100x slower, not the engine's; its instructions per op are the engine's)")
 
 
 def run_phases(spec, session, on_result, load_only, cold=False):

@@ -38,11 +38,13 @@ def _preload() -> None:
         pass
 
 
-def main(control_fd: int) -> None:
+def main(control_fd: int, once: bool = False) -> None:
     for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(s, signal.SIG_IGN)   # the caller forwards stops to the worker; the server never stops
     _preload()
     control = socket.socket(fileno=control_fd)
+    if once:
+        _once(control)
     workers: dict[int, int] = {}   # pid -> status pipe
     # a worker's end wakes the loop at once (its status reaches the caller without a polling delay)
     woken, wake = os.pipe()
@@ -85,6 +87,18 @@ def main(control_fd: int) -> None:
     os._exit(0)
 
 
+def _once(control) -> None:
+    """One worker, this very process (no fork): a server started under an instrument that cannot follow a fork
+    (valgrind's gdbserver, which --count uses to mark phases, serves only the process valgrind started).  Its pid goes
+    into the status pipe as a forked worker's does; its end status the caller reads from its own child, this one."""
+    message, fds, _, _ = socket.recv_fds(control, 64, 8)
+    if not message:
+        os._exit(0)
+    channel, status, *extra = fds
+    os.write(status, STATUS.pack(os.getpid()))
+    _worker(control, channel, status, extra)
+
+
 def _reap(workers: dict) -> None:
     while workers:
         try:
@@ -118,4 +132,4 @@ def _worker(control, channel: int, status: int, extra: list) -> None:
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]))
+    main(int(sys.argv[1]), once=len(sys.argv) > 2 and sys.argv[2] == "once")

@@ -70,7 +70,9 @@ class Outcome:
 class _Server:
     """The fork server of this process, started on first use (and again if it died, or in a forked child)."""
 
-    def __init__(self):
+    def __init__(self, prefix: tuple | None = None, once: bool = False):
+        self.prefix = prefix   # the command line it runs under (None: $KVLAB_WORKER_PREFIX's)
+        self.once = once       # a server per worker, which runs it in its own process (server._once)
         self.lock = threading.Lock()
         self.owner = None
         self.proc = None
@@ -81,12 +83,13 @@ class _Server:
         mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         root = str(Path(__file__).resolve().parents[3])   # the folder that holds this kvlab package
         code = (f"import sys; sys.path.insert(0, {root!r}); "
-                "from kvlab.execution.worker import server; server.main(int(sys.argv[1]))")
+                "from kvlab.execution.worker import server; server.main(int(sys.argv[1]), len(sys.argv) > 2)")
         env = with_static_tls_room(os.environ)
         # an instrument around every worker (callgrind for instruction counts, a profiler): the server runs under it,
         # and each worker it forks stays under it (benchmarks/_common.py's under_callgrind)
-        prefix = shlex.split(os.environ.get(PREFIX, ""))
-        self.proc = subprocess.Popen([*prefix, sys.executable, "-c", code, str(theirs.fileno())],
+        prefix = list(self.prefix) if self.prefix is not None else shlex.split(os.environ.get(PREFIX, ""))
+        self.proc = subprocess.Popen([*prefix, sys.executable, "-c", code, str(theirs.fileno()),
+                                      *(["once"] if self.once else [])],
                                      pass_fds=[theirs.fileno()],
                                      env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                      stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True)
@@ -96,7 +99,9 @@ class _Server:
     def spawn(self, fds: list) -> tuple[int, int]:
         """A new worker holding `fds` (its channel first); returns (its pid, the status pipe to read its end)."""
         with self.lock:
-            if self.owner != os.getpid() or self.proc is None or self.proc.poll() is not None:
+            if self.once or self.owner != os.getpid() or self.proc is None or self.proc.poll() is not None:
+                if self.once and self.proc is not None:
+                    self.stop()
                 self._start()
             status_r, status_w = os.pipe()
             try:
@@ -112,6 +117,13 @@ class _Server:
                 raise errors.KvlabError("kvlab's worker server ended before it started a worker")
             return pid, status_r
 
+    def ended(self) -> int | None:
+        """A once-server's worker (itself) ended: its wait status, as a forked worker's comes through the pipe."""
+        if not self.once or self.proc is None:
+            return None
+        rc = self.proc.wait()
+        return (-rc) & 0x7F if rc < 0 else (rc & 0xFF) << 8
+
     def stop(self) -> None:
         if self.proc is not None and self.owner == os.getpid():
             self.control.close()
@@ -125,6 +137,18 @@ class _Server:
 SERVER = _Server()
 ACTIVE: set = set()   # the pids of this process's workers now running
 atexit.register(SERVER.stop)
+_UNDER: dict = {}     # fork servers that run under an instrument (a trial's --count: callgrind), by command line
+
+
+def server_for(prefix) -> _Server:
+    """The fork server whose workers run under `prefix` (None: the plain one), started on first use."""
+    if prefix is None:
+        return SERVER
+    key = tuple(prefix)
+    if key not in _UNDER:
+        _UNDER[key] = _Server(key, once=True)
+        atexit.register(_UNDER[key].stop)
+    return _UNDER[key]
 
 
 def _read_status(fd: int) -> int | None:
@@ -138,15 +162,16 @@ def _read_status(fd: int) -> int | None:
 
 
 def call(target: str, args: tuple = (), *, fds: tuple = (), on_message=None, stop_requested=None,
-         grace_s: float = GRACE_S, started=None) -> Outcome:
+         grace_s: float = GRACE_S, started=None, prefix=None) -> Outcome:
     """Run `target(link, *args)` in a new worker (see the module's text).  `fds`: descriptors the worker gets too
     (link.fds, in order); `stop_requested()`: polled, True asks the worker to stop; `started(pid)`: told the
-    worker's pid as it starts."""
+    worker's pid as it starts; `prefix`: a command line the worker runs under (its own fork server's)."""
     mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
     log = tempfile.TemporaryFile(prefix="kvlab-worker-")
     t0 = time.monotonic()
     try:
-        pid, status_fd = SERVER.spawn([theirs.fileno(), log.fileno(), *fds])
+        server = server_for(prefix)
+        pid, status_fd = server.spawn([theirs.fileno(), log.fileno(), *fds])
     except BaseException:
         mine.close()
         log.close()
@@ -166,6 +191,8 @@ def call(target: str, args: tuple = (), *, fds: tuple = (), on_message=None, sto
             pass
         _collect(mine, pid, out, on_message, stop_requested, grace_s)
         out.status = _read_status(status_fd)
+        if out.status is None:   # a once-server's worker: its own end
+            out.status = server.ended()
     finally:
         ACTIVE.discard(pid)
         os.close(status_fd)
