@@ -152,7 +152,7 @@ END_TO_END = (
     "test_engine_check.py::test_the_template_passes", "test_front_door.py::test_warnings_before_results",
     "test_mix_loop.py::test_intervals_report_each_template", "test_sla.py::test_sla_on_lmdb_end_to_end",
 )
-BROWSER = ("test_browser.py", "test_report.py::test_report_renders_in_chromium")
+BROWSER = ("test_browser.py", "test_report.py::test_report_renders_in_chromium", "test_report.py::test_a_profile_s_flame")
 TIMING = ("test_measurement.py::test_warmup_excluded_and_reported", "test_workloads.py::test_duration_bound_run",
           "test_mix_loop.py::test_open_loop_is_stopped_while_it_waits", "test_progress.py",
           "test_never_lose.py::test_an_oversized_run_is_refused_in_under_a_second",

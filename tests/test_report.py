@@ -254,3 +254,42 @@ def test_report_renders_in_chromium(stored, tmp_path, capsys):
     assert not problems, problems
     assert requests == [out.as_uri()], f"the page fetched something: {requests}"
     print(f"screenshot: {tmp_path / 'report.png'} and {SCREENSHOT}")
+
+
+def test_a_profile_s_flame_graph_is_in_the_report_and_its_text_searchable(tmp_path, capsys):
+    """--profile's flame graph inline in `kvlab report`, opened in the browser: it draws, and a reader finds an
+    engine function by searching the page (issue 47)."""
+    require("lmdb")
+    if shutil.which("perf") is None:
+        pytest.skip("needs perf (scripts/setup.sh installs linux-perf)")
+    chromium = shutil.which("chromium")
+    _need("Debian's chromium", chromium, "scripts/setup.sh installs it with apt")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError as exc:
+        _need(exc.name, False, "pip install -r requirements-dev.txt")
+    path = tmp_path / "s.duckdb"
+    r = kvlab.run("lmdb", "fillseq,readrandom", num=50_000, duration=2, seed=3, profile=True)
+    for b in r:
+        b.tags = ["flame"]
+    Store(path).append(r)
+    out = tmp_path / "report.html"
+    code, _, err = _report(["tag:flame", "--store", str(path), "--out", str(out)], capsys)
+    assert code == 0, err
+    assert 'aria-label="CPU profile: lmdb readrandom' in out.read_text()
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium, headless=True, args=["--no-sandbox"])
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        problems = []
+        page.on("pageerror", lambda exc: problems.append(f"page error: {exc}"))
+        try:
+            page.goto(out.as_uri(), wait_until="load")
+            flame = page.locator('figure svg[aria-label^="CPU profile: lmdb readrandom"]')
+            assert flame.count() == 1
+            box = flame.bounding_box()
+            assert box and box["width"] > 300 and box["height"] > 100, box
+            # the frames' names are text: the browser's own search finds LMDB's function
+            assert page.evaluate("() => window.find('mdb_')"), "no mdb_ frame found by the page's search"
+        finally:
+            browser.close()
+    assert not problems, problems

@@ -13,6 +13,7 @@ MAX_LINES = 8            # lines in one latency figure (engines x threads x ...)
 MAX_BAR_GROUPS = 16      # benchmarks on the throughput figure's x axis
 MAX_SWEEPS = 3           # sweeps drawn (each: ops/s and p99)
 MIN_SPECTRUM_OPS = 100   # a latency spectrum needs a tail: p99 needs 100 operations
+MAX_FLAMES = 4           # flame graphs of profiled benchmarks (--profile), the first this many
 
 
 def draw(entries, sweeps, comparison, store) -> tuple:
@@ -21,6 +22,7 @@ def draw(entries, sweeps, comparison, store) -> tuple:
     _throughput(drawn, entries)
     _spectra(drawn, entries)
     _sweeps(drawn, sweeps, store)
+    _flames(drawn, entries)
     if comparison is not None:
         from .. import plots
         drawn.add(lambda: plots.compare(comparison), "Comparison: B against A",
@@ -101,6 +103,24 @@ def _spectra(drawn: _Drawn, entries) -> None:
     if small:
         drawn.notes.append(f"not in the latency figures (fewer than {MIN_SPECTRUM_OPS} timed operations, no tail "
                            f"to draw): {', '.join(small[:10])}{' ...' if len(small) > 10 else ''}")
+
+
+def _flames(drawn: _Drawn, entries) -> None:
+    """A flame graph of each profiled benchmark (the first MAX_FLAMES): self-contained SVG, its text searchable."""
+    from ..plots.flame import flame
+    profiled = [en for en in entries if (en.b.params or {}).get("profile") and not en.b.partial]
+    for en in profiled[:MAX_FLAMES]:
+        b = en.b
+        title = f"CPU profile: {b.engine} {b.workload} at {b.threads} thread{'s' if b.threads > 1 else ''}"
+        text = flame(b.params["profile"], title)
+        text = text[text.index("<svg"):].replace("<svg", f'<svg role="img" aria-label="{title}"', 1)
+        drawn.figures.append(Figure(title, "perf's cpu-clock samples of the measured phase (--profile), each frame as "
+                                    "wide as its CPU microseconds per operation, coloured by component (engine, kvlab, "
+                                    "libc and the allocator, kernel); hover a frame for its figures (docs/profile.md).",
+                                    text, [], "figures"))
+    if len(profiled) > MAX_FLAMES:
+        drawn.notes.append(f"flame graphs drawn for the first {MAX_FLAMES} profiled benchmarks; not drawn: "
+                           + ", ".join(f"{en.b.engine} {en.b.workload}" for en in profiled[MAX_FLAMES:]))
 
 
 def _sweeps(drawn: _Drawn, sweeps, store) -> None:
