@@ -7,7 +7,8 @@ in rounds whose order rotates, each side the same reads on the same keys.
   default   kvlab as it runs by default (a 1 s time series with its accounting, engine events at each sample
             and the engine's statistics after the phase where reading them costs nothing per op)
   counters  kvlab with --engine-counters, on an engine whose statistics cost every op (WiredTiger's
-            statistics=(fast)); the default leaves them off
+            statistics=(fast)) or that records its own per-op counters with it (RocksDB's PerfContext at perf
+            level enable_count; SQLite's statement counters, free); the default leaves them off
 
 The per-op latency clock's cost is off against bare (with the histogram record and the progress counter it
 comes with: they are one path, loop.h's time_op); the sampler's, the events' and the statistics reads' is
@@ -58,7 +59,7 @@ def wall(args, bare):
           " ops/s median (range of rounds)")
     for name in args.engines:
         cfg = engines.get(name)
-        sides = [s for s in SIDES if s != "counters" or engines.descriptor(cfg).costly_counters]
+        sides = [s for s in SIDES if s != "counters" or engines.descriptor(cfg).asks_for_counters]
         if cfg.config({}, max_threads=4).get("options"):   # the bare loop opens an adapter's defaults only
             sides.remove("bare")
         base = tempfile.mkdtemp(prefix="kvlab-instr-", dir=os.environ.get("KVLAB_TMPDIR"))
@@ -102,7 +103,7 @@ def instructions(args):
     env = dict(os.environ, PYTHONMALLOC="malloc")
     for name in args.engines:
         cfg = engines.get(name)
-        if not engines.descriptor(cfg).costly_counters:
+        if not engines.descriptor(cfg).asks_for_counters:
             continue
         base = tempfile.mkdtemp(prefix="kvlab-instr-")
         db = os.path.join(base, "db")

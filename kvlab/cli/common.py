@@ -97,6 +97,7 @@ def report(result, args) -> None:
     budget_held(result)
     profiles(result)
     instructions(result)
+    op_counters(result)
     from ..results.stats import interval_phrase
     for b in result:
         r = (b.repetitions or {}).get("ops_per_sec")
@@ -187,6 +188,18 @@ def instructions(result) -> None:
         print(f"  {b.engine} {b.workload} {b.threads} thr, top functions by self instructions/op: " +
               "; ".join(f"{f} {v:,.0f}" for f, v in top))
     print(f"  {ins.WHAT_IT_CANNOT_SEE}")
+
+
+def op_counters(result) -> None:
+    """--engine-counters: the engine's own counters per op, a line per phase, where it keeps them."""
+    from ..results import engine_counters as ec
+    kept = [b for b in result if (b.params or {}).get("engine_op_counters")]
+    if not kept:
+        return
+    print()
+    for b in kept:
+        print(f"  {b.engine} {b.workload} {b.threads} thr, {ec.summary_line(b.params['engine_op_counters'])}")
+    print(f"  from {kept[0].params['engine_op_counters']['source']}")
 
 
 INSTRUCTION_COLUMNS = [("phase", "counted phase", "<"), ("ops", "ops", ">"), ("total", "instr/op", ">"),

@@ -11,7 +11,7 @@ COLUMNS = [("engine", "engine", "<"), ("point", "point", "<"), ("per_op", "instr
            ("libc", "libc+alloc", ">"), ("background", "engine threads", ">"), ("ops", "ops counted", ">"),
            ("median_ops_s", "median ops/s (timed)", ">")]
 LEGEND = ("  instr/op: callgrind's count of the instructions kvlab's loop threads executed per get, user space, one "
-          "run of --count-reads gets a thread on the loaded database (instructions repeat within 0.5% between "
+          "run of --count-reads gets a thread on the loaded database after a first pass of as many that warms its cache (instructions repeat within 0.5% between "
           "identical runs: tests/test_count.py), by component; x fewest: its ratio to the fewest; engine threads: "
           "the engine's own threads' instructions per get, apart (not ranked); median ops/s: the timed runs', beside")
 

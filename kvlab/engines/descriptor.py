@@ -362,6 +362,11 @@ class Descriptor:
     # the engine's counters (RunSpec.engine_counters, --engine-counters): what they are and what they cost.
     # Without them the engine's events and its own write counters are not read (its settings still are).
     counter_cost: str | Absent = Absent("the statistics kvlab reads cost nothing per operation here")
+    # the engine's own per-operation counters a run with --engine-counters records per op (kvlab.results.
+    # engine_counters): where they come from and what they cost; "": none.  `op_counter_names`: which of its
+    # statistics are per-operation counters (beside the adapter's "op." lines), {its name: kvlab's short name}
+    op_counters: str = ""
+    op_counter_names: Mapping[str, str] = field(default_factory=dict)
     # version -> Recipe: the versions `kvlab engines build ADAPTER@VERSION` can build (an engine run as
     # "lmdb@0.9.70"), beside the one compiled into kvlab (plain "lmdb")
     versions: Mapping[str, Recipe] = field(default_factory=dict)
@@ -376,6 +381,11 @@ class Descriptor:
     @property
     def costly_counters(self) -> bool:
         return not isinstance(self.counter_cost, Absent)
+
+    @property
+    def asks_for_counters(self) -> bool:
+        """--engine-counters changes what this engine keeps (a cost per op) or what kvlab records of it."""
+        return self.costly_counters or bool(self.op_counters)
 
     def __post_init__(self):
         fixed = []

@@ -79,7 +79,10 @@ def fold(script: str, windows: dict) -> dict:
                 pending.append((ip, sym))
                 continue
             lib = library_name(dso)
-            named += [f"{s} ({lib if i == ip else _unnamed_library(s)})" for i, s in pending] + [f"{sym} ({lib})"]
+            # an inlined frame is the next real frame's library's (a build with -g names them): at that frame's
+            # address, or at one of its own unless glibc's by its name (memcpy's variants, which perf marks so)
+            named += [f"{s} ({lib if i == ip or not GLIBC.match(s) else _unnamed_library(s)})"
+                      for i, s in pending] + [f"{sym} ({lib})"]
             pending = []
         named += [f"{s} ({_unnamed_library(s)})" for _, s in pending]
         named.reverse()   # root first
@@ -190,6 +193,26 @@ def why(pa: dict, pb: dict, most: int = 15) -> dict:
     rows.sort(key=lambda r: -abs(r["change_us"]))
     return {"a_total_us": a["total_us"], "b_total_us": b["total_us"], "components": comps,
             "functions": rows[:most], "a_samples": a["samples"], "b_samples": b["samples"]}
+
+
+ENGINE_FRAME = "engine"   # what an engine frame's library reads as once two builds' profiles are made comparable
+
+
+def comparable(p: dict) -> dict:
+    """The profile with every engine frame's library written ENGINE_FRAME: two versions of one engine (Debian's
+    shared library against an object kvlab built, which also holds the adapter) then share their functions' frames,
+    and `why` and a differential flame graph match them by name."""
+    libs = p.get("engine_libraries") or ()
+
+    def frame(f: str) -> str:
+        if f == OTHER or component(f, libs) != "engine":
+            return f
+        return f"{f.rsplit(' (', 1)[0]} ({ENGINE_FRAME})"
+    folded: dict = {}
+    for stack, n in p["folded"].items():
+        key = ";".join(frame(f) for f in stack.split(";")) if stack != OTHER else stack
+        folded[key] = folded.get(key, 0) + n
+    return {**p, "folded": folded, "engine_libraries": [*libs, ENGINE_FRAME]}
 
 
 def merged(profiles) -> dict:

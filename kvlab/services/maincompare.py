@@ -47,8 +47,8 @@ REPEAT = 5                    # 5 a side can reach p = 0.008 (4: 0.029; 3 cannot
 # other work on both cores; tiny runs 0.55 s)
 RUN_OVERHEAD_S = 0.5
 # a counted run (--metric instructions): valgrind's start-up with kvlab's imports, about 25 s on the development VM,
-# and 20,000 gets at about 1/50 of their native speed
-COUNT_RUN_S = 35.0
+# and twice 20,000 gets (a pass that warms the cache, then the ranked one) at about 1/50 of their native speed
+COUNT_RUN_S = 45.0
 TEMP_PREFIX = "kvlab-compare-"
 
 
@@ -95,9 +95,10 @@ class Plan:
 
 
     def count_spec(self, engine: str, point: Point, db: str) -> RunSpec:
-        # the first repeat's keys, a stated count of them: instructions do not drift, so one run (and no warm-up
-        # cut: every get counts) gives the figure
-        return RunSpec(engine=engine, workloads=(point.workload,), num=self.num, threads=point.threads,
+        # the first repeat's keys, a stated count of them, twice: the first pass warms the engine's cache (a freshly
+        # opened engine reads its pages in, and decompresses them, on the first gets), the second is ranked;
+        # instructions do not drift, so one run gives the figure
+        return RunSpec(engine=engine, workloads=(point.workload, point.workload), num=self.num, threads=point.threads,
                        seed=self.seed % 2 ** 64, db=db, use_existing_db=True, reads=self.count_reads, interval=0,
                        memory=self.memory, count=self.count)
 
@@ -168,7 +169,8 @@ def _run_in(plan: Plan, folder: Path, on_result, control) -> Outcome:
             for point in plan.points:
                 for name in plan.engines:
                     got = runner.run_spec(plan.count_spec(name, point, str(folder / name)), control=control)
-                    _keep(plan, out, got, name, on_result, {"counted": plan.count})
+                    _keep(plan, out, got[:1], name, on_result, {"counted": plan.count, "pass": "warm-up"})
+                    _keep(plan, out, got[1:], name, on_result, {"counted": plan.count, "pass": "ranked"})
                     if _stopped(got, out):
                         return out
     except KeyboardInterrupt as exc:   # between runs: what ended is kept
@@ -285,7 +287,8 @@ def rank_instructions(results, rows=None) -> list:
     wall = {(r["engine"], r["point"]): r["median"] for r in (rows or ())}
     by_point: dict = {}
     for b in results:
-        if counted(b) and not b.partial:
+        where = (b.provenance or {}).get("compare") or {}
+        if counted(b) and not b.partial and where.get("pass") != "warm-up":
             rec = b.params["instructions"]
             by_point.setdefault(point_of(b), []).append({
                 "engine": b.engine, "per_op": ins.per_op(rec), "background": ins.per_op(rec, "background"),

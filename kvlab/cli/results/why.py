@@ -54,6 +54,13 @@ def handle(store, args) -> int:
               f"(median of {e['a_n']}), B {', '.join(e['b_engines'])} {output.num(e['b_ops_per_sec'])} ops/s "
               f"(median of {e['b_n']}): {change}; CPU per op A {w['a_total_us']:.4g} us, B {w['b_total_us']:.4g} us "
               f"({w['a_samples']:,} and {w['b_samples']:,} samples)")
+        ia, ib = e.get("a_instructions"), e.get("b_instructions")
+        if ia and ib:
+            print(f"  instructions per op (callgrind, kvlab's loop threads, user space): A {ia:,.0f}, B {ib:,.0f} "
+                  f"({(ib / ia - 1) * 100:+.1f}%)")
+        elif ia or ib:
+            print(f"  instructions per op: only {'A' if ia else 'B'} has counted runs ({(ia or ib):,.0f}); count the "
+                  "other with --count instructions")
         def share(us, total):
             return f"{100 * us / total:.0f}%" if total > 0 else "-"
         rows = [{**c, "a_share": share(c["a_us"], w["a_total_us"]), "b_share": share(c["b_us"], w["b_total_us"])}
@@ -66,6 +73,6 @@ def handle(store, args) -> int:
                                    f"{e['benchmark']}: {', '.join(e['b_engines'])} against {', '.join(e['a_engines'])}"))
         print(f"  differential flame graph: {path}")
     print("\n  CPU us/op: perf's cpu-clock samples over the measured phases, per operation; a component's figure is "
-          "its functions' self time; instruction counts need hardware counters, which this machine may not have "
-          "(docs/profile.md)")
+          "its functions' self time; instructions per op, where the sides hold counted runs (--count instructions, "
+          "--metric instructions), are deterministic and blind to stalls and waits (docs/profile.md)")
     return 0

@@ -115,4 +115,7 @@ DESCRIPTOR = Descriptor(
                                sha256="cef2a00ee60fe526157c9023edab23943fae1ce2ab6f4abb2a807c1746835de9",
                                include="rocksdb/include", library="rocksdb", features=("snappy", "lz4", "zstd"),
                                link=("stdc++",), minutes=66)},
+    op_counters="RocksDB's PerfContext (perf_context.h: blocks read, block cache hits, bloom checks, memtable and "
+                "SST gets, key comparisons), its threads at perf level enable_count instead of kvlab's default "
+                "disable: a thread-local counter bump on each of those events (benchmarks/instrument_cost.py)",
 )

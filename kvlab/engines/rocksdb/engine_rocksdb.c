@@ -11,7 +11,11 @@
  * own default is "enable_count", under which every key comparison, block read
  * and get bumps counters in a thread_local PerfContext; from a dlopen'ed
  * librocksdb each of those is an extra __tls_get_addr call, which made a
- * memtable get ~25% more instructions than db_bench's.
+ * memtable get ~25% more instructions than db_bench's.  A run that asks for the engine's
+ * counters (kv_config.engine_counters, --engine-counters) runs its threads at "enable_count"
+ * instead: each thread's PerfContext is reset as it opens and added into the database's
+ * totals as it closes, and stats() reports those totals as "op." lines (kvlab divides a
+ * phase's by its operations: blocks read, bloom checks, memtable and SST gets per get).
  *
  * Each thread has one write batch, created once and cleared for reuse.  A single
  * put or delete is a one-entry batch written at once, as db_bench's DoWrite does
@@ -54,7 +58,29 @@ struct kv_db {
     rocksdb_writeoptions_t *wopts;
     char *bulk_file;               /* a bulk load's chunk file, in the database's folder (a name RocksDB
                                       does not take for its own) */
+    int counters;                  /* engine_counters: threads at perf level enable_count */
+    uint64_t perf[32];             /* the closed threads' PerfContext counts, summed (PERF_METRICS' order) */
 };
+
+/* The PerfContext counts kvlab reports per operation, by RocksDB's names (perf_context.h). */
+static const struct { int metric; const char *name; } PERF_METRICS[] = {
+    {rocksdb_user_key_comparison_count, "user_key_comparison_count"},
+    {rocksdb_block_cache_hit_count, "block_cache_hit_count"},
+    {rocksdb_block_read_count, "block_read_count"},
+    {rocksdb_block_read_byte, "block_read_byte"},
+    {rocksdb_get_read_bytes, "get_read_bytes"},
+    {rocksdb_internal_key_skipped_count, "internal_key_skipped_count"},
+    {rocksdb_internal_delete_skipped_count, "internal_delete_skipped_count"},
+    {rocksdb_get_from_memtable_count, "get_from_memtable_count"},
+    {rocksdb_seek_on_memtable_count, "seek_on_memtable_count"},
+    {rocksdb_next_on_memtable_count, "next_on_memtable_count"},
+    {rocksdb_bloom_memtable_hit_count, "bloom_memtable_hit_count"},
+    {rocksdb_bloom_memtable_miss_count, "bloom_memtable_miss_count"},
+    {rocksdb_bloom_sst_hit_count, "bloom_sst_hit_count"},
+    {rocksdb_bloom_sst_miss_count, "bloom_sst_miss_count"},
+};
+#define N_PERF_METRICS (sizeof PERF_METRICS / sizeof PERF_METRICS[0])
+_Static_assert(N_PERF_METRICS <= sizeof ((kv_db *)0)->perf / sizeof(uint64_t), "kv_db.perf holds every metric");
 
 struct kv_thread {
     kv_thread_common c;
@@ -66,6 +92,7 @@ struct kv_thread {
     rocksdb_pinnableslice_t *pinned;
     rocksdb_transaction_t *txn;    /* reused from one transaction to the next */
     const rocksdb_snapshot_t *snap;   /* the open transaction's snapshot */
+    rocksdb_perfcontext_t *perf;   /* engine_counters: this thread's PerfContext */
     int txn_kind;                  /* 0, KV_TXN_READ or KV_TXN_WRITE */
     int in_otxn;                   /* the open write transaction is txn */
     rocksdb_sstfilewriter_t *sst;  /* a bulk load's open chunk */
@@ -203,6 +230,7 @@ static int rdb_open(const char *path, const kv_config *cfg, kv_db **out, kv_fail
     rc = apply_options_string(d, cfg->options, base, err);
     if (rc == KV_OK) rc = check_option_limits(d->opts, err);
     if (rc == KV_OK) rc = open_database(d, path, cfg, err);
+    d->counters = cfg->engine_counters;
     if (rc == KV_OK && asprintf(&d->bulk_file, "%s/kvlab-bulk.sst", path) < 0) {
         d->bulk_file = NULL;
         rc = kv_seterr(err, KV_E_OTHER, "RocksDB: out of memory");
@@ -224,7 +252,12 @@ static int rdb_thread_open(kv_db *d, kv_thread **out, kv_failure *err) {
     t->db = d;
     t->ropts = rocksdb_readoptions_create();
     t->wb = rocksdb_writebatch_create();
-    rocksdb_set_perf_level(rocksdb_disable);  /* per thread: thread_open runs on the calling thread */
+    /* per thread: thread_open runs on the calling thread */
+    rocksdb_set_perf_level(d->counters ? rocksdb_enable_count : rocksdb_disable);
+    if (d->counters) {
+        t->perf = rocksdb_perfcontext_create();
+        rocksdb_perfcontext_reset(t->perf);
+    }
     *out = t;
     return KV_OK;
 }
@@ -235,6 +268,13 @@ static void rdb_bulk_abort(kv_thread *t);
 static void free_multi_get(kv_thread *t);
 
 static void rdb_thread_close(kv_thread *t) {
+    if (t->perf) {   /* this thread's counts into the database's totals (threads close on their own thread) */
+        for (size_t i = 0; i < N_PERF_METRICS; i++)
+            __atomic_add_fetch(&t->db->perf[i], rocksdb_perfcontext_metric(t->perf, PERF_METRICS[i].metric),
+                               __ATOMIC_RELAXED);
+        rocksdb_perfcontext_destroy(t->perf);
+        rocksdb_set_perf_level(rocksdb_disable);
+    }
     rdb_bulk_abort(t);
     free_multi_get(t);
     free(t->mg_values);
@@ -504,6 +544,9 @@ static int rdb_stats(kv_db *d, char *buf, size_t len) {
         if (rocksdb_property_int(d->db, props[i], &v) == 0)
             n += snprintf(buf + n, len - n, "%s=%llu\n", props[i] + 8, (unsigned long long)v);
     }
+    for (size_t i = 0; d->counters && i < N_PERF_METRICS && (size_t)n < len; i++)
+        n += snprintf(buf + n, len - n, "op.%s=%llu\n", PERF_METRICS[i].name,
+                      (unsigned long long)__atomic_load_n(&d->perf[i], __ATOMIC_RELAXED));
     char *text = rocksdb_property_value(d->db, "rocksdb.stats");
     if ((size_t)n < len) snprintf(buf + n, len - n, "#text\n%s", text ? text : "");
     if (text) rocksdb_free(text);

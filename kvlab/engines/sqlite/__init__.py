@@ -60,4 +60,6 @@ DESCRIPTOR = Descriptor(
                                                   "to choose"}),
     # the version Debian has, as an adapter loaded at run time (`kvlab engines build sqlite@3.40.1`)
     versions={"3.40.1": Recipe("debian", "libsqlite3-dev", minutes=0.1)},
+    op_counters="SQLite's statement counters (sqlite3_stmt_status: virtual machine steps, full-scan steps, sorts, "
+                "automatic indexes, runs), which SQLite keeps for every statement at no cost kvlab can turn off",
 )

@@ -82,6 +82,21 @@ enum {
     SQ_CS_COUNT
 };
 
+/* The statement counters SQLite keeps for every prepared statement at no cost (sqlite3_stmt_status), summed over
+   a thread's statements as it closes, reported as "op." lines: kvlab divides a phase's by its operations (virtual
+   machine steps per get, full-scan steps, sorts, automatic indexes). */
+#define SQ_STMT_STATS(X)                                                                                         \
+    X(SQLITE_STMTSTATUS_VM_STEP, "vm_step") X(SQLITE_STMTSTATUS_FULLSCAN_STEP, "fullscan_step")                   \
+    X(SQLITE_STMTSTATUS_SORT, "sort") X(SQLITE_STMTSTATUS_AUTOINDEX, "autoindex")                                \
+    X(SQLITE_STMTSTATUS_RUN, "run")
+
+enum {
+#define SQ_SS_ENUM(op, name) SQ_SS_##op,
+    SQ_STMT_STATS(SQ_SS_ENUM)
+#undef SQ_SS_ENUM
+    SQ_SS_COUNT
+};
+
 struct kv_db {
     char *file;              /* the database file's path */
     sqlite3 *admin;          /* the connection for open, compact, stats and close */
@@ -91,6 +106,7 @@ struct kv_db {
     pthread_mutex_t mu;      /* guards threads and the closed connections' counters */
     kv_thread *threads;      /* the open thread contexts (their counters, for stats) */
     long long closed[SQ_CS_COUNT];
+    long long stmt_closed[SQ_SS_COUNT];   /* the closed connections' statement counters, summed */
 };
 
 struct kv_thread {
@@ -319,6 +335,13 @@ static void sq_thread_close(kv_thread *t) {
     if (t->conn) {
         cache_stats(t);
         for (int i = 0; i < SQ_CS_COUNT; i++) d->closed[i] += t->counted[i];
+        for (int j = 0; j < SQ_COUNT; j++) {
+            if (!t->st[j]) continue;
+            int i = 0;
+#define SQ_SS_ADD(op, name) d->stmt_closed[i++] += sqlite3_stmt_status(t->st[j], op, 0);
+            SQ_STMT_STATS(SQ_SS_ADD)
+#undef SQ_SS_ADD
+        }
     }
     pthread_mutex_unlock(&d->mu);
     for (int i = 0; i < SQ_COUNT; i++) sqlite3_finalize(t->st[i]);
@@ -543,9 +566,10 @@ static int sq_stats(kv_db *d, char *buf, size_t len) {
     snprintf(wal, sizeof wal, "%s-wal", d->file);
     if (n < len) n += (size_t)snprintf(buf + n, len - n, "wal_bytes=%lld\n",
                                        stat(wal, &sb) == 0 ? (long long)sb.st_size : 0LL);
-    long long acc[SQ_CS_COUNT];
+    long long acc[SQ_CS_COUNT], steps[SQ_SS_COUNT];
     pthread_mutex_lock(&d->mu);
     memcpy(acc, d->closed, sizeof acc);
+    memcpy(steps, d->stmt_closed, sizeof steps);   /* the closed threads' (a phase's threads close as it ends) */
     for (kv_thread *t = d->threads; t; t = t->next) {
         cache_stats(t);
         for (int i = 0; i < SQ_CS_COUNT; i++) acc[i] += t->counted[i];
@@ -557,6 +581,12 @@ static int sq_stats(kv_db *d, char *buf, size_t len) {
     i++;
     SQ_CACHE_STATS(SQ_CS_PRINT)
 #undef SQ_CS_PRINT
+    i = 0;
+#define SQ_SS_PRINT(op, name) \
+    if (n < len) n += (size_t)snprintf(buf + n, len - n, "op.%s=%lld\n", name, steps[i]); \
+    i++;
+    SQ_STMT_STATS(SQ_SS_PRINT)
+#undef SQ_SS_PRINT
     if (n < len) n += (size_t)snprintf(buf + n, len - n, "memory_used=%lld\n", (long long)sqlite3_memory_used());
     return KV_OK;
 }

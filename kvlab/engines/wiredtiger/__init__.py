@@ -113,4 +113,13 @@ DESCRIPTOR = Descriptor(
                                sha256="95052d1b6fc06921dd617aafa1ba2a773d8dbbbf2eb74f77147290a630e598d0",
                                include="include", library="wiredtiger", link=("dl",), cmake=_WT_CMAKE,
                                targets=_WT_TARGETS, minutes=19)},
+    op_counters="WiredTiger's connection statistics with statistics=(fast) (its counter_cost): cursor calls, pages "
+                "and bytes read into its cache, pages requested from it, blocks read",
+    op_counter_names={"cursor: cursor search calls": "cursor_search", "cursor: cursor insert calls": "cursor_insert",
+                      "cursor: cursor update calls": "cursor_update", "cursor: cursor next calls": "cursor_next",
+                      "cache: pages read into cache": "pages_read_into_cache",
+                      "cache: bytes read into cache": "bytes_read_into_cache",
+                      "cache: pages requested from the cache": "pages_requested",
+                      "block-manager: blocks read": "blocks_read",
+                      "transaction: transaction begins": "txn_begins"},
 )

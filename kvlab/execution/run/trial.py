@@ -11,7 +11,7 @@ import time
 from ... import engines
 from ...engines.descriptor import Absent
 from ...model import workloads
-from ...results import amplification, sanity
+from ...results import amplification, engine_counters, sanity
 from ...results.result import BenchmarkResult
 from ..dbfiles import dbdir
 from ..host import accounting, buildfacts, system
@@ -49,6 +49,8 @@ def instruments(spec, desc) -> tuple[dict, str | None]:
                           else "not read"),
         "engine_counters": (("on: " + desc.counter_cost) if spec.engine_counters else "off: " + desc.counter_cost)
         if costly else "kept by the engine at no per-op cost kvlab can turn off",
+        **({"engine_op_counters": ("recorded per op: " if spec.engine_counters else "not recorded (--engine-counters "
+                                   "records them): ") + desc.op_counters} if desc.op_counters else {}),
     }, off
 
 
@@ -75,6 +77,7 @@ class Trial:
         self.profiler = None   # --profile: execution.run.profiler.Profiler, set by the worker
         self.counter = None    # --count: execution.run.counter.Counter, set by the worker
         self.counted: dict = {}   # --count: each record's index -> (callgrind's dumps, the ops they count)
+        self.op_before: dict = {}   # --engine-counters: the engine's per-op counters after the last phase
         self.loaded = where.existed and not spec.resume   # a resumed load runs on the database it left
         self.resumed = False
         self.resume_note = None   # a resumed load found nothing left to do
@@ -146,6 +149,7 @@ class Trial:
         if self.engine is not None:
             self.engine.close()
             self.engine = None
+            self.op_before = {}   # a reopened engine counts from zero
             self.where.engine_closed()   # closed cleanly: the next open need not wonder
 
     def add(self, result, on_result):
@@ -378,6 +382,12 @@ class Trial:
             if got is not None:
                 engine_stats = {"numbers": got[0], "text": got[1]}
         counted = phases.count(phase, threads, sampler.warm, plan)
+        desc = engines.descriptor(self.cfg)
+        if spec.engine_counters and desc.op_counters and engine_stats is not None:
+            now = engine_counters.select(engine_stats["numbers"], desc.op_counter_names)
+            params["engine_op_counters"] = engine_counters.phase_record(
+                self.op_before, now, phases.count(phase, threads, None, plan).ops, desc.op_counters)
+            self.op_before = now
         if dumps is not None:   # every op the phase ran, its warm-up's too: the instructions count them all
             self.counted[len(self.results)] = (dumps, phases.count(phase, threads, None, plan).ops)
         # the process's counters over what was counted: from the warm-up's cut, where there is one
