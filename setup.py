@@ -124,6 +124,7 @@ def configure():
         found[name] = where
         macros.append((f"KV_HAVE_{name.upper()}", "1"))
         sources.append(f"kvlab/engines/{name}/{src}")
+        sources += [f"kvlab/engines/{name}/{extra}" for extra in ADAPTERS[name].get("extra_sources", [])]
         if where["include"] != "/usr/include":
             include_dirs.append(where["include"])
         if where["prefix"] != "/usr":

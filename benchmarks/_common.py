@@ -32,6 +32,7 @@ def build_bare(initial_exec: bool = False) -> Path:
     libs = []
     for name, where in built.items():
         src.append(ROOT / f"kvlab/engines/{name}/engine_{name}.c")
+        src += [ROOT / f"kvlab/engines/{name}/{x}" for x in engines.ADAPTERS[name].get("extra_sources", [])]
         flags += [f"-DKV_HAVE_{name.upper()}=1", f"-I{where['include']}"]
         flags += [f'-D{macro}="{value}"' for macro, value in where.get("defines", {}).items()]
         libdir = ie["libdir"] if ie and name == ie.get("adapter") else where["libdir"]

@@ -16,8 +16,9 @@ PACKAGE = Path(__file__).resolve().parent.parent / "kvlab"
 LAYERS = (
     # _optional: importing what only an extra brings; _resources: the files shipped as package data;
     # _files: writing a file whole or not at all, with the umask's mode; _signals: stop signals, handled alike
+    # _scan: whether a large file holds some bytes, read in chunks
     ("base", ("kvlab.errors", "kvlab._version", "kvlab._optional", "kvlab._resources", "kvlab._files",
-              "kvlab._signals")),
+              "kvlab._signals", "kvlab._scan")),
     ("model", ("kvlab.model", "kvlab.engines")),
     ("results", ("kvlab.results",)),
     ("execution", ("kvlab.execution", "kvlab._native")),

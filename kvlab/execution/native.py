@@ -193,10 +193,11 @@ def _loaded_facts(name: str, stamp) -> dict:
     origin = _ORIGINS.get(source.get("kind"), _ORIGINS["debian"])(source)
     library = str(plugin_where.library(name))
     # the engine's code: Debian's shared library, or the object itself where the engine is linked in
+    known = built.get("assertions") if source.get("kind") != "debian" else None   # found when it was built
     facts = buildfacts.library_facts(source.get("engine_library") or library, built.get("linkage", "static"),
-                                     packaged=source.get("kind") == "debian")
+                                     packaged=source.get("kind") == "debian", assertions=known)
     probe = engines.DESCRIPTORS[built["adapter"]].facts.assertions_of_library if built.get("adapter") else None
-    if probe is not None and source.get("kind") != "debian":
+    if probe is not None and source.get("kind") != "debian" and known is None:
         facts["assertions"] = probe(library)
     return {**facts, "library": library, "origin": f"kvlab engines build: {origin}",
             "compiler_flags": (facts["compiler_flags"] if source.get("kind") == "debian"

@@ -3,8 +3,8 @@
 It is never compiled into kvlab: its adapter is built with libmdbx linked in by `kvlab engines build mdbx@VERSION`
 from the mdbx-sys crate (scripts/setup.sh builds the default version) and loaded at run time; plain `mdbx` runs
 that default version, BUILD's `loaded`."""
-from pathlib import Path
 
+from ..._scan import holds
 from ..descriptor import Absent, AdapterFormat, BuildFacts, DbBench, Descriptor, Durability, EngineConfig, Recipe
 from . import events, own_config
 
@@ -48,13 +48,12 @@ def assertions(path: str) -> bool | None:
     (mdbx_build.flags; the mdbx-sys crate's build passes -DNDEBUG=1 to a release build and MDBX_FORCE_ASSERTIONS=1
     with debug assertions).  It always links glibc's __assert_fail (its runtime checks, on in every build), so
     kvlab's usual probe says nothing here."""
-    try:
-        data = Path(path).read_bytes()
-    except OSError:
+    got = holds(path, b"-DMDBX_FORCE_ASSERTIONS=1", b"-DNDEBUG=1")
+    if got is None:
         return None
-    if b"-DMDBX_FORCE_ASSERTIONS=1" in data:
+    if b"-DMDBX_FORCE_ASSERTIONS=1" in got:
         return True
-    return False if b"-DNDEBUG=1" in data else None
+    return False if b"-DNDEBUG=1" in got else None
 
 
 NO_DIRECT_IO = "it reads and writes through its memory map and the OS page cache, which has no direct I/O"

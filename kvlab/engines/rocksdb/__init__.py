@@ -1,6 +1,7 @@
 """RocksDB: Meta's LSM tree, with its default options and with seed 001's tuning (engine_rocksdb.c)."""
 from pathlib import Path
 
+from ..._scan import holds
 from ...model.dbbench_flags import rocksdb_options, translate_rocksdb_flags
 from ..descriptor import (
     AdapterFormat,
@@ -26,7 +27,9 @@ BUILD = {"header": "rocksdb/c.h", "library": "rocksdb", "package": "librocksdb-d
          "static_deps": ["stdc++", "snappy", "lz4", "zstd", "z", "bz2", "dl", "m"],
          "version": ["rocksdb/version.h", ["ROCKSDB_MAJOR", "ROCKSDB_MINOR", "ROCKSDB_PATCH"]],
          "defines": {"KV_ROCKSDB_VERSION": "{version}"}, "initial_exec": True,
-         "also": ["rocksdb-tools"]}   # db_bench itself, for comparing kvlab dbbench with it
+         "also": ["rocksdb-tools"],   # db_bench itself, for comparing kvlab dbbench with it
+         # C++ the adapter calls where RocksDB's C API has nothing (IOStatsContext: --engine-counters)
+         "extra_sources": ["iostats.cc"]}
 
 # Seed 001 (Symas, 2014) ran RocksDB with this 40-flag "pfx" tuning; kvlab maps it onto
 # RocksDB 7.8's options through the same translation `kvlab dbbench` uses.
@@ -69,10 +72,8 @@ def assertions(path: str) -> bool | None:
     the object in engine/, kvlab.execution.plugins.build.ENGINE_DIR) calls glibc's __assert_fail.  The object as a
     whole is no answer: the zstd the librocksdb-sys crate links beside it keeps an assert in its dictionary builder
     (divsufsort), which RocksDB's reads and writes never reach."""
-    try:
-        return b"__assert_fail" in (Path(path).parent / "engine" / "librocksdb.a").read_bytes()
-    except OSError:
-        return None
+    got = holds(Path(path).parent / "engine" / "librocksdb.a", b"__assert_fail")
+    return None if got is None else bool(got)
 
 
 DESCRIPTOR = Descriptor(
@@ -116,6 +117,8 @@ DESCRIPTOR = Descriptor(
                                include="rocksdb/include", library="rocksdb", features=("snappy", "lz4", "zstd"),
                                link=("stdc++",), minutes=66)},
     op_counters="RocksDB's PerfContext (perf_context.h: blocks read, block cache hits, bloom checks, memtable and "
-                "SST gets, key comparisons), its threads at perf level enable_count instead of kvlab's default "
-                "disable: a thread-local counter bump on each of those events (benchmarks/instrument_cost.py)",
+                "SST gets, key comparisons) through its C API and IOStatsContext (iostats_context.h: bytes read and "
+                "written through its files) through a C++ shim (iostats.cc), its threads at perf level enable_count "
+                "instead of kvlab's default disable: a thread-local counter bump on each of those events "
+                "(benchmarks/instrument_cost.py)",
 )

@@ -62,7 +62,12 @@ struct kv_db {
     uint64_t perf[32];             /* the closed threads' PerfContext counts, summed (PERF_METRICS' order) */
 };
 
-/* The PerfContext counts kvlab reports per operation, by RocksDB's names (perf_context.h). */
+/* iostats.cc: this thread's IOStatsContext, which RocksDB's C API cannot reach */
+void kv_rocksdb_iostats_reset(void);
+void kv_rocksdb_iostats_read(uint64_t *bytes_read, uint64_t *bytes_written);
+
+/* The PerfContext counts kvlab reports per operation, by RocksDB's names (perf_context.h); then
+   IOStatsContext's bytes read and written (iostats_context.h), the last two of kv_db.perf. */
 static const struct { int metric; const char *name; } PERF_METRICS[] = {
     {rocksdb_user_key_comparison_count, "user_key_comparison_count"},
     {rocksdb_block_cache_hit_count, "block_cache_hit_count"},
@@ -80,7 +85,9 @@ static const struct { int metric; const char *name; } PERF_METRICS[] = {
     {rocksdb_bloom_sst_miss_count, "bloom_sst_miss_count"},
 };
 #define N_PERF_METRICS (sizeof PERF_METRICS / sizeof PERF_METRICS[0])
-_Static_assert(N_PERF_METRICS <= sizeof ((kv_db *)0)->perf / sizeof(uint64_t), "kv_db.perf holds every metric");
+#define IOSTATS_READ N_PERF_METRICS
+#define IOSTATS_WRITTEN (N_PERF_METRICS + 1)
+_Static_assert(N_PERF_METRICS + 2 <= sizeof ((kv_db *)0)->perf / sizeof(uint64_t), "kv_db.perf holds every metric");
 
 struct kv_thread {
     kv_thread_common c;
@@ -257,6 +264,7 @@ static int rdb_thread_open(kv_db *d, kv_thread **out, kv_failure *err) {
     if (d->counters) {
         t->perf = rocksdb_perfcontext_create();
         rocksdb_perfcontext_reset(t->perf);
+        kv_rocksdb_iostats_reset();
     }
     *out = t;
     return KV_OK;
@@ -272,6 +280,10 @@ static void rdb_thread_close(kv_thread *t) {
         for (size_t i = 0; i < N_PERF_METRICS; i++)
             __atomic_add_fetch(&t->db->perf[i], rocksdb_perfcontext_metric(t->perf, PERF_METRICS[i].metric),
                                __ATOMIC_RELAXED);
+        uint64_t read = 0, written = 0;
+        kv_rocksdb_iostats_read(&read, &written);
+        __atomic_add_fetch(&t->db->perf[IOSTATS_READ], read, __ATOMIC_RELAXED);
+        __atomic_add_fetch(&t->db->perf[IOSTATS_WRITTEN], written, __ATOMIC_RELAXED);
         rocksdb_perfcontext_destroy(t->perf);
         rocksdb_set_perf_level(rocksdb_disable);
     }
@@ -547,6 +559,10 @@ static int rdb_stats(kv_db *d, char *buf, size_t len) {
     for (size_t i = 0; d->counters && i < N_PERF_METRICS && (size_t)n < len; i++)
         n += snprintf(buf + n, len - n, "op.%s=%llu\n", PERF_METRICS[i].name,
                       (unsigned long long)__atomic_load_n(&d->perf[i], __ATOMIC_RELAXED));
+    if (d->counters && (size_t)n < len)
+        n += snprintf(buf + n, len - n, "op.iostats_bytes_read=%llu\nop.iostats_bytes_written=%llu\n",
+                      (unsigned long long)__atomic_load_n(&d->perf[IOSTATS_READ], __ATOMIC_RELAXED),
+                      (unsigned long long)__atomic_load_n(&d->perf[IOSTATS_WRITTEN], __ATOMIC_RELAXED));
     char *text = rocksdb_property_value(d->db, "rocksdb.stats");
     if ((size_t)n < len) snprintf(buf + n, len - n, "#text\n%s", text ? text : "");
     if (text) rocksdb_free(text);

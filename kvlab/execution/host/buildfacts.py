@@ -19,6 +19,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from ... import engines
+from ..._scan import holds
 
 
 def mapped_library(lib: str) -> str | None:
@@ -54,11 +55,8 @@ def _debian_package(path: str) -> tuple[str, str] | None:
 
 def _has_assertions(path: str) -> bool | None:
     """True if the library imports __assert_fail, i.e. was built without NDEBUG."""
-    try:
-        data = Path(path).read_bytes()
-    except OSError:
-        return None
-    return b"__assert_fail" in data
+    got = holds(path, b"__assert_fail")
+    return None if got is None else bool(got)
 
 
 def _local_build_info(path: str) -> dict | None:
@@ -79,14 +77,16 @@ def library_name(path: str) -> str:
     return m.group(1) if m else Path(path).name
 
 
-def library_facts(path: str | None, linkage: str = "shared", packaged: bool = True) -> dict:
+def library_facts(path: str | None, linkage: str = "shared", packaged: bool = True, assertions=None) -> dict:
     """Facts about one library file: origin, assertions, CRC32 where the library shows it,
     compiler flags where known.  `packaged` False: a file no Debian package ships (an engine kvlab built), whose
     package is not looked up."""
     if path is None:
         return {"library": None, "origin": "unknown", "assertions": None, "crc32": None, "compiler_flags": None,
                 "linkage": None}
-    facts = {"library": path, "assertions": _has_assertions(path), "crc32": None, "compiler_flags": None,
+    # `assertions`: already known (a version kvlab built says in its build.json): the library is not scanned
+    facts = {"library": path, "assertions": _has_assertions(path) if assertions is None else assertions,
+             "crc32": None, "compiler_flags": None,
              "linkage": linkage}
     deb = _debian_package(path) if packaged else None
     if deb:

@@ -134,7 +134,8 @@ def build(native_name: str, *, log=lambda line: print(line, file=sys.stderr)) ->
     script.write_text("{ global: kvlab_engine; local: *; };\n")
     command = (["gcc", "-shared", *CFLAGS, f"-I{include}", f"-I{headers}"]
                + [f'-D{m}="{v}"' for m, v in defines.items()]
-               + [str(source), str(entry), "-o", str(library), "-Wl,--no-undefined", "-Wl,--exclude-libs,ALL",
+               + [str(source), *(str(source.parent / x) for x in engines.ADAPTERS[adapter].get("extra_sources", [])),
+                  str(entry), "-o", str(library), "-Wl,--no-undefined", "-Wl,--exclude-libs,ALL",
                   f"-Wl,--version-script={script}", *link, "-lpthread", "-lm"])
     _run(command, cwd=work, log=log)
     name, reported = _load_check(native_name, library, version)
@@ -154,6 +155,8 @@ def build(native_name: str, *, log=lambda line: print(line, file=sys.stderr)) ->
         "built": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "seconds": round(time.monotonic() - started, 1),
         "linkage": "shared" if recipe.source == "debian" else "static",
     }
+    if recipe.source != "debian":   # found once here, so that no trial scans a library of hundreds of megabytes
+        facts["assertions"] = _assertions(adapter, staged / where.library_name(adapter))
     (staged / where.FACTS).write_text(json.dumps(facts, indent=1) + "\n")
     final = home_of
     old = home / ".work" / f"{native_name}.old"
@@ -166,6 +169,14 @@ def build(native_name: str, *, log=lambda line: print(line, file=sys.stderr)) ->
     log(f"built {native_name} in {facts['seconds']:.0f} s: {final / where.library_name(adapter)} "
         f"(reports {reported})")
     return facts
+
+
+def _assertions(adapter: str, library: Path) -> bool | None:
+    """Whether the built object's engine has assertions compiled in: the engine's own probe where it has one
+    (descriptor.BuildFacts.assertions_of_library), else an import of glibc's __assert_fail."""
+    from ..host.buildfacts import _has_assertions
+    probe = engines.DESCRIPTORS[adapter].facts.assertions_of_library
+    return probe(str(library)) if probe is not None else _has_assertions(str(library))
 
 
 def _debian(adapter: str, recipe, work: Path, log) -> tuple[Path, list[str], dict]:
