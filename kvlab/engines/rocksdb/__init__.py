@@ -119,6 +119,7 @@ DESCRIPTOR = Descriptor(
     op_counters="RocksDB's PerfContext (perf_context.h: blocks read, block cache hits, bloom checks, memtable and "
                 "SST gets, key comparisons) through its C API and IOStatsContext (iostats_context.h: bytes read and "
                 "written through its files) through a C++ shim (iostats.cc), its threads at perf level enable_count "
-                "instead of kvlab's default disable: a thread-local counter bump on each of those events "
-                "(benchmarks/instrument_cost.py)",
+                "instead of kvlab's default disable: a thread-local counter bump on each of those events, 4.7% more "
+                "instructions per get (11,276 against 11,809 on 50,000 keys; benchmarks/instrument_cost.py "
+                "--instructions)",
 )
