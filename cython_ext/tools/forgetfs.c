@@ -1,7 +1,8 @@
 /* forgetfs: a FUSE file system that forgets what was never synced, for power-loss crash tests.
  *
  *     forgetfs [--loss all|random|torn] [--names posix|ext4] [--seed N] [--log FILE] [--watch-fd FD]
- *              BACKING MOUNTPOINT
+ *              [--fault fsync-eio|write-eio|enospc [--fault-at N] [--fault-on REGEX] [--after-error keep|drop]
+ *               [--enospc-bytes B]] BACKING MOUNTPOINT
  *
  * Mounted over BACKING, it passes reads through and keeps every write in its own per-file buffer
  * (4 KiB pages) until that file is fsynced or fdatasynced; reads see the buffered writes.  Creates,
@@ -24,6 +25,17 @@
  * Stdout: "ready" once mounted, then the JSON summary.  --log FILE: one line per namespace change,
  * fsync and fsyncdir, and the cut (which pending writes and entries were dropped).
  *
+ * Faults (--fault), on the files whose path (as first opened) matches --fault-on (POSIX extended; default all):
+ *   fsync-eio  the --fault-at'th fsync or fdatasync of such a file that has pending writes fails with EIO, once.
+ *              --after-error keep (ext4's behaviour, Rebello et al. ATC'20): its pending pages stay in the
+ *              cache, readers see them, but they are clean: never written, lost at a cut or when the file is
+ *              no longer open; a later fsync succeeds without them.  drop (btrfs-like): the file reverts to its
+ *              durable state at once, the kernel's cached pages of it invalidated (after the reply).
+ *   write-eio  the --fault-at'th write to such a file fails with EIO, once, and writes nothing.
+ *   enospc     writes and allocations that grow such files fail with ENOSPC once --enospc-bytes of growth
+ *              are spent (statfs says what is left); space does not come back while mounted.
+ * The JSON summary says what fired: {"fault": {"kind", "at", "errors", "file", "after"}}.
+ *
  * Not modelled: the durability of attributes (chmod, chown, utimens reach BACKING at once);
  * sync_file_range (FUSE never sees it: it makes nothing durable here); syncfs/sync(2) (not offered
  * to FUSE by this libfuse: a machine-wide sync does not save pending state).  Refused: O_DIRECT
@@ -42,6 +54,7 @@
 #include <limits.h>
 #include <linux/falloc.h>
 #include <pthread.h>
+#include <regex.h>
 #include <search.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -88,8 +101,14 @@ struct inode {
     int dirty;
     int64_t last_off, last_len; uint64_t last_seq;   /* the newest pending write */
     char *name;             /* the path it was opened by (for the log only; may be stale) */
+    void *lost;             /* fsync-eio, keep: pages whose fsync failed, in the cache only (never written) */
+    size_t nlost;
+    int fault_match;        /* its path matched --fault-on when it was first opened */
     struct inode *next;
 };
+
+enum fault { FAULT_NONE, FAULT_FSYNC_EIO, FAULT_WRITE_EIO, FAULT_ENOSPC };
+static const char *fault_names[] = {"none", "fsync-eio", "write-eio", "enospc"};
 
 enum nskind { NS_CREATE, NS_MKDIR, NS_LINK, NS_SYMLINK, NS_UNLINK, NS_RMDIR, NS_RENAME };
 static const char *ns_names[] = {"create", "mkdir", "link", "symlink", "unlink", "rmdir", "rename"};
@@ -117,6 +136,15 @@ static FILE *logf;
 static struct fuse *the_fuse;
 static volatile sig_atomic_t cut_requested;
 static pthread_t main_thread;
+static enum fault fault_kind = FAULT_NONE;
+static uint64_t fault_at = 1, fault_seen, fault_errors;
+static char *fault_file;             /* the first file a fault fired on */
+static regex_t fault_rx;
+static int fault_rx_set, after_keep = 1;
+static int64_t enospc_left;
+static pthread_mutex_t inval_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t inval_cv = PTHREAD_COND_INITIALIZER;
+static char *inval_path;             /* fsync-eio, drop: a file whose kernel cache is to be invalidated */
 
 static void logmsg(const char *fmt, ...) {
     if (!logf) return;
@@ -171,11 +199,13 @@ static int page_cmp(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
-static struct page *page_find(struct inode *in, uint64_t index) {
+static struct page *page_in(void *const *tree, uint64_t index) {
     struct page key = {.index = index};
-    void *r = tfind(&key, &in->pages, page_cmp);
+    void *r = tfind(&key, tree, page_cmp);
     return r ? *(struct page **)r : NULL;
 }
+
+static struct page *page_find(struct inode *in, uint64_t index) { return page_in(&in->pages, index); }
 
 static void free_page(void *p) { free(p); }
 
@@ -183,6 +213,12 @@ static void drop_pages(struct inode *in) {
     tdestroy(in->pages, free_page);
     in->pages = NULL;
     in->npages = 0;
+}
+
+static void drop_lost(struct inode *in) {
+    tdestroy(in->lost, free_page);
+    in->lost = NULL;
+    in->nlost = 0;
 }
 
 static struct inode *inode_find(ino_t ino) {
@@ -202,6 +238,7 @@ static struct inode *inode_get(int fd, const char *name) {   /* takes fd if it m
     in->vsize = in->dsize = st.st_size;
     in->limit = NO_LIMIT;
     in->name = strdup(name);
+    in->fault_match = !fault_rx_set || regexec(&fault_rx, name, 0, NULL, 0) == 0;
     in->next = inodes[st.st_ino % NBUCKET];
     inodes[st.st_ino % NBUCKET] = in;
     return in;
@@ -213,6 +250,7 @@ static void inode_maybe_free(struct inode *in) {
     while (*pp != in) pp = &(*pp)->next;
     *pp = in->next;
     drop_pages(in);
+    drop_lost(in);   /* no longer open: the cache may drop a failed fsync's pages, and here it does */
     close(in->fd);
     free(in->name);
     free(in);
@@ -242,9 +280,10 @@ static ssize_t view_read(struct inode *in, char *buf, size_t len, int64_t off) {
             got += (size_t)r;
         }
     }
-    if (in->npages) {
+    if (in->npages || in->nlost) {
         for (uint64_t p = (uint64_t)off / PAGE; p <= (uint64_t)(off + (int64_t)n - 1) / PAGE; p++) {
             struct page *pg = page_find(in, p);
+            if (!pg && in->nlost) pg = page_in(&in->lost, p);   /* a failed fsync's page, still cached */
             if (!pg) continue;
             int64_t ps = (int64_t)p * PAGE, a = off > ps ? off : ps;
             int64_t b = off + (int64_t)n < ps + PAGE ? off + (int64_t)n : ps + PAGE;
@@ -525,9 +564,91 @@ static int fs_read(const char *path, char *buf, size_t size, off_t off, struct f
     return (int)view_read(FH(fi)->in, buf, size, off);
 }
 
+/* ---- faults ----------------------------------------------------------------------------------- */
+
+static void fault_fired(struct inode *in, const char *what) {
+    fault_errors++;
+    if (!fault_file) fault_file = strdup(in->name);
+    logmsg("fault %s: %s on %s", fault_names[fault_kind], what, in->name);
+}
+
+/* enospc: whether growing `in` to `end` bytes fits what is left of the budget; spends it if so */
+static int space_for(struct inode *in, int64_t end) {
+    if (fault_kind != FAULT_ENOSPC || !in->fault_match || end <= in->vsize) return 1;
+    if (end - in->vsize > enospc_left) return 0;
+    enospc_left -= end - in->vsize;
+    return 1;
+}
+
+static struct inode *move_target;
+static void move_to_lost(const void *node, VISIT v, int depth) {
+    (void)depth;
+    if (v != postorder && v != leaf) return;
+    struct page *pg = *(struct page *const *)node;
+    struct page **slot = tsearch(pg, &move_target->lost, page_cmp);
+    if (*slot != pg) { free(*slot); *slot = pg; }   /* an older failed page of the same index */
+    else move_target->nlost++;
+}
+static void keep_page(void *p) { (void)p; }
+
+static void *invalidator(void *arg) {   /* drop: the kernel's cached pages of a reverted file, after the reply */
+    (void)arg;
+    for (;;) {
+        pthread_mutex_lock(&inval_mu);
+        while (!inval_path) pthread_cond_wait(&inval_cv, &inval_mu);
+        char *path = inval_path;
+        inval_path = NULL;
+        pthread_mutex_unlock(&inval_mu);
+        struct timespec ts = {0, 2000000};
+        nanosleep(&ts, NULL);   /* the failed fsync's reply goes first: its caller holds the file */
+        int rc = the_fuse ? fuse_invalidate_path(the_fuse, path) : -1;
+        logmsg("fault fsync-eio: the kernel's cache of %s invalidated (%d)", path, rc);
+        free(path);
+    }
+    return NULL;
+}
+
+/* fsync-eio on `in`: 1 when this fsync is the one that fails */
+static int fsync_fails(struct inode *in) {
+    if (fault_kind != FAULT_FSYNC_EIO || !in->fault_match || !in->dirty || fault_errors) return 0;
+    if (++fault_seen != fault_at) return 0;
+    fault_fired(in, after_keep ? "fsync failed with EIO, its pages kept in the cache, never written"
+                               : "fsync failed with EIO, the file reverted to its durable state");
+    if (after_keep) {
+        move_target = in;
+        twalk(in->pages, move_to_lost);
+        tdestroy(in->pages, keep_page);
+        in->pages = NULL;
+        in->npages = 0;
+    } else {
+        drop_pages(in);
+        in->vsize = in->dsize;
+        in->limit = NO_LIMIT;
+        char *path;
+        if (asprintf(&path, "/%s", in->name) >= 0) {
+            pthread_mutex_lock(&inval_mu);
+            free(inval_path);
+            inval_path = path;
+            pthread_cond_signal(&inval_cv);
+            pthread_mutex_unlock(&inval_mu);
+        }
+    }
+    in->dirty = 0;
+    in->last_seq = 0;
+    return 1;
+}
+
 static int fs_write(const char *path, const char *buf, size_t size, off_t off, struct fuse_file_info *fi) {
     (void)path;
     struct inode *in = FH(fi)->in;
+    if (fault_kind == FAULT_WRITE_EIO && in->fault_match && !fault_errors && ++fault_seen == fault_at) {
+        fault_fired(in, "write failed with EIO, nothing written");
+        return -EIO;
+    }
+    if (!space_for(in, off + (int64_t)size)) {
+        fault_fired(in, "write failed with ENOSPC");
+        return -ENOSPC;
+    }
     int rc = view_write(in, buf, size, off);
     if (rc) return rc;
     if (FH(fi)->sync) {
@@ -559,6 +680,10 @@ static int fs_fallocate(const char *path, int mode, off_t off, off_t len, struct
     struct inode *in = FH(fi)->in;
     if (mode == FALLOC_FL_KEEP_SIZE) return 0;    /* space only: nothing a reader can see */
     if (mode == 0) {
+        if (!space_for(in, off + len)) {
+            fault_fired(in, "fallocate failed with ENOSPC");
+            return -ENOSPC;
+        }
         if (off + len > in->vsize) { in->vsize = off + len; in->dirty = 1; }
         return 0;
     }
@@ -575,6 +700,7 @@ static int fs_fallocate(const char *path, int mode, off_t off, off_t len, struct
 
 static int fs_fsync(const char *path, int datasync, struct fuse_file_info *fi) {
     (void)path; (void)datasync;
+    if (fsync_fails(FH(fi)->in)) return -EIO;
     int rc = inode_sync(FH(fi)->in);
     if (!rc) journal_commit();
     return rc;
@@ -700,7 +826,13 @@ static int fs_utimens(const char *path, const struct timespec tv[2], struct fuse
 
 static int fs_statfs(const char *path, struct statvfs *sv) {
     (void)path;
-    return fstatvfs(root_fd, sv) < 0 ? -errno : 0;
+    if (fstatvfs(root_fd, sv) < 0) return -errno;
+    if (fault_kind == FAULT_ENOSPC && sv->f_frsize) {   /* what the byte budget leaves */
+        fsblkcnt_t left = (fsblkcnt_t)(enospc_left / (int64_t)sv->f_frsize);
+        if (left < sv->f_bavail) sv->f_bavail = left;
+        if (left < sv->f_bfree) sv->f_bfree = left;
+    }
+    return 0;
 }
 
 static int fs_access(const char *path, int mask) {
@@ -792,8 +924,11 @@ static void find_newest(struct inode *in) {
 
 static void sync_one(struct inode *in) { inode_sync(in); }
 
+static void drop_lost_one(struct inode *in) { drop_lost(in); }
+
 static void power_cut(char *out, size_t outlen) {
     size_t kept = 0, dropped = 0;
+    for_each_inode(drop_lost_one);   /* a failed fsync's pages were only ever in the cache */
     int64_t torn_kept = -1, torn_len = 0;
     char *torn_name = NULL;
     logmsg("power cut (loss %s)", loss_names[loss_model]);
@@ -847,6 +982,19 @@ static void power_cut(char *out, size_t outlen) {
            torn_name ? torn_name : "", undone, failed);
 }
 
+/* the fault's part of a summary: `, "fault": {...}` or nothing */
+static void fault_json(char *out, size_t outlen) {
+    size_t n = strlen(out);
+    if (fault_kind == FAULT_NONE || n < 1 || out[n - 1] != '}') return;
+    char *file = strdup(fault_file ? fault_file : "");
+    for (char *c = file; *c; c++) if (*c == '"' || *c == '\\' || (unsigned char)*c < 32) *c = '_';
+    snprintf(out + n - 1, outlen - (n - 1), ", \"fault\": {\"kind\": \"%s\", \"at\": %" PRIu64 ", \"errors\": %" PRIu64
+             ", \"file\": \"%s\", \"after\": \"%s\", \"enospc_left\": %" PRId64 "}}", fault_names[fault_kind],
+             fault_at, fault_errors, file, after_keep ? "keep" : "drop",
+             fault_kind == FAULT_ENOSPC ? enospc_left : -1);
+    free(file);
+}
+
 static void clean_shutdown(char *out, size_t outlen) {
     size_t files = 0;
     for (int b = 0; b < NBUCKET; b++)
@@ -880,7 +1028,8 @@ static void *watch(void *arg) {   /* EOF on the launcher's pipe: it died; shut d
 
 static void usage(void) {
     fprintf(stderr, "usage: forgetfs [--loss all|random|torn] [--names posix|ext4] [--seed N] [--log FILE] [--watch-fd FD] "
-                    "BACKING MOUNTPOINT\n");
+                    "[--fault fsync-eio|write-eio|enospc [--fault-at N] [--fault-on REGEX] [--after-error keep|drop] "
+                    "[--enospc-bytes B]] BACKING MOUNTPOINT\n");
     exit(2);
 }
 
@@ -910,6 +1059,24 @@ static struct cmdline parse_args(int argc, char **argv) {
         } else if (!strcmp(argv[i], "--seed") && i + 1 < argc) cl.seed = strtoull(argv[++i], NULL, 10);
         else if (!strcmp(argv[i], "--log") && i + 1 < argc) cl.log_path = argv[++i];
         else if (!strcmp(argv[i], "--watch-fd") && i + 1 < argc) cl.watch_fd = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--fault") && i + 1 < argc) {
+            const char *m = argv[++i];
+            if (!strcmp(m, "fsync-eio")) fault_kind = FAULT_FSYNC_EIO;
+            else if (!strcmp(m, "write-eio")) fault_kind = FAULT_WRITE_EIO;
+            else if (!strcmp(m, "enospc")) fault_kind = FAULT_ENOSPC;
+            else usage();
+        } else if (!strcmp(argv[i], "--fault-at") && i + 1 < argc) {
+            fault_at = strtoull(argv[++i], NULL, 10);
+            if (fault_at < 1) usage();
+        } else if (!strcmp(argv[i], "--fault-on") && i + 1 < argc) {
+            if (regcomp(&fault_rx, argv[++i], REG_EXTENDED | REG_NOSUB) != 0) usage();
+            fault_rx_set = 1;
+        } else if (!strcmp(argv[i], "--after-error") && i + 1 < argc) {
+            const char *m = argv[++i];
+            if (!strcmp(m, "keep")) after_keep = 1;
+            else if (!strcmp(m, "drop")) after_keep = 0;
+            else usage();
+        } else if (!strcmp(argv[i], "--enospc-bytes") && i + 1 < argc) enospc_left = strtoll(argv[++i], NULL, 10);
         else if (argv[i][0] == '-' || npos == 2) usage();
         else pos[npos++] = argv[i];
     }
@@ -968,6 +1135,15 @@ static void start_cut_and_watch(int watch_fd) {
     sigemptyset(&sa.sa_mask);
     sigaction(SIGUSR1, &sa, NULL);
     main_thread = pthread_self();
+    if (fault_kind == FAULT_FSYNC_EIO && !after_keep) {   /* drop: invalidates the kernel's cache off the loop */
+        sigset_t all, old;
+        sigfillset(&all);
+        pthread_sigmask(SIG_BLOCK, &all, &old);
+        pthread_t t;
+        pthread_create(&t, NULL, invalidator, NULL);
+        pthread_detach(t);
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+    }
     if (watch_fd >= 0) {
         sigset_t all, old;
         sigfillset(&all);
@@ -984,8 +1160,9 @@ static void shut_down(struct fuse_session *se) {
     fuse_remove_signal_handlers(se);
     signal(SIGPIPE, SIG_IGN);   /* a launcher that died leaves our stdout a broken pipe */
     fuse_unmount(the_fuse);
-    char summary[1024];
+    char summary[2048];
     if (cut_requested) power_cut(summary, sizeof summary); else clean_shutdown(summary, sizeof summary);
+    fault_json(summary, sizeof summary);
     for (int b = 0; b < NBUCKET; b++)
         for (struct inode *in = inodes[b]; in; in = in->next) close(in->fd);
     if (unlinkat(root_fd, GRAVE, AT_REMOVEDIR) < 0)
@@ -1005,8 +1182,9 @@ int main(int argc, char **argv) {
     start_cut_and_watch(cl.watch_fd);
     printf("ready\n");
     fflush(stdout);
-    logmsg("mounted %s on %s (loss %s, names %s, seed %" PRIu64 ")", backing_path, cl.mountpoint,
-           loss_names[loss_model], names_ext4 ? "ext4" : "posix", cl.seed);
+    logmsg("mounted %s on %s (loss %s, names %s, seed %" PRIu64 ", fault %s at %" PRIu64 ")", backing_path,
+           cl.mountpoint, loss_names[loss_model], names_ext4 ? "ext4" : "posix", cl.seed, fault_names[fault_kind],
+           fault_at);
     fuse_loop(the_fuse);
     shut_down(se);
     return 0;

@@ -1,8 +1,10 @@
 """`kvlab crashtest --engine E --kills N [--sync] [--db DIR] [--power-loss [--loss all|random|torn]]
-[--durability NAME|all] [--set KEY=VALUE]`: kill a writing process N times, reopen, check that every
-acknowledged transaction is there (sync on) and none is half there; a table per engine configuration.
-With --power-loss the writer writes through forgetfs, a FUSE file system that forgets what was never
-synced, and every kill is also a power cut."""
+[--durability NAME|all] [--set KEY=VALUE] [--fault fsync-eio|write-eio|enospc]`: kill a writing process N
+times, reopen, check that every acknowledged transaction is there (sync on) and none is half there; a table per
+engine configuration.  With --power-loss the writer writes through forgetfs, a FUSE file system that forgets what
+was never synced, and every kill is also a power cut.  With --fault forgetfs also makes a call fail (a failed
+fsync, a failed write, a full disk): the table says whether the engine's caller saw it, and what the cut that
+follows cost."""
 from __future__ import annotations
 
 from .. import engines, errors
@@ -51,6 +53,22 @@ def add_parser(sub, make):
     c.add_argument("--min-delay", type=amount(0, 3600), default=0.05, metavar="S",
                    help="kill no sooner than S seconds into a round, or S seconds after the --cut-on entry (default "
                         "0.05)")
+    c.add_argument("--fault", choices=forgetfs.FAULTS, default=None,
+                   help="make forgetfs fail a call in every round (implies --power-loss): fsync-eio (an fsync or "
+                        "fdatasync fails with EIO, once), write-eio (a write fails with EIO, once), enospc (writes "
+                        "that grow files fail with ENOSPC after --enospc-bytes); the writer stops at the first "
+                        "error its engine returns and the power is cut at once (docs/crashtest.md, Faults)")
+    c.add_argument("--fault-at", type=count(1, 10**9), default=1, metavar="N",
+                   help="--fault fsync-eio/write-eio: the Nth matching fsync or write of each round fails (default 1)")
+    c.add_argument("--fault-on", default=None, metavar="REGEX",
+                   help="--fault: only files whose path matches REGEX (POSIX extended, e.g. '[.]log$' for "
+                        "RocksDB's WAL; default: every file)")
+    c.add_argument("--after-error", choices=forgetfs.AFTER_ERROR, default="keep",
+                   help="--fault fsync-eio: keep (default; ext4: the failed pages stay readable in the page cache, "
+                        "marked clean, never written) or drop (the file reverts to what was durable, its cached "
+                        "pages invalidated)")
+    c.add_argument("--enospc-bytes", type=count(0, 2**62), default=1 << 20, metavar="BYTES",
+                   help="--fault enospc: the bytes files may grow by in a round before writes fail (default 1 MiB)")
     c.add_argument("--durability", default=None, metavar="NAME",
                    help="a durability setting of the engine, with what its documentation promises (decides the "
                         "verdict); 'all' runs each in turn. "
@@ -92,6 +110,14 @@ def cmd_crashtest(args) -> int:
     if args.db and len(runs) > 1:
         raise errors.SpecError("crashtest: --db takes one engine and one durability setting (each needs its own "
                                "directory)")
+    fault = None
+    if args.fault:
+        fault = forgetfs.Fault(args.fault, at=args.fault_at, on=args.fault_on, after=args.after_error,
+                               enospc_bytes=args.enospc_bytes)
+        args.power_loss = True   # forgetfs injects it
+    elif args.fault_on or args.fault_at != 1:
+        raise errors.SpecError("crashtest: --fault-at and --fault-on need --fault NAME (allowed: "
+                               f"{', '.join(forgetfs.FAULTS)})")
     if args.power_loss:
         forgetfs.require()
     if args.db:
@@ -114,11 +140,19 @@ def cmd_crashtest(args) -> int:
                                             f"{k.cut['entries_undone']} entries")
                 print(f"  {name} kill {i + 1}: after {k.after_s:.2f} s, {k.acked} acked, {state}, "
                       f"{k.lost_txns} acked txns lost, reopen {k.recovery_ms or 0:.1f} ms{cut}", flush=True)
+                if k.fault:
+                    said = (f"the writer saw {k.writer_error['error']}: {k.writer_error['message'][:160]}"
+                            if k.writer_error else "the writer saw no error")
+                    print(f"    fault: {k.fault['errors']} error(s) on {k.fault['file'] or '-'}; {said}"
+                          + (f"; the failed transaction {k.failed_txn} is "
+                             f"{'present' if k.failed_present else 'absent'}" if k.failed_txn else ""), flush=True)
         r = crashtest(name, args.kills, sync=args.sync, db=args.db, seed=args.seed, batch=args.batch, num=args.num,
                       value_size=args.value_size, min_s=min(args.min_delay, args.max_delay), max_s=args.max_delay,
                       on_kill=show, power_loss=args.power_loss, loss=args.loss, setting=setting, settings=settings,
-                      names=args.names, cut_on=args.cut_on)
+                      names=args.names, cut_on=args.cut_on, fault=fault)
         what = f"power cuts (loss {args.loss}, names {args.names})" if args.power_loss else "kills"
+        if fault is not None:
+            what += f", each after {fault.words()}"
         print(f"{name}{f' ({setting})' if setting else ''}: seed {r.seed}, {args.kills} {what}, {args.batch} writes "
               f"a transaction, keys 0..{args.num - 1}", flush=True)
         reports.append(r)

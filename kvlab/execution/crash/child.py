@@ -18,6 +18,7 @@ from ..worker import spawn
 from .check import KEY_SIZE, read_state
 
 INTENT, ACK, READY = 1, 2, 3       # record tags on the pipe (kv_driver.h: KV_CRASH_INTENT / KV_CRASH_ACK)
+ERROR = 4                           # the writer's engine call failed: the error's name and text follow (the child's)
 CHILD = "kvlab.execution.crash.child"
 
 
@@ -37,6 +38,7 @@ class Pipe(threading.Thread):
         self.fd = fd
         self.intents: dict[int, list] = {}
         self.acked = 0
+        self.error: dict | None = None   # {"error": its class's name, "message"}: the engine call that failed
         self.ready = threading.Event()
         self.buf = b""
 
@@ -62,6 +64,14 @@ class Pipe(threading.Thread):
                     break
                 self.acked = struct.unpack_from("<Q", b, pos + 8)[0]
                 pos += 16
+            elif tag == ERROR:
+                if len(b) - pos < 16:
+                    break
+                n = struct.unpack_from("<Q", b, pos + 8)[0]
+                if len(b) - pos < 16 + n:
+                    break
+                self.error = json.loads(b[pos + 16:pos + 16 + n].decode(errors="replace"))
+                pos += 16 + n
             elif tag == INTENT:
                 if len(b) - pos < 24:
                     break
@@ -85,7 +95,12 @@ def _writer(args: dict):
     params = dict(num=args["num"], reads=0, threads=1, duration=3600.0, key_size=KEY_SIZE,
                   value_size=args["value_size"], batch=args["batch"], seed=args["seed"], compression_ratio=0.5,
                   seek_nexts=0, writes_per_second=0.0, ack_fd=fd, first_seq=args["first_seq"])
-    lib.Run(db, "crashwrite", params).execute()
+    try:
+        lib.Run(db, "crashwrite", params).execute()
+    except errors.KvlabError as exc:   # an engine call failed (an injected fault): which, and how, to the parent
+        text = json.dumps({"error": type(exc).__name__, "message": str(exc)}).encode()
+        os.write(fd, struct.pack("<QQ", ERROR, len(text)) + text)
+        os._exit(0)   # the engine is left as the error left it: no close, as a process that dies
     raise SystemExit("crashtest child: the writer stopped before it was killed")
 
 

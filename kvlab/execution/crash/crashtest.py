@@ -73,6 +73,10 @@ class Kill:
     kept_at: str | None = None     # a damaged database, copied here for inspection
     torn_kind: str | None = None   # torn: "half" (a transaction partly there) or "out of order" (whole
     #                                transactions there after missing ones, as far as the writes show)
+    fault: dict | None = None      # an injected fault: what forgetfs made fail (its summary's "fault")
+    writer_error: dict | None = None   # the error the writer's engine call returned ({"error", "message"}), if any
+    failed_txn: int | None = None  # the transaction in flight when that call failed
+    failed_present: bool | None = None   # the reopened database holds it though it was reported failed
 
 
 @dataclass
@@ -89,6 +93,7 @@ class CrashReport:
     loss: str | None = None        # the loss model of the power cuts
     names: str | None = None       # when entries are durable: posix (their directory's fsync) or ext4 (any fsync)
     settings: dict = field(default_factory=dict)
+    fault: str | None = None       # the injected fault, in words (forgetfs.Fault.words)
 
     @property
     def summary(self) -> dict:
@@ -97,7 +102,12 @@ class CrashReport:
         return {
             "engine": self.engine, "sync": self.sync, "setting": self.setting, "claim": self.claim,
             "crash": (f"power cut ({self.loss}{', ext4' if self.names == 'ext4' else ''})" if self.power_loss
-                      else "SIGKILL"), "kills": len(self.kills),
+                      else "SIGKILL") + (f" + {self.fault}" if self.fault else ""), "kills": len(self.kills),
+            "fault": self.fault,
+            "faults_fired": sum(bool((k.fault or {}).get("errors")) for k in self.kills),
+            "writer_saw_error": sum(k.writer_error is not None for k in self.kills),
+            "writer_errors": sorted({k.writer_error["error"] for k in self.kills if k.writer_error}),
+            "failed_txns_present": sum(bool(k.failed_present) for k in self.kills),
             "reopen_failures": sum(k.reopen_error is not None for k in self.kills),
             "acked_txns": sum(k.acked for k in self.kills),
             "acked_writes_lost": sum(k.lost_writes for k in self.kills),
@@ -126,7 +136,7 @@ class CrashReport:
     def to_dict(self) -> dict:
         return {"engine": self.engine, "sync": self.sync, "batch": self.batch, "num": self.num, "seed": self.seed,
                 "setting": self.setting, "claim": self.claim, "power_loss": self.power_loss, "loss": self.loss,
-                "names": self.names,
+                "names": self.names, "fault": self.fault,
                 "settings": self.settings, "summary": self.summary, "kills": [asdict(k) for k in self.kills]}
 
 
@@ -147,6 +157,7 @@ class _Campaign:
     names: str
     cut_on: str | None
     keep_damaged: int
+    fault: object
     rng: random.Random
     path: Path                     # the database directory (under a forgetfs mount with power_loss)
     temporary: bool                # made here, removed at the end
@@ -170,13 +181,14 @@ class _Round:
     started: int
     after: float
     cut: dict | None
+    error: dict | None = None      # the writer's engine call failed (an injected fault) before the kill
 
 
 def crashtest(engine: str, kills: int, sync: bool = False, db: str | os.PathLike | None = None, seed: int | None = None,
               batch: int = 10, num: int = 10_000, value_size: int = 100, min_s: float = 0.05, max_s: float = 0.8,
               on_kill=None, power_loss: bool = False, loss: str = "all", setting: str | None = None,
               settings: dict | None = None, keep_damaged: int = 3, names: str = "posix",
-              cut_on: str | None = None) -> CrashReport:
+              cut_on: str | None = None, fault: forgetfs.Fault | None = None) -> CrashReport:
     """Kill a writing child `kills` times and check the database after each (module docstring).
     `db`: a directory that does not exist yet or is empty (kvlab creates it and leaves it for you to look
     at); by default a temporary one, removed afterwards.  `on_kill(i, Kill)` is called after each.
@@ -187,12 +199,15 @@ def crashtest(engine: str, kills: int, sync: bool = False, db: str | os.PathLike
     new entry whose name matches it appears in the database directory after the writer opened it (a crash
     point: a new log file, say), or at `max_s` when none does.  Under power loss, up to `keep_damaged`
     databases that broke the setting's promise are copied out and left (Kill.kept_at), with the file
-    system's log."""
+    system's log.  `fault` (forgetfs.Fault: fsync-eio, write-eio, enospc): injected by the file system in every
+    round, which implies power_loss; a writer whose engine call fails stops there (Kill.writer_error), and the
+    power is cut at once."""
     cfg = engines.get(engine)
     native.require_built(engine, load_now=False)   # the writers and readers load it
     _check_sizes(cfg, kills, batch, num, value_size, min_s, max_s, loss)
     chosen = durability(engine, setting, sync)
     _check_patterns(cut_on, names)
+    power_loss = power_loss or fault is not None   # a fault is the file system's: forgetfs injects it
     if power_loss:
         forgetfs.require()
     seed = random.SystemRandom().randrange(1, 2**31) if seed is None else seed
@@ -200,11 +215,12 @@ def crashtest(engine: str, kills: int, sync: bool = False, db: str | os.PathLike
     try:
         c = _Campaign(engine=engine, cfg=cfg, chosen=chosen, settings={**chosen.settings, **(settings or {})},
                       batch=batch, num=num, value_size=value_size, min_s=min_s, max_s=max_s, power_loss=power_loss,
-                      loss=loss, names=names, cut_on=cut_on, keep_damaged=keep_damaged, rng=random.Random(seed),
-                      path=path, temporary=temporary)
+                      loss=loss, names=names, cut_on=cut_on, keep_damaged=keep_damaged, fault=fault,
+                      rng=random.Random(seed), path=path, temporary=temporary)
         report = CrashReport(engine=engine, sync=bool(c.settings.get("sync")), batch=batch, num=num, seed=seed,
                              setting=chosen.name, claim=chosen.claim, power_loss=power_loss,
-                             loss=loss if power_loss else None, names=names if power_loss else None, settings=c.settings)
+                             loss=loss if power_loss else None, names=names if power_loss else None, settings=c.settings,
+                             fault=fault.words() if fault is not None else None)
         c.lib = native.load()
         c.env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in [str(Path(__file__).resolve().parents[3]),
                                                                          os.environ.get("PYTHONPATH", "")] if p))
@@ -322,7 +338,8 @@ def _one_kill(c: _Campaign, i: int, h: _History) -> tuple:
     mount = None
     if c.power_loss:
         c.log.write_text("")
-        mount = forgetfs.Mount(c.path, loss=c.loss, seed=c.rng.randrange(1, 2**62), log=c.log, names=c.names)
+        mount = forgetfs.Mount(c.path, loss=c.loss, seed=c.rng.randrange(1, 2**62), log=c.log, names=c.names,
+                               fault=c.fault)
     try:
         rnd = _round(c, i, c.path if mount is None else mount.path, h.last, mount)
     finally:
@@ -336,7 +353,8 @@ def _one_kill(c: _Campaign, i: int, h: _History) -> tuple:
     actual, recovery_ms, what = crashchild.reopen_in_worker(c.engine, c.path, c.settings)
     if what is not None:
         kill = Kill(rnd.after, max(0, acked - h.last), max(0, rnd.started - h.last), None, 0, 0, False, what,
-                    recovery_ms, rnd.cut)
+                    recovery_ms, rnd.cut, fault=(rnd.cut or {}).get("fault"), writer_error=rnd.error,
+                    failed_txn=rnd.started if rnd.error else None)
         if c.power_loss and h.kept < c.keep_damaged:
             kill.kept_at = _keep(c.path, c.engine, c.log)
         return kill, "restart" if c.power_loss and c.temporary else "stop"   # else nothing to continue from
@@ -353,7 +371,11 @@ def _judge(c: _Campaign, h: _History, rnd: _Round, acked: int, actual: dict, rec
         x, state = rnd.started, actual
     lost = [s for s in range(x + 1, acked + 1)]
     kill = Kill(rnd.after, max(0, acked - h.last), max(0, rnd.started - h.last), None if torn else x, len(lost),
-                sum(len(pipe.intents.get(s, ())) for s in lost), torn, None, recovery_ms, rnd.cut, torn_kind=kind)
+                sum(len(pipe.intents.get(s, ())) for s in lost), torn, None, recovery_ms, rnd.cut, torn_kind=kind,
+                fault=(rnd.cut or {}).get("fault"), writer_error=rnd.error)
+    if rnd.error and rnd.started > h.last:   # the transaction in flight when the engine reported the failure
+        kill.failed_txn = rnd.started
+        kill.failed_present = not torn and x >= rnd.started
     if c.power_loss and h.kept < c.keep_damaged and (torn or (lost and c.chosen.claim == "durable")):
         kill.kept_at = _keep(c.path, c.engine, c.log)
         h.kept += 1
@@ -396,6 +418,10 @@ def _round(c: _Campaign, i: int, where: Path, last: int, mount) -> _Round | Kill
         child.kill()
         _, err = child.communicate()
         text = err.decode(errors="replace").strip()
+        if c.fault is not None and child.returncode is not None:   # the fault came first, in the engine's open
+            pipe.join(30)
+            cut = mount.cut() if mount is not None else None
+            return _Round(pipe, last, 0.0, cut, error=_ended_how(child.returncode, text, "open"))
         if i > 0 and "kvlab.errors." in text:   # the database would not open after the last kill
             return Kill(0.0, 0, 0, None, 0, 0, False, "the next writer's open: " + text.splitlines()[-1], None)
         raise errors.EngineError(f"crashtest: the {c.engine} writer did not start: {text[-800:]}")
@@ -411,7 +437,12 @@ def _round(c: _Campaign, i: int, where: Path, last: int, mount) -> _Round | Kill
         time.sleep(after)
     if child.poll() is not None:
         _, err = child.communicate()
+        pipe.join(30)
         text = err.decode(errors="replace").strip()
+        if pipe.error is not None or c.fault is not None:   # an engine call failed (the fault), or the writer died
+            cut = mount.cut() if mount is not None else None   # of it: the power goes now, as after a kill
+            return _Round(pipe, max(pipe.intents, default=last), after, cut,
+                          error=pipe.error or _ended_how(child.returncode, text, "write"))
         if i > 0 and "kvlab.errors.EngineCorruption" in text:   # it opened, then its writes found the last cut's damage
             return Kill(0.0, 0, 0, None, 0, 0, False, "the next writer found it corrupted: " + text.splitlines()[-1],
                         None)
@@ -423,8 +454,21 @@ def _round(c: _Campaign, i: int, where: Path, last: int, mount) -> _Round | Kill
     return _Round(pipe, max(pipe.intents, default=last), after, cut)
 
 
+def _ended_how(returncode: int, text: str, during: str) -> dict:
+    """A writer that ended without reporting an engine error: its error from its last words, or its signal."""
+    last = text.splitlines()[-1] if text else ""
+    if returncode < 0:
+        name = signal.Signals(-returncode).name
+        said = next((ln for ln in reversed(text.splitlines()) if "Assertion" in ln or "assert" in ln), last)
+        return {"error": f"died: {name}", "message": said[-300:], "during": during}
+    kind = re.search(r"kvlab\.errors\.(\w+)", last)
+    return {"error": kind.group(1) if kind else "ended", "message": last[-300:], "during": during}
+
+
 def format_table(reports: list) -> str:
-    """One line per engine configuration, setting and kind of crash."""
+    """One line per engine configuration, setting and kind of crash (with an injected fault: what it did)."""
+    if any(r.fault for r in reports):
+        return _fault_table(reports)
     head = (f"{'engine':<18} {'setting':<18} {'crash':<21} {'kills':>5} {'reopen fail':>11} {'acked txns':>10} "
             f"{'acked writes lost':>17} {'kills w/ loss':>13} {'torn txns':>9} {'recovery ms p50/max':>20}")
     lines = [head, "-" * len(head)]
@@ -437,3 +481,20 @@ def format_table(reports: list) -> str:
                      f"{s['torn_txns']:>9} {rec:>20}")
     return "\n".join(lines)
 
+
+
+def _fault_table(reports: list) -> str:
+    """Faults: per engine and setting, whether the fault fired, whether the writer's engine call saw it (which
+    error), and after the cut that followed: reopen failures, acknowledged writes lost, failed transactions present
+    anyway, torn transactions."""
+    head = (f"{'engine':<18} {'setting':<18} {'fault':<28} {'rounds':>6} {'fired':>5} {'writer saw':>10} "
+            f"{'error':<18} {'reopen fail':>11} {'acked writes lost':>17} {'failed txn present':>18} {'torn':>4}")
+    lines = [head, "-" * len(head)]
+    for r in reports:
+        s = r.summary
+        setting = s["setting"] or f"sync {'on' if s['sync'] else 'off'}"
+        lines.append(f"{s['engine']:<18} {setting:<18} {(s['fault'] or '-')[:28]:<28} {s['kills']:>6} "
+                     f"{s['faults_fired']:>5} {s['writer_saw_error']:>10} {(', '.join(s['writer_errors']) or '-'):<18} "
+                     f"{s['reopen_failures']:>11} {s['acked_writes_lost']:>17,} {s['failed_txns_present']:>18} "
+                     f"{s['torn_txns']:>4}")
+    return "\n".join(lines)

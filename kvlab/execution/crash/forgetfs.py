@@ -18,11 +18,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
 import tempfile
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 
 from ... import errors
@@ -30,6 +32,44 @@ from ... import errors
 SOURCE = Path(__file__).resolve().parents[3] / "cython_ext" / "tools" / "forgetfs.c"
 LOSS_MODELS = ("all", "random", "torn")
 NAME_MODELS = ("posix", "ext4")   # when a new, renamed or removed entry is durable (forgetfs.c)
+FAULTS = ("fsync-eio", "write-eio", "enospc")   # what forgetfs can make fail (forgetfs.c's --fault)
+AFTER_ERROR = ("keep", "drop")    # fsync-eio: the failed pages stay in the cache (ext4) or the file reverts (btrfs)
+
+
+@dataclass(frozen=True)
+class Fault:
+    """A fault forgetfs injects (forgetfs.c's header says what each does)."""
+    kind: str
+    at: int = 1                    # the at'th matching fsync (fsync-eio) or write (write-eio)
+    on: str | None = None          # a POSIX extended regular expression the file's path must match (None: every file)
+    after: str = "keep"            # fsync-eio: keep or drop
+    enospc_bytes: int = 1 << 20    # enospc: the growth allowed before writes fail
+
+    def __post_init__(self):
+        if self.kind not in FAULTS:
+            raise errors.SpecError(f"fault {self.kind!r} is unknown; allowed: {', '.join(FAULTS)}")
+        if self.at < 1:
+            raise errors.SpecError(f"fault_at must be 1 or more (the first matching call is 1), got {self.at}")
+        if self.after not in AFTER_ERROR:
+            raise errors.SpecError(f"after_error {self.after!r} is unknown; allowed: {', '.join(AFTER_ERROR)}")
+        if self.enospc_bytes < 0:
+            raise errors.SpecError(f"enospc_bytes must be 0 or more, got {self.enospc_bytes}")
+        if self.on is not None:
+            try:
+                re.compile(self.on)
+            except re.error as exc:
+                raise errors.SpecError(f"fault_on {self.on!r} is not a regular expression: {exc}") from None
+
+    def argv(self) -> list:
+        return (["--fault", self.kind, "--fault-at", str(self.at), "--after-error", self.after, "--enospc-bytes",
+                 str(self.enospc_bytes)] + (["--fault-on", self.on] if self.on else []))
+
+    def words(self) -> str:
+        where = f" on {self.on}" if self.on else ""
+        if self.kind == "enospc":
+            return f"ENOSPC after {self.enospc_bytes:,} bytes{where}"
+        call = "fsync" if self.kind == "fsync-eio" else "write"
+        return (f"EIO at {call} #{self.at}{where}" + (f", {self.after}" if self.kind == "fsync-eio" else ""))
 FSTYPE = "fuse.forgetfs"
 
 
@@ -136,7 +176,7 @@ class Mount:
     """
 
     def __init__(self, backing, mountpoint=None, loss: str = "all", seed: int = 0, log=None, names: str = "posix",
-                 ready_s: float = 20.0):
+                 ready_s: float = 20.0, fault: Fault | None = None):
         if loss not in LOSS_MODELS:
             raise errors.SpecError(f"forgetfs: loss model {loss!r} is unknown; allowed: {', '.join(LOSS_MODELS)}")
         if names not in NAME_MODELS:
@@ -155,6 +195,8 @@ class Mount:
                str(self._watch_r)]
         if log:
             cmd += ["--log", str(log)]
+        if fault is not None:
+            cmd += fault.argv()
         cmd += [str(self.backing), str(self.path)]
         self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                      pass_fds=(self._watch_r,), text=True)

@@ -37,18 +37,6 @@ def _tree(folded: dict, scale: float) -> _Node:
     return root
 
 
-def _add_other(root: _Node, folded: dict, scale: float) -> None:
-    """A's per-op values beside B's tree (`other`), for the differential colours."""
-    root.other += sum(folded.values()) * scale
-    for stack, n in folded.items():
-        node = root
-        for frame in stack.split(";"):
-            node = node.children.get(frame)
-            if node is None:
-                break
-            node.other += n * scale
-
-
 def _depth(node: _Node) -> int:
     return 1 + max((_depth(c) for c in node.children.values()), default=0)
 
@@ -115,26 +103,44 @@ def flame(p: dict, title: str, subtitle: str | None = None) -> str:
 
 
 def flame_diff(pa: dict, pb: dict, title: str, subtitle: str | None = None) -> str:
-    """B's flame graph coloured by its change against A, per operation: red where B spends more CPU per op in a
-    frame (inclusive), blue where less, white where the same; a frame A had and B has not is not drawn (its cost
-    is in the table `kvlab results why` prints)."""
-    sa = 1e6 / pa["rate_hz"] / max(int(pa.get("ops") or 0), 1)
+    """B's flame graph coloured by each function's change against A, per operation: red where B spends more CPU per
+    op in the function's own code (self: the samples it was the innermost frame of, over every stack it is on), blue
+    where less, white where the same.  By function and by self time, not by stack: two builds name different frames
+    on the way to the same function (a stripped library's static callers are [unknown]; another compiler inlines
+    another way), and a stack perf could not unwind to its thread's start is shorter on one side, which would paint
+    every caller on the other side's path as more; a function's own time is the same whichever way it was reached.
+    A function A had and B has not is not drawn (its cost is in the table `kvlab results why` prints)."""
     sb = 1e6 / pb["rate_hz"] / max(int(pb.get("ops") or 0), 1)
     root = _tree(pb["folded"], sb)
-    _add_other(root, pa["folded"], sa)
-    span = max(root.value, root.other, 1e-12)
-    subtitle = subtitle or (f"widths: B's CPU per op ({root.value:.3g} us; A {root.other:.3g} us); red: more per op "
-                            "in B, blue: less, in each frame with what it calls")
+    oa, ob = prof.per_op(pa), prof.per_op(pb)
+    a_self = {f["function"]: f["self_us"] for f in oa["functions"]}
+    b_self = {f["function"]: f["self_us"] for f in ob["functions"]}
+    a_total = {f["function"]: f["total_us"] for f in oa["functions"]}
+    b_total = {f["function"]: f["total_us"] for f in ob["functions"]}
+    a_all = oa["total_us"]
+    root.other = a_all
+    span = max(root.value, a_all, 1e-12)
+    subtitle = subtitle or (f"widths: B's CPU per op ({root.value:.3g} us; A {a_all:.3g} us); colour: each function's "
+                            "own CPU per op (self), B against A (red: more in B, blue: less)")
+
+    def change(node):
+        if node is root:
+            return root.value - a_all, root.value, a_all
+        b, a = b_self.get(node.name, 0.0), a_self.get(node.name, 0.0)
+        return b - a, b, a
 
     def colour(node):
-        change = (node.value - node.other) / span
-        strength = min(abs(change) * 4.0, 1.0)
+        diff = change(node)[0] / span
+        strength = min(abs(diff) * 4.0, 1.0)
         fade = int(255 - 155 * strength)
-        return f"rgb(255,{fade},{fade})" if change > 0 else f"rgb({fade},{fade},255)"
+        return f"rgb(255,{fade},{fade})" if diff > 0 else f"rgb({fade},{fade},255)"
 
     def tip(node, top):
-        return (f"{node.name}: B {node.value:.4g} us/op, A {node.other:.4g} us/op "
-                f"({node.value - node.other:+.4g})")
+        diff, b, a = change(node)
+        if node is root:
+            return f"all: B {b:.4g} us/op, A {a:.4g} us/op ({diff:+.4g})"
+        return (f"{node.name}: self B {b:.4g} us/op, A {a:.4g} ({diff:+.4g}); with what it calls B "
+                f"{b_total.get(node.name, 0.0):.4g}, A {a_total.get(node.name, 0.0):.4g}; all its stacks")
     legend = [("more CPU per op in B", "rgb(255,100,100)"), ("less in B", "rgb(100,100,255)"),
               ("the same", "rgb(255,255,255)")]
     return _render(root, title, subtitle, colour, tip, legend)

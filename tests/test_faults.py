@@ -1,0 +1,152 @@
+"""Faults beyond the power cut (issue 48): forgetfs fails an fsync (EIO, once; its pages then kept in the cache as
+ext4 keeps them, or the file reverted as btrfs does), a write (EIO, once) or every write past a byte budget
+(ENOSPC); `kvlab crashtest --fault` runs a real engine through them and cuts the power after.  All skip, with the
+reason, where FUSE is not available."""
+import errno
+import os
+
+import pytest
+
+from kvlab import cli, errors
+from kvlab.execution.crash import crashtest as ct
+from kvlab.execution.crash import forgetfs
+
+from .conftest import require
+
+REASON = forgetfs.unavailable_reason()
+needs_fuse = pytest.mark.skipif(REASON is not None, reason=f"fault tests need FUSE: {REASON}")
+
+
+def _mount(tmp_path, fault):
+    backing = tmp_path / "backing"
+    backing.mkdir()
+    return forgetfs.Mount(backing, fault=fault, log=tmp_path / "fs.log")
+
+
+def _write(path, data, sync=False):
+    fd = os.open(path, os.O_CREAT | os.O_WRONLY, 0o644)
+    try:
+        os.write(fd, data)
+        if sync:
+            os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+@needs_fuse
+def test_a_failed_write_reaches_the_writer_and_writes_nothing(tmp_path):
+    m = _mount(tmp_path, forgetfs.Fault("write-eio", at=2))
+    try:
+        fd = os.open(m.path / "f", os.O_CREAT | os.O_WRONLY, 0o644)
+        assert os.write(fd, b"a" * 100) == 100
+        with pytest.raises(OSError) as got:
+            os.write(fd, b"b" * 100)
+        assert got.value.errno == errno.EIO
+        assert os.write(fd, b"c" * 100) == 100   # once
+        os.fsync(fd)
+        os.close(fd)
+        assert (m.path / "f").read_bytes() == b"a" * 100 + b"c" * 100
+    finally:
+        summary = m.cut()
+    assert summary["fault"] == {"kind": "write-eio", "at": 2, "errors": 1, "file": "f", "after": "keep",
+                                "enospc_left": -1}
+
+
+@needs_fuse
+def test_a_failed_fsync_keeps_its_pages_readable_until_the_cut(tmp_path):
+    """ext4's behaviour after a failed fsync (Rebello et al.): the page cache still serves the new data, which never
+    reaches the disk; a later fsync succeeds without it."""
+    m = _mount(tmp_path, forgetfs.Fault("fsync-eio", at=2, on="^f$"))
+    f = m.path / "f"
+    try:
+        _write(f, b"durable.", sync=True)                 # fsync 1 of f: it holds
+        fd = os.open(f, os.O_WRONLY)
+        os.pwrite(fd, b"NEWDATA!", 0)
+        with pytest.raises(OSError) as got:
+            os.fsync(fd)                                   # fsync 2 of f: EIO
+        assert got.value.errno == errno.EIO
+        assert f.read_bytes() == b"NEWDATA!"               # still readable: the cache keeps it
+        os.fsync(fd)                                       # and the next fsync says all is well
+        _write(m.path / "g", b"other", sync=True)          # another file's fsyncs are untouched (--fault-on)
+        os.close(fd)
+        os.fsync(fd2 := os.open(m.path, os.O_RDONLY))
+        os.close(fd2)
+    finally:
+        summary = m.cut()
+    assert summary["fault"]["errors"] == 1 and summary["fault"]["file"] == "f"
+    assert (tmp_path / "backing" / "f").read_bytes() == b"durable."   # the cut: what was durable, not the cache
+    assert (tmp_path / "backing" / "g").read_bytes() == b"other"
+
+
+@needs_fuse
+def test_a_failed_fsync_with_drop_reverts_the_file_at_once(tmp_path):
+    m = _mount(tmp_path, forgetfs.Fault("fsync-eio", at=2, after="drop"))
+    f = m.path / "f"
+    try:
+        _write(f, b"durable.", sync=True)
+        fd = os.open(f, os.O_RDWR)
+        os.pwrite(fd, b"NEWDATA!", 0)
+        with pytest.raises(OSError):
+            os.fsync(fd)
+        for _ in range(100):   # the kernel's cached page is invalidated just after the reply
+            if os.pread(fd, 8, 0) == b"durable.":
+                break
+            os.sched_yield()
+        assert os.pread(fd, 8, 0) == b"durable."
+        os.close(fd)
+    finally:
+        m.cut()
+
+
+@needs_fuse
+def test_a_full_disk_refuses_growth_past_its_budget_and_says_so_in_statfs(tmp_path):
+    m = _mount(tmp_path, forgetfs.Fault("enospc", enospc_bytes=10_000))
+    try:
+        before = os.statvfs(m.path)
+        assert before.f_bavail * before.f_frsize <= 10_000
+        fd = os.open(m.path / "f", os.O_CREAT | os.O_WRONLY, 0o644)
+        assert os.write(fd, b"x" * 8_000) == 8_000
+        # the kernel sends a write to FUSE a page at a time: the part that fits is written (a short write, as
+        # POSIX has it), the rest refused
+        short = os.write(fd, b"y" * 4_000)
+        assert short == 8_192 - 8_000
+        with pytest.raises(OSError) as got:
+            os.write(fd, b"y" * (4_000 - short))
+        assert got.value.errno == errno.ENOSPC
+        os.pwrite(fd, b"z" * 1_000, 0)   # rewriting what is there needs no space
+        os.close(fd)
+    finally:
+        summary = m.cut()
+    assert summary["fault"]["kind"] == "enospc" and summary["fault"]["errors"] >= 1
+
+
+def test_a_fault_is_checked_before_anything_runs(capsys):
+    with pytest.raises(errors.SpecError, match="allowed: fsync-eio, write-eio, enospc"):
+        forgetfs.Fault("bitflip")
+    with pytest.raises(errors.SpecError, match="not a regular expression"):
+        forgetfs.Fault("fsync-eio", on="(")
+    assert cli.main(["crashtest", "--engine", "lmdb", "--kills", "1", "--fault-on", "log", "--no-store"]) == 2
+    assert "--fault-at and --fault-on need --fault NAME" in capsys.readouterr().err
+
+
+@needs_fuse
+def test_lmdb_reports_a_failed_fsync_and_keeps_what_it_acknowledged(tmp_path):
+    require("lmdb")
+    r = ct.crashtest("lmdb", 2, sync=True, fault=forgetfs.Fault("fsync-eio", at=3), min_s=0.3, max_s=0.5,
+                     names="ext4", seed=11)
+    s = r.summary
+    assert s["faults_fired"] == 2 and s["writer_saw_error"] == 2 and s["writer_errors"] == ["EngineIOError"]
+    assert s["acked_writes_lost"] == 0 and s["reopen_failures"] == 0 and s["torn_txns"] == 0
+    assert all(k.failed_txn is not None and k.failed_present is False for k in r.kills)
+    assert "fault" in ct.format_table([r]).splitlines()[0]
+
+
+@needs_fuse
+def test_sqlite_on_a_full_disk_says_so_and_reopens(tmp_path, capsys):
+    require("sqlite")
+    code = cli.main(["crashtest", "--engine", "sqlite", "--kills", "1", "--sync", "--fault", "enospc",
+                     "--enospc-bytes", "100000", "--names", "ext4", "--max-delay", "2", "--seed", "3", "--no-store",
+                     "--verbose"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "EngineFull" in out and "ENOSPC after 100,000 bytes" in out
