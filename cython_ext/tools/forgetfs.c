@@ -2,7 +2,7 @@
  *
  *     forgetfs [--loss all|random|torn] [--names posix|ext4] [--seed N] [--log FILE] [--watch-fd FD]
  *              [--fault fsync-eio|write-eio|enospc [--fault-at N] [--fault-on REGEX] [--after-error keep|drop]
- *               [--enospc-bytes B]] BACKING MOUNTPOINT
+ *               [--enospc-bytes B] [--fault-armed-later]] BACKING MOUNTPOINT
  *
  * Mounted over BACKING, it passes reads through and keeps every write in its own per-file buffer
  * (4 KiB pages) until that file is fsynced or fdatasynced; reads see the buffered writes.  Creates,
@@ -34,6 +34,8 @@
  *   write-eio  the --fault-at'th write to such a file fails with EIO, once, and writes nothing.
  *   enospc     writes and allocations that grow such files fail with ENOSPC once --enospc-bytes of growth
  *              are spent (statfs says what is left); space does not come back while mounted.
+ * --fault-armed-later: no fault until SIGUSR2 arms it (the crash test arms it once the engine has opened, so that
+ * --fault-at counts the writer's calls, not the open's); calls are counted from then on.
  * The JSON summary says what fired: {"fault": {"kind", "at", "errors", "file", "after"}}.
  *
  * Not modelled: the durability of attributes (chmod, chown, utimens reach BACKING at once);
@@ -142,6 +144,7 @@ static char *fault_file;             /* the first file a fault fired on */
 static regex_t fault_rx;
 static int fault_rx_set, after_keep = 1;
 static int64_t enospc_left;
+static volatile sig_atomic_t fault_armed = 1;   /* --fault-armed-later: 0 until SIGUSR2 */
 static pthread_mutex_t inval_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t inval_cv = PTHREAD_COND_INITIALIZER;
 static char *inval_path;             /* fsync-eio, drop: a file whose kernel cache is to be invalidated */
@@ -574,7 +577,7 @@ static void fault_fired(struct inode *in, const char *what) {
 
 /* enospc: whether growing `in` to `end` bytes fits what is left of the budget; spends it if so */
 static int space_for(struct inode *in, int64_t end) {
-    if (fault_kind != FAULT_ENOSPC || !in->fault_match || end <= in->vsize) return 1;
+    if (fault_kind != FAULT_ENOSPC || !fault_armed || !in->fault_match || end <= in->vsize) return 1;
     if (end - in->vsize > enospc_left) return 0;
     enospc_left -= end - in->vsize;
     return 1;
@@ -610,7 +613,7 @@ static void *invalidator(void *arg) {   /* drop: the kernel's cached pages of a 
 
 /* fsync-eio on `in`: 1 when this fsync is the one that fails */
 static int fsync_fails(struct inode *in) {
-    if (fault_kind != FAULT_FSYNC_EIO || !in->fault_match || !in->dirty || fault_errors) return 0;
+    if (fault_kind != FAULT_FSYNC_EIO || !fault_armed || !in->fault_match || !in->dirty || fault_errors) return 0;
     if (++fault_seen != fault_at) return 0;
     fault_fired(in, after_keep ? "fsync failed with EIO, its pages kept in the cache, never written"
                                : "fsync failed with EIO, the file reverted to its durable state");
@@ -641,7 +644,7 @@ static int fsync_fails(struct inode *in) {
 static int fs_write(const char *path, const char *buf, size_t size, off_t off, struct fuse_file_info *fi) {
     (void)path;
     struct inode *in = FH(fi)->in;
-    if (fault_kind == FAULT_WRITE_EIO && in->fault_match && !fault_errors && ++fault_seen == fault_at) {
+    if (fault_kind == FAULT_WRITE_EIO && fault_armed && in->fault_match && !fault_errors && ++fault_seen == fault_at) {
         fault_fired(in, "write failed with EIO, nothing written");
         return -EIO;
     }
@@ -1009,6 +1012,8 @@ static void clean_shutdown(char *out, size_t outlen) {
 
 /* ---- main ------------------------------------------------------------------------------------- */
 
+static void on_arm(int sig) { (void)sig; fault_armed = 1; }
+
 static void on_cut(int sig) {
     (void)sig;
     cut_requested = 1;
@@ -1029,7 +1034,7 @@ static void *watch(void *arg) {   /* EOF on the launcher's pipe: it died; shut d
 static void usage(void) {
     fprintf(stderr, "usage: forgetfs [--loss all|random|torn] [--names posix|ext4] [--seed N] [--log FILE] [--watch-fd FD] "
                     "[--fault fsync-eio|write-eio|enospc [--fault-at N] [--fault-on REGEX] [--after-error keep|drop] "
-                    "[--enospc-bytes B]] BACKING MOUNTPOINT\n");
+                    "[--enospc-bytes B] [--fault-armed-later]] BACKING MOUNTPOINT\n");
     exit(2);
 }
 
@@ -1077,6 +1082,7 @@ static struct cmdline parse_args(int argc, char **argv) {
             else if (!strcmp(m, "drop")) after_keep = 0;
             else usage();
         } else if (!strcmp(argv[i], "--enospc-bytes") && i + 1 < argc) enospc_left = strtoll(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "--fault-armed-later")) fault_armed = 0;
         else if (argv[i][0] == '-' || npos == 2) usage();
         else pos[npos++] = argv[i];
     }
@@ -1134,6 +1140,11 @@ static void start_cut_and_watch(int watch_fd) {
     sa.sa_handler = on_cut;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGUSR1, &sa, NULL);
+    struct sigaction arm = {0};
+    arm.sa_handler = on_arm;
+    sigemptyset(&arm.sa_mask);
+    arm.sa_flags = SA_RESTART;
+    sigaction(SIGUSR2, &arm, NULL);
     main_thread = pthread_self();
     if (fault_kind == FAULT_FSYNC_EIO && !after_keep) {   /* drop: invalidates the kernel's cache off the loop */
         sigset_t all, old;

@@ -40,6 +40,7 @@ class Pipe(threading.Thread):
         self.acked = 0
         self.error: dict | None = None   # {"error": its class's name, "message"}: the engine call that failed
         self.ready = threading.Event()
+        self.opened = False            # the writer said READY: its engine opened
         self.buf = b""
 
     def run(self):
@@ -58,6 +59,7 @@ class Pipe(threading.Thread):
             tag = struct.unpack_from("<Q", b, pos)[0]
             if tag == READY:
                 pos += 8
+                self.opened = True
                 self.ready.set()
             elif tag == ACK:
                 if len(b) - pos < 16:

@@ -29,6 +29,7 @@ writer and reader processes, the pipe), execution.crash.check (the state a reope
 """
 from __future__ import annotations
 
+import dataclasses
 import fcntl
 import json
 import os
@@ -338,8 +339,9 @@ def _one_kill(c: _Campaign, i: int, h: _History) -> tuple:
     mount = None
     if c.power_loss:
         c.log.write_text("")
+        fault = dataclasses.replace(c.fault, armed_later=True) if c.fault is not None else None
         mount = forgetfs.Mount(c.path, loss=c.loss, seed=c.rng.randrange(1, 2**62), log=c.log, names=c.names,
-                               fault=c.fault)
+                               fault=fault)
     try:
         rnd = _round(c, i, c.path if mount is None else mount.path, h.last, mount)
     finally:
@@ -418,13 +420,15 @@ def _round(c: _Campaign, i: int, where: Path, last: int, mount) -> _Round | Kill
         child.kill()
         _, err = child.communicate()
         text = err.decode(errors="replace").strip()
-        if c.fault is not None and child.returncode is not None:   # the fault came first, in the engine's open
+        if c.fault is not None and child.returncode is not None:   # the engine's open failed (after the last cut)
             pipe.join(30)
             cut = mount.cut() if mount is not None else None
             return _Round(pipe, last, 0.0, cut, error=_ended_how(child.returncode, text, "open"))
         if i > 0 and "kvlab.errors." in text:   # the database would not open after the last kill
             return Kill(0.0, 0, 0, None, 0, 0, False, "the next writer's open: " + text.splitlines()[-1], None)
         raise errors.EngineError(f"crashtest: the {c.engine} writer did not start: {text[-800:]}")
+    if mount is not None and c.fault is not None:
+        mount.arm()   # the fault counts the writer's calls from here, not the open's
     if c.cut_on:   # entries the writer's open made are not the crash point
         before = set(os.listdir(c.path))
         t0 = time.perf_counter()
@@ -442,7 +446,8 @@ def _round(c: _Campaign, i: int, where: Path, last: int, mount) -> _Round | Kill
         if pipe.error is not None or c.fault is not None:   # an engine call failed (the fault), or the writer died
             cut = mount.cut() if mount is not None else None   # of it: the power goes now, as after a kill
             return _Round(pipe, max(pipe.intents, default=last), after, cut,
-                          error=pipe.error or _ended_how(child.returncode, text, "write"))
+                          error=pipe.error or _ended_how(child.returncode, text,
+                                                         "write" if pipe.opened else "open"))
         if i > 0 and "kvlab.errors.EngineCorruption" in text:   # it opened, then its writes found the last cut's damage
             return Kill(0.0, 0, 0, None, 0, 0, False, "the next writer found it corrupted: " + text.splitlines()[-1],
                         None)

@@ -44,6 +44,7 @@ class Fault:
     on: str | None = None          # a POSIX extended regular expression the file's path must match (None: every file)
     after: str = "keep"            # fsync-eio: keep or drop
     enospc_bytes: int = 1 << 20    # enospc: the growth allowed before writes fail
+    armed_later: bool = False      # no fault until Mount.arm() (the crash test: once the engine has opened)
 
     def __post_init__(self):
         if self.kind not in FAULTS:
@@ -62,7 +63,8 @@ class Fault:
 
     def argv(self) -> list:
         return (["--fault", self.kind, "--fault-at", str(self.at), "--after-error", self.after, "--enospc-bytes",
-                 str(self.enospc_bytes)] + (["--fault-on", self.on] if self.on else []))
+                 str(self.enospc_bytes)] + (["--fault-on", self.on] if self.on else [])
+                + (["--fault-armed-later"] if self.armed_later else []))
 
     def words(self) -> str:
         where = f" on {self.on}" if self.on else ""
@@ -213,6 +215,11 @@ class Mount:
             err = self.proc.stderr.read().strip() if self.proc.poll() is not None else ""
             self._cleanup()
             raise ForgetfsUnavailable(f"forgetfs did not mount {self.backing} on {self.path}: {err or 'no answer'}")
+
+    def arm(self) -> None:
+        """A fault made with armed_later starts counting now."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGUSR2)
 
     def __enter__(self):
         return self
