@@ -72,7 +72,8 @@ def add_parser(sub, make):
 
 def handle(args) -> int:
     described = native.describe()
-    built = [r["engine"] for r in described if r["built"] and r["stores_data"]]
+    built = list(dict.fromkeys(n for r in described if r["built"] and r["stores_data"]
+                               for n in engines.runs_as(r["engine"])))
     names = [n.strip() for n in args.engines.split(",") if n.strip()] if args.engines else built
     for n in names:
         native.require_built(n, load_now=False)

@@ -108,6 +108,17 @@ def versions_of(name: str) -> list[str]:
     return [f"{name}{VERSION_MARK}{v}" for v in descriptor(cfg).versions]
 
 
+def runs_as(name: str) -> list[str]:
+    """The configuration names a built row of `kvlab engines` runs as: itself where it is one (lmdb, rocksdb@8.10.0),
+    else, for an adapter's version whose configurations have other names (wiredtiger@11.3.1), each of them
+    (wiredtiger-btree@11.3.1, wiredtiger-lsm@11.3.1)."""
+    base, mark, version = str(name).partition(VERSION_MARK)
+    if not mark or base in REGISTRY or name in REGISTRY:
+        return [name]
+    return [f"{c}{VERSION_MARK}{version}" for c, cfg in REGISTRY.items()
+            if cfg.adapter == base and f"{c}{VERSION_MARK}{version}" in versions_of(c)]
+
+
 # What kvlab passes to an engine of your own (docs/own-engine.md): the settings every adapter reads from kv_config.
 OWN_SETTINGS = frozenset({"sync", "cache_size", "options", "create"})
 
@@ -176,4 +187,4 @@ def get(name: str) -> EngineConfig:
 
 __all__ = ["ADAPTERS", "DESCRIPTORS", "ENGINE_SETTINGS", "PLANNED", "REGISTRY", "SETTINGS", "Absent", "Descriptor",
            "EngineConfig", "Recipe", "VERSION_MARK", "descriptor", "get", "known_as", "listed", "parse_setting",
-           "unobtainable", "versioned", "versions_of", "OWN_SETTINGS", "is_path", "own"]
+           "unobtainable", "versioned", "versions_of", "runs_as", "OWN_SETTINGS", "is_path", "own"]

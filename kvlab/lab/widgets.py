@@ -52,7 +52,8 @@ class RunBuilder:
                  threads: int | None = None, duration: float = 0.0, value_size: int = 100, seed: int = 1,
                  memory: str = maincompare.MEMORY, repeat: int = maincompare.REPEAT):
         import ipywidgets as W
-        built = [r["engine"] for r in native.describe() if r["built"]]
+        built = list(dict.fromkeys(n for r in native.describe() if r["built"]
+                                   for n in engine_registry.runs_as(r["engine"])))
         chosen = tuple(e for e in (engine_names or ("lmdb",)) if e in built) or tuple(built[:1])
         cores = os.cpu_count() or 1
         style = {"description_width": "110px"}
