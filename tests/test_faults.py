@@ -4,6 +4,7 @@ ext4 keeps them, or the file reverted as btrfs does), a write (EIO, once) or eve
 reason, where FUSE is not available."""
 import errno
 import os
+import tempfile
 
 import pytest
 
@@ -150,3 +151,43 @@ def test_sqlite_on_a_full_disk_says_so_and_reopens(tmp_path, capsys):
     out = capsys.readouterr().out
     assert code == 0, out
     assert "EngineFull" in out and "ENOSPC after 100,000 bytes" in out
+
+
+@needs_fuse
+def test_kvlab_on_a_full_disk_says_what_filled_keeps_the_database_and_the_store(tmp_path, capsys, monkeypatch):
+    """A run whose database fills its file system ends with one error naming the file system and what is left; the
+    database stays; a results store on a full file system keeps every earlier run and the new one is saved as JSON."""
+    require("lmdb")
+    store = tmp_path / "store" / "s.duckdb"
+    store.parent.mkdir()
+    assert cli.main(["run", "--engine", "lmdb", "--workload", "fillseq", "--num", "1000", "--store", str(store),
+                     "-q"]) == 0
+    # the database on a file system with 3 MB of room, more than the disk check's estimate of the data
+    m = _mount(tmp_path, forgetfs.Fault("enospc", enospc_bytes=3_000_000))
+    try:
+        db = m.path / "db"
+        code = cli.main(["run", "--engine", "lmdb", "--workload", "fillseq", "--num", "24000", "--value-size", "100",
+                         "--db", str(db), "--store", str(store), "-q"])
+        err = capsys.readouterr().err
+        assert code != 0
+        assert f"the file system holding {db} filled up during the run" in err and "bytes free there now" in err
+        assert (db / "data.mdb").exists()   # left to the user
+    finally:
+        m.close()
+    # the store on a full file system: the run is kept as JSON (in the temporary folder: the store's is full), the
+    # earlier one still listed
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    store_fs = tmp_path / "storefs"
+    store_fs.mkdir()
+    (store_fs / "s.duckdb").write_bytes(store.read_bytes())
+    m = forgetfs.Mount(store_fs, fault=forgetfs.Fault("enospc", enospc_bytes=1000))
+    try:
+        code = cli.main(["run", "--engine", "lmdb", "--workload", "fillseq", "--num", "1000", "--store",
+                         str(m.path / "s.duckdb"), "-q"])
+        err = capsys.readouterr().err
+        assert code != 0 and "could not be appended to the results store" in err and "is saved in" in err
+        assert list(tmp_path.glob("unsaved-run-*.json"))
+        assert cli.main(["results", "list", "--store", str(m.path / "s.duckdb")]) == 0
+        assert "the one stored result" in capsys.readouterr().out
+    finally:
+        m.close()

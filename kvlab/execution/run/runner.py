@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
+import shutil
 from typing import Callable
 
 from ... import _signals as signals
@@ -179,8 +180,9 @@ def _run_trial(spec, trial, on_result, control, load_only, held, budget, tracer,
         if cg is not None:
             cg.__exit__(None, None, None)
     if got.returned and got.error is not None:
+        full = _disk_full(got.error, where, spec)   # said while the directory is still there
         _let_go(where, spec)
-        raise got.error
+        raise full or got.error
     arrived = list(got.arrived)
     if got.returned:
         out = got.value
@@ -243,6 +245,24 @@ def _cgroup_for(budget: dict):
 def _handed(where):
     """The directory as the worker gets it: its lock's descriptor travels beside the job."""
     return dbdir.DbDir(where.path, where.temporary, where.existed, None, where.unclean, owner=os.getpid())
+
+
+def _disk_full(error, where, spec):
+    """An engine's "no space" (ENOSPC; not LMDB's map full) as one error that says what filled and what is left, and
+    what became of the database; None for any other error."""
+    text = str(error)
+    if not isinstance(error, errors.EngineFull) or "ENOSPC" not in text and "No space left" not in text:
+        return None
+    try:
+        free = shutil.disk_usage(where.path).free
+    except OSError:
+        free = None
+    left = f"{free:,} bytes free there now" if free is not None else "its free space unknown"
+    kept = ("the database there is removed with the run's temporary directory" if where.temporary and not spec.keep_db
+            else f"the database in {where.path} is left as it is, to look at or remove yourself (a --db is never "
+                 "deleted by kvlab)")
+    return errors.EngineFull(f"the file system holding {where.path} filled up during the run ({left}): {text}; "
+                             f"{kept}; phases that ended before it are in the results")
 
 
 def _let_go(where, spec):
