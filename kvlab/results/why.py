@@ -25,10 +25,10 @@ def _label(key: tuple) -> str:
 def _instructions(records) -> float | None:
     """The median instructions per op of the counted records among `records` (a compare's warm-up pass left out)."""
     from . import instructions as ins
-    got = [ins.per_op(r["params"]["instructions"]) for r in records
+    per = [ins.per_op(r["params"]["instructions"]) for r in records
            if (r.get("params") or {}).get("instructions") and not r.get("partial")
            and ((r.get("provenance") or {}).get("compare") or {}).get("pass") != "warm-up"]
-    got = [g for g in got if g]
+    got = [float(g) for g in per if g]
     return statistics.median(got) if got else None
 
 
