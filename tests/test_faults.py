@@ -13,6 +13,7 @@ from kvlab.execution.crash import crashtest as ct
 from kvlab.execution.crash import forgetfs
 
 from .conftest import require
+from .test_powerloss import write
 
 REASON = forgetfs.unavailable_reason()
 needs_fuse = pytest.mark.skipif(REASON is not None, reason=f"fault tests need FUSE: {REASON}")
@@ -22,16 +23,6 @@ def _mount(tmp_path, fault):
     backing = tmp_path / "backing"
     backing.mkdir()
     return forgetfs.Mount(backing, fault=fault, log=tmp_path / "fs.log")
-
-
-def _write(path, data, sync=False):
-    fd = os.open(path, os.O_CREAT | os.O_WRONLY, 0o644)
-    try:
-        os.write(fd, data)
-        if sync:
-            os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 @needs_fuse
@@ -60,7 +51,7 @@ def test_a_failed_fsync_keeps_its_pages_readable_until_the_cut(tmp_path):
     m = _mount(tmp_path, forgetfs.Fault("fsync-eio", at=2, on="^f$"))
     f = m.path / "f"
     try:
-        _write(f, b"durable.", sync=True)                 # fsync 1 of f: it holds
+        write(f, b"durable.", sync=True)                 # fsync 1 of f: it holds
         fd = os.open(f, os.O_WRONLY)
         os.pwrite(fd, b"NEWDATA!", 0)
         with pytest.raises(OSError) as got:
@@ -68,7 +59,7 @@ def test_a_failed_fsync_keeps_its_pages_readable_until_the_cut(tmp_path):
         assert got.value.errno == errno.EIO
         assert f.read_bytes() == b"NEWDATA!"               # still readable: the cache keeps it
         os.fsync(fd)                                       # and the next fsync says all is well
-        _write(m.path / "g", b"other", sync=True)          # another file's fsyncs are untouched (--fault-on)
+        write(m.path / "g", b"other", sync=True)          # another file's fsyncs are untouched (--fault-on)
         os.close(fd)
         os.fsync(fd2 := os.open(m.path, os.O_RDONLY))
         os.close(fd2)
@@ -84,7 +75,7 @@ def test_a_failed_fsync_with_drop_reverts_the_file_at_once(tmp_path):
     m = _mount(tmp_path, forgetfs.Fault("fsync-eio", at=2, after="drop"))
     f = m.path / "f"
     try:
-        _write(f, b"durable.", sync=True)
+        write(f, b"durable.", sync=True)
         fd = os.open(f, os.O_RDWR)
         os.pwrite(fd, b"NEWDATA!", 0)
         with pytest.raises(OSError):

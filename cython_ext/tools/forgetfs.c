@@ -1134,6 +1134,17 @@ static int mount_fuse(const char *mountpoint, struct fuse_session **se) {
     return 0;
 }
 
+/* A detached helper thread that takes no signal: they all go to the loop's thread. */
+static void start_helper(void *(*fn)(void *), void *arg) {
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    pthread_t t;
+    pthread_create(&t, NULL, fn, arg);
+    pthread_detach(t);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
 /* SIGUSR1 cuts the power; with a watch fd, a thread that shuts down cleanly when the launcher dies. */
 static void start_cut_and_watch(int watch_fd) {
     struct sigaction sa = {0};
@@ -1146,24 +1157,9 @@ static void start_cut_and_watch(int watch_fd) {
     arm.sa_flags = SA_RESTART;
     sigaction(SIGUSR2, &arm, NULL);
     main_thread = pthread_self();
-    if (fault_kind == FAULT_FSYNC_EIO && !after_keep) {   /* drop: invalidates the kernel's cache off the loop */
-        sigset_t all, old;
-        sigfillset(&all);
-        pthread_sigmask(SIG_BLOCK, &all, &old);
-        pthread_t t;
-        pthread_create(&t, NULL, invalidator, NULL);
-        pthread_detach(t);
-        pthread_sigmask(SIG_SETMASK, &old, NULL);
-    }
-    if (watch_fd >= 0) {
-        sigset_t all, old;
-        sigfillset(&all);
-        pthread_sigmask(SIG_BLOCK, &all, &old);   /* the watcher takes no signal: they go to the loop */
-        pthread_t t;
-        pthread_create(&t, NULL, watch, (void *)(intptr_t)watch_fd);
-        pthread_detach(t);
-        pthread_sigmask(SIG_SETMASK, &old, NULL);
-    }
+    if (fault_kind == FAULT_FSYNC_EIO && !after_keep)   /* drop: invalidates the kernel's cache off the loop */
+        start_helper(invalidator, NULL);
+    if (watch_fd >= 0) start_helper(watch, (void *)(intptr_t)watch_fd);
 }
 
 /* After the loop: unmount, then the power cut or the clean shutdown, and its summary on stdout. */

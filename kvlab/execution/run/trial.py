@@ -102,7 +102,8 @@ class Trial:
         self.transactions = any(mixplan.needs_transactions(m) for m in mixes)
         # LinkBench: the graph its load writes and its operations query (kv_graph.h)
         self.graph = phases.graph_of(spec)
-        self.instruments, self.counters_off = instruments(spec, engines.descriptor(cfg))
+        self.desc = engines.descriptor(cfg)
+        self.instruments, self.counters_off = instruments(spec, self.desc)
 
     def open(self, settings: dict):
         if self.engine is not None and settings == self.engine_settings:
@@ -382,14 +383,15 @@ class Trial:
             if got is not None:
                 engine_stats = {"numbers": got[0], "text": got[1]}
         counted = phases.count(phase, threads, sampler.warm, plan)
-        desc = engines.descriptor(self.cfg)
-        if spec.engine_counters and desc.op_counters and engine_stats is not None:
-            now = engine_counters.select(engine_stats["numbers"], desc.op_counter_names)
-            params["engine_op_counters"] = engine_counters.phase_record(
-                self.op_before, now, phases.count(phase, threads, None, plan).ops, desc.op_counters)
+        # every op the phase ran, its warm-up's too: what the engine's counters and the instructions count
+        every_op = counted.ops if sampler.warm is None else phases.count(phase, threads, None, plan).ops
+        if spec.engine_counters and self.desc.op_counters and engine_stats is not None:
+            now = engine_counters.select(engine_stats["numbers"], self.desc.op_counter_names)
+            params["engine_op_counters"] = engine_counters.phase_record(self.op_before, now, every_op,
+                                                                        self.desc.op_counters)
             self.op_before = now
-        if dumps is not None:   # every op the phase ran, its warm-up's too: the instructions count them all
-            self.counted[len(self.results)] = (dumps, phases.count(phase, threads, None, plan).ops)
+        if dumps is not None:
+            self.counted[len(self.results)] = (dumps, every_op)
         # the process's counters over what was counted: from the warm-up's cut, where there is one
         acct = accounting.phase_record(sampler.warm[2] if sampler.warm is not None else before, after,
                                        counted.ops, self.where.path, self.device or self.device_note, peak_scope)
