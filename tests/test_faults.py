@@ -4,13 +4,15 @@ ext4 keeps them, or the file reverted as btrfs does), a write (EIO, once) or eve
 reason, where FUSE is not available."""
 import errno
 import os
+import subprocess
+import sys
 import tempfile
 
 import pytest
 
 from kvlab import cli, errors
 from kvlab.execution.crash import crashtest as ct
-from kvlab.execution.crash import forgetfs
+from kvlab.execution.crash import forgetfs, reboot
 
 from .conftest import require
 from .test_powerloss import write
@@ -182,3 +184,36 @@ def test_kvlab_on_a_full_disk_says_what_filled_keeps_the_database_and_the_store(
         assert "the one stored result" in capsys.readouterr().out
     finally:
         m.close()
+
+
+def _said(report, text):
+    return [ln for k in report.kills for ln in k.reopen_log if text in ln]
+
+
+@needs_fuse
+def test_a_power_cut_is_a_reboot_that_libmdbx_sees(tmp_path):
+    """After a cut the reopen lives in a new boot (execution.crash.reboot): libmdbx, which keeps a weak meta page
+    within one boot, rolls it back instead; its own log (the `log_notice` option) says which path it took."""
+    require("mdbx")
+    args = dict(setting="safe_nosync", settings={"options": "safe_nosync,log_notice"}, power_loss=True, loss="torn",
+                min_s=0.1, max_s=0.3, seed=2)
+    rebooted = ct.crashtest("mdbx", 3, **args)
+    assert rebooted.reboot and len({k.boot_id for k in rebooted.kills}) == 3
+    assert _said(rebooted, "doing automatic rollback") and not _said(rebooted, "is MATCH")
+    same = ct.crashtest("mdbx", 3, reboot_on_cut=False, **args)
+    assert not same.reboot and all(k.boot_id is None for k in same.kills)
+    assert _said(same, "is MATCH: rollback NOT needed")
+
+
+def test_the_boot_interposer_serves_its_id_as_procfs_would(tmp_path):
+    """What libmdbx's reader checks (cython_ext/tools/bootid.c): the file's text, and that fstatfs says procfs."""
+    code = ("import ctypes, os; fd = os.open('/proc/sys/kernel/random/boot_id', os.O_RDONLY); "
+            "b = ctypes.create_string_buffer(128); assert ctypes.CDLL(None).fstatfs(fd, b) == 0; "
+            "print(os.read(fd, 64).decode().strip(), hex(int.from_bytes(b.raw[:8], 'little')))")
+    boot = reboot.boot_id(7, 1)
+    out = subprocess.run([sys.executable, "-c", code], env=reboot.environ(dict(os.environ), boot), capture_output=True,
+                         text=True, check=True).stdout.split()
+    assert out == [boot, "0x9fa0"] and boot != reboot.boot_id(7, 2) == reboot.boot_id(7, 2)
+    host = subprocess.run([sys.executable, "-c", code.replace("assert ctypes", "ctypes")], capture_output=True,
+                          text=True, check=True).stdout.split()
+    assert host[0] == open("/proc/sys/kernel/random/boot_id").read().strip() != boot

@@ -46,6 +46,10 @@ def add_parser(sub, make):
                    help="with --power-loss, when a created, renamed or removed entry survives a cut: once its "
                         "directory is fsynced (posix, default: all POSIX promises) or once any file is fsynced "
                         "(ext4: its journal commits every entry with the fsync)")
+    c.add_argument("--same-boot", action="store_true",
+                   help="with --power-loss, the reopen after a cut sees the host's boot id, as if the machine had "
+                        "stayed up (default: a power cut is a reboot, each cut's reopen and writer see a new boot id; "
+                        "libmdbx trusts an unsynced meta page within one boot)")
     c.add_argument("--cut-on", default=None, metavar="REGEX",
                    help="a crash point: kill (and cut) --min-delay seconds after a new entry whose name matches REGEX "
                         "appears in the database directory, once the writer has opened it (e.g. '^log\\.0+2$', "
@@ -118,6 +122,8 @@ def cmd_crashtest(args) -> int:
     elif args.fault_on or args.fault_at != 1:
         raise errors.SpecError("crashtest: --fault-at and --fault-on need --fault NAME (allowed: "
                                f"{', '.join(forgetfs.FAULTS)})")
+    if args.same_boot and not args.power_loss:
+        raise errors.SpecError("crashtest: --same-boot needs --power-loss (a kill alone never reboots)")
     if args.power_loss:
         forgetfs.require()
     if args.db:
@@ -139,7 +145,10 @@ def cmd_crashtest(args) -> int:
                 cut = "" if not k.cut else (f", the cut dropped {k.cut['pages_dropped']} pages and undid "
                                             f"{k.cut['entries_undone']} entries")
                 print(f"  {name} kill {i + 1}: after {k.after_s:.2f} s, {k.acked} acked, {state}, "
-                      f"{k.lost_txns} acked txns lost, reopen {k.recovery_ms or 0:.1f} ms{cut}", flush=True)
+                      f"{k.lost_txns} acked txns lost, reopen {k.recovery_ms or 0:.1f} ms{cut}"
+                      + (f", boot id {k.boot_id[:8]}" if k.boot_id else ""), flush=True)
+                for line in k.reopen_log[-3:]:
+                    print(f"    the reader said: {line[:200]}", flush=True)
                 if k.fault:
                     said = (f"the writer saw {k.writer_error['error']}: {k.writer_error['message'][:160]}"
                             if k.writer_error else "the writer saw no error")
@@ -149,7 +158,7 @@ def cmd_crashtest(args) -> int:
         r = crashtest(name, args.kills, sync=args.sync, db=args.db, seed=args.seed, batch=args.batch, num=args.num,
                       value_size=args.value_size, min_s=min(args.min_delay, args.max_delay), max_s=args.max_delay,
                       on_kill=show, power_loss=args.power_loss, loss=args.loss, setting=setting, settings=settings,
-                      names=args.names, cut_on=args.cut_on, fault=fault)
+                      names=args.names, cut_on=args.cut_on, fault=fault, reboot_on_cut=not args.same_boot)
         what = f"power cuts (loss {args.loss}, names {args.names})" if args.power_loss else "kills"
         if fault is not None:
             what += f", each after {fault.words()}"

@@ -65,7 +65,8 @@ DESCRIPTOR = Descriptor(
         honours=frozenset({"sync", "map_size", "options"}),
         defaults={"map_size": 64 << 30}, capacity="map_size",   # the upper bound of its file's geometry (64 GiB)
         notes="sync: MDBX_SYNC_DURABLE, else MDBX_SAFE_NOSYNC; options: comma list of nometasync, safe_nosync, "
-              "utterly_nosync (one sync mode), writemap, liforeclaim, nordahead, nomeminit; reads renew a read "
+              "utterly_nosync (one sync mode), writemap, liforeclaim, nordahead, nomeminit, log_notice (libmdbx's "
+              "own log at NOTICE to stderr: its recovery's choices); reads renew a read "
               "txn per get; the OS page cache is the cache",
         # libmdbx's documentation: MDBX_NORDAHEAD "may help random read performance when the DB is larger than RAM"
         larger_than_ram={"options": "nordahead"},

@@ -93,6 +93,10 @@ static int fail(kv_failure *e, int rc, const char *what) {
                            text ? text : mdbx_strerror(rc), "%s", "");
 }
 
+/* `log_notice`: libmdbx's own log at NOTICE for this open, to stderr: its recovery after an unclean shutdown (which
+   meta page it keeps or purges, and whether the boot id matched), what a crash test's reader prints. */
+static int log_notice;
+
 static int parse_flags(const char *opts, MDBX_env_flags_t *flags, kv_failure *err) {
     static const struct { const char *name; MDBX_env_flags_t flag; int sync_mode; } table[] = {
         {"nometasync", MDBX_NOMETASYNC, 1}, {"safe_nosync", MDBX_SAFE_NOSYNC, 1},
@@ -102,14 +106,19 @@ static int parse_flags(const char *opts, MDBX_env_flags_t *flags, kv_failure *er
     char tok[64];
     const char *s = opts;
     const char *mode = NULL;
+    log_notice = 0;
     while ((s = kv_next_token(s, tok, sizeof tok)) != NULL) {
+        if (strcmp(tok, "log_notice") == 0) {
+            log_notice = 1;
+            continue;
+        }
         size_t i;
         for (i = 0; i < sizeof table / sizeof table[0]; i++)
             if (strcmp(tok, table[i].name) == 0) break;
         if (i == sizeof table / sizeof table[0])
             return kv_seterr(err, KV_E_CONFIG,
                              "libmdbx option '%s' is unknown; allowed: nometasync, safe_nosync, utterly_nosync, "
-                             "writemap, liforeclaim, nordahead, nomeminit", tok);
+                             "writemap, liforeclaim, nordahead, nomeminit, log_notice", tok);
         if (table[i].sync_mode) {   /* one sync mode replaces the one `sync` picked */
             if (mode && strcmp(mode, table[i].name) != 0)
                 return kv_seterr(err, KV_E_CONFIG, "libmdbx options '%s' and '%s' are two sync modes; give one",
@@ -135,7 +144,10 @@ static int mx_open(const char *path, const kv_config *cfg, kv_db **out, kv_failu
     MDBX_env_flags_t flags = MDBX_NOSTICKYTHREADS | (cfg->sync ? MDBX_SYNC_DURABLE : MDBX_SAFE_NOSYNC);
     int rc = parse_flags(cfg->options, &flags, err);
     if (rc) return rc;
-    mx_quiet();
+    if (log_notice)
+        mdbx_setup_debug(MDBX_LOG_NOTICE, MDBX_DBG_DONTCHANGE, MDBX_LOGGER_DONTCHANGE);
+    else
+        mx_quiet();
     kv_db *db = calloc(1, sizeof *db);
     if (!db) return kv_seterr(err, KV_E_OTHER, "libmdbx: out of memory");
     if ((rc = mdbx_env_create(&db->env))) { free(db); return fail(err, rc, "env_create"); }

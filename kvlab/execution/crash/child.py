@@ -123,14 +123,18 @@ def reopen(cfg, path: Path, settings: dict, env=None):
         return None, recovery_ms, str(exc) if recovery_ms is None else f"reading it back: {exc}"
 
 
-def reopen_in_worker(engine: str, path: Path, settings: dict):
+def reopen_in_worker(engine: str, path: Path, settings: dict, prefix=None):
     """As reopen, in a trial's worker (execution.worker): the caller opens no engine, and a reader that a broken
     database aborts (LMDB's assertions after a power cut) is an answer, not a dead campaign.  `engine`: the name
-    as given (an own engine's path)."""
-    got = spawn.call("kvlab.execution.crash.child:reopen_target", (engine, str(path), settings))
+    as given (an own engine's path); `prefix`: the command line the worker runs under (a new boot: reboot.prefix).
+    (state, recovery ms, what went wrong, the last lines the reader wrote on stderr: the engine's own log)."""
+    got = spawn.call("kvlab.execution.crash.child:reopen_target", (engine, str(path), settings), prefix=prefix)
     if got.returned:
-        return got.value if got.error is None else (None, None, str(got.error))
-    return None, None, f"the reader died ({got.how()}): {got.log[-1] if got.log else 'no message'}"
+        if got.error is not None:
+            return None, None, str(got.error), got.log
+        state, recovery_ms, what = got.value
+        return state, recovery_ms, what, got.log
+    return None, None, f"the reader died ({got.how()}): {got.log[-1] if got.log else 'no message'}", got.log
 
 
 def reopen_target(link, engine: str, path: str, settings: dict):

@@ -48,7 +48,7 @@ from ... import engines, errors
 from .. import native
 from ..worker import spawn
 from . import child as crashchild
-from . import forgetfs
+from . import forgetfs, reboot
 from .check import torn_kind, verify
 from .settings import CLAIMS, DURABILITY, Durability, durability
 
@@ -78,6 +78,8 @@ class Kill:
     writer_error: dict | None = None   # the error the writer's engine call returned ({"error", "message"}), if any
     failed_txn: int | None = None  # the transaction in flight when that call failed
     failed_present: bool | None = None   # the reopened database holds it though it was reported failed
+    boot_id: str | None = None     # power loss: the boot id the reopen saw (a new one per cut: execution.crash.reboot)
+    reopen_log: list = field(default_factory=list)   # the last lines the reader wrote on stderr (the engine's log)
 
 
 @dataclass
@@ -95,6 +97,8 @@ class CrashReport:
     names: str | None = None       # when entries are durable: posix (their directory's fsync) or ext4 (any fsync)
     settings: dict = field(default_factory=dict)
     fault: str | None = None       # the injected fault, in words (forgetfs.Fault.words)
+    reboot: bool = False           # each power cut was a reboot: the reopen saw a new boot id
+    boot_id_read: bool = False     # the engine read the boot id (else no process of it could tell a reboot)
 
     @property
     def summary(self) -> dict:
@@ -137,7 +141,7 @@ class CrashReport:
     def to_dict(self) -> dict:
         return {"engine": self.engine, "sync": self.sync, "batch": self.batch, "num": self.num, "seed": self.seed,
                 "setting": self.setting, "claim": self.claim, "power_loss": self.power_loss, "loss": self.loss,
-                "names": self.names, "fault": self.fault,
+                "names": self.names, "fault": self.fault, "reboot": self.reboot, "boot_id_read": self.boot_id_read,
                 "settings": self.settings, "summary": self.summary, "kills": [asdict(k) for k in self.kills]}
 
 
@@ -165,6 +169,32 @@ class _Campaign:
     lib: object = None             # the loaded extension
     env: dict = field(default_factory=dict)   # the children's environment: they import this kvlab
     log: Path | None = None        # forgetfs' log of the current round (power_loss)
+    reboot: bool = False           # each cut is a reboot: every process lives in a boot of its own (reboot.py)
+    boot: int = 0                  # cuts so far: the boot the next process lives in
+    seed: int = 0
+    boot_read: bool = False        # a writer's engine read the boot id (the interposer said so on its stderr)
+
+    def boot_id(self) -> str | None:
+        return reboot.boot_id(self.seed, self.boot) if self.reboot else None
+
+    def prefix(self, making: bool = False):
+        """The command line a worker runs under: in this boot, where the engine reads the boot id (or, `making`,
+        before any writer has said); None: the fork server's, with the host's id, which such an engine never sees."""
+        boot = self.boot_id()
+        return reboot.prefix(boot) if boot is not None and (self.boot_read or making) else None
+
+    def environ(self) -> dict:
+        """A writer's environment: in this boot."""
+        boot = self.boot_id()
+        return reboot.environ(self.env, boot) if boot is not None else self.env
+
+    def heard(self, stderr: str) -> None:
+        self.boot_read = self.boot_read or reboot.SAID in stderr
+
+    def cut(self, mount) -> dict:
+        """The power cut: forgetfs' summary; the machine comes back in a new boot."""
+        self.boot += 1
+        return mount.cut()
 
 
 @dataclass
@@ -189,7 +219,8 @@ def crashtest(engine: str, kills: int, sync: bool = False, db: str | os.PathLike
               batch: int = 10, num: int = 10_000, value_size: int = 100, min_s: float = 0.05, max_s: float = 0.8,
               on_kill=None, power_loss: bool = False, loss: str = "all", setting: str | None = None,
               settings: dict | None = None, keep_damaged: int = 3, names: str = "posix",
-              cut_on: str | None = None, fault: forgetfs.Fault | None = None) -> CrashReport:
+              cut_on: str | None = None, fault: forgetfs.Fault | None = None, reboot_on_cut: bool = True
+              ) -> CrashReport:
     """Kill a writing child `kills` times and check the database after each (module docstring).
     `db`: a directory that does not exist yet or is empty (kvlab creates it and leaves it for you to look
     at); by default a temporary one, removed afterwards.  `on_kill(i, Kill)` is called after each.
@@ -202,7 +233,8 @@ def crashtest(engine: str, kills: int, sync: bool = False, db: str | os.PathLike
     databases that broke the setting's promise are copied out and left (Kill.kept_at), with the file
     system's log.  `fault` (forgetfs.Fault: fsync-eio, write-eio, enospc): injected by the file system in every
     round, which implies power_loss; a writer whose engine call fails stops there (Kill.writer_error), and the
-    power is cut at once."""
+    power is cut at once.  `reboot_on_cut`: a power cut is a reboot, the reopen after it sees a new boot id
+    (execution.crash.reboot); False keeps the host's, as a cut that leaves the machine up."""
     cfg = engines.get(engine)
     native.require_built(engine, load_now=False)   # the writers and readers load it
     _check_sizes(cfg, kills, batch, num, value_size, min_s, max_s, loss)
@@ -211,17 +243,20 @@ def crashtest(engine: str, kills: int, sync: bool = False, db: str | os.PathLike
     power_loss = power_loss or fault is not None   # a fault is the file system's: forgetfs injects it
     if power_loss:
         forgetfs.require()
+        if reboot_on_cut:
+            reboot.library()   # built now: a missing compiler is said before anything is written
     seed = random.SystemRandom().randrange(1, 2**31) if seed is None else seed
     path, temporary, lock = _database_dir(db)
     try:
         c = _Campaign(engine=engine, cfg=cfg, chosen=chosen, settings={**chosen.settings, **(settings or {})},
                       batch=batch, num=num, value_size=value_size, min_s=min_s, max_s=max_s, power_loss=power_loss,
                       loss=loss, names=names, cut_on=cut_on, keep_damaged=keep_damaged, fault=fault,
-                      rng=random.Random(seed), path=path, temporary=temporary)
+                      rng=random.Random(seed), path=path, temporary=temporary,
+                      reboot=power_loss and reboot_on_cut, seed=seed)
         report = CrashReport(engine=engine, sync=bool(c.settings.get("sync")), batch=batch, num=num, seed=seed,
                              setting=chosen.name, claim=chosen.claim, power_loss=power_loss,
                              loss=loss if power_loss else None, names=names if power_loss else None, settings=c.settings,
-                             fault=fault.words() if fault is not None else None)
+                             fault=fault.words() if fault is not None else None, reboot=c.reboot)
         c.lib = native.load()
         c.env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in [str(Path(__file__).resolve().parents[3]),
                                                                          os.environ.get("PYTHONPATH", "")] if p))
@@ -245,6 +280,7 @@ def crashtest(engine: str, kills: int, sync: bool = False, db: str | os.PathLike
                 history.kept += kill.kept_at is not None
                 _fresh(c, clear=True)
                 history.expected, history.last = {}, 0
+        report.boot_id_read = c.boot_read
     finally:
         if temporary:
             shutil.rmtree(path, ignore_errors=True)
@@ -325,7 +361,8 @@ def _fresh(c: _Campaign, clear: bool = False):
     for name, text in c.chosen.files:
         (c.path / name).write_text(text)
     if c.power_loss:   # in a worker: the campaign's own process opens no engine
-        got = spawn.call("kvlab.execution.crash.child:make_and_close", (c.engine, str(c.path), c.settings))
+        got = spawn.call("kvlab.execution.crash.child:make_and_close", (c.engine, str(c.path), c.settings),
+                         prefix=c.prefix(making=True))
         if got.error is not None:
             raise got.error
         if not got.returned:
@@ -352,15 +389,17 @@ def _one_kill(c: _Campaign, i: int, h: _History) -> tuple:
     acked = rnd.pipe.acked
     # a database that opens but cannot be read through is as broken as one that does not open; after
     # a power cut it may even abort the reader (LMDB's assertions): it reads in a worker of its own
-    actual, recovery_ms, what = crashchild.reopen_in_worker(c.engine, c.path, c.settings)
+    actual, recovery_ms, what, said = crashchild.reopen_in_worker(c.engine, c.path, c.settings, c.prefix())
     if what is not None:
         kill = Kill(rnd.after, max(0, acked - h.last), max(0, rnd.started - h.last), None, 0, 0, False, what,
                     recovery_ms, rnd.cut, fault=(rnd.cut or {}).get("fault"), writer_error=rnd.error,
-                    failed_txn=rnd.started if rnd.error else None)
+                    failed_txn=rnd.started if rnd.error else None, boot_id=c.boot_id(), reopen_log=said)
         if c.power_loss and h.kept < c.keep_damaged:
             kill.kept_at = _keep(c.path, c.engine, c.log)
         return kill, "restart" if c.power_loss and c.temporary else "stop"   # else nothing to continue from
-    return _judge(c, h, rnd, acked, actual, recovery_ms), "next"
+    kill = _judge(c, h, rnd, acked, actual, recovery_ms)
+    kill.boot_id, kill.reopen_log = c.boot_id(), said
+    return kill, "next"
 
 
 def _judge(c: _Campaign, h: _History, rnd: _Round, acked: int, actual: dict, recovery_ms: float | None) -> Kill:
@@ -411,7 +450,8 @@ def _round(c: _Campaign, i: int, where: Path, last: int, mount) -> _Round | Kill
     r, w = os.pipe()
     args = {"engine": c.engine, "path": str(where), "settings": c.settings, "batch": c.batch, "num": c.num,
             "value_size": c.value_size, "seed": c.rng.randrange(1, 2**62), "first_seq": last + 1, "fd": w}
-    child = subprocess.Popen([sys.executable, "-m", crashchild.CHILD, json.dumps(args)], pass_fds=(w,), env=c.env,
+    child = subprocess.Popen([sys.executable, "-m", crashchild.CHILD, json.dumps(args)], pass_fds=(w,),
+                             env=c.environ(),
                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     os.close(w)
     pipe = crashchild.Pipe(r)
@@ -420,9 +460,10 @@ def _round(c: _Campaign, i: int, where: Path, last: int, mount) -> _Round | Kill
         child.kill()
         _, err = child.communicate()
         text = err.decode(errors="replace").strip()
+        c.heard(text)
         if c.fault is not None and child.returncode is not None:   # the engine's open failed (after the last cut)
             pipe.join(30)
-            cut = mount.cut() if mount is not None else None
+            cut = c.cut(mount) if mount is not None else None
             return _Round(pipe, last, 0.0, cut, error=_ended_how(child.returncode, text, "open"))
         if i > 0 and "kvlab.errors." in text:   # the database would not open after the last kill
             return Kill(0.0, 0, 0, None, 0, 0, False, "the next writer's open: " + text.splitlines()[-1], None)
@@ -443,8 +484,9 @@ def _round(c: _Campaign, i: int, where: Path, last: int, mount) -> _Round | Kill
         _, err = child.communicate()
         pipe.join(30)
         text = err.decode(errors="replace").strip()
+        c.heard(text)
         if pipe.error is not None or c.fault is not None:   # an engine call failed (the fault), or the writer died
-            cut = mount.cut() if mount is not None else None   # of it: the power goes now, as after a kill
+            cut = c.cut(mount) if mount is not None else None   # of it: the power goes now, as after a kill
             return _Round(pipe, max(pipe.intents, default=last), after, cut,
                           error=pipe.error or _ended_how(child.returncode, text,
                                                          "write" if pipe.opened else "open"))
@@ -453,9 +495,9 @@ def _round(c: _Campaign, i: int, where: Path, last: int, mount) -> _Round | Kill
                         None)
         raise errors.EngineError(f"crashtest: the {c.engine} writer ended before the kill: {text[-800:]}")
     child.send_signal(signal.SIGKILL)
-    child.communicate()
+    c.heard(child.communicate()[1].decode(errors="replace"))
     pipe.join(30)
-    cut = mount.cut() if mount is not None else None
+    cut = c.cut(mount) if mount is not None else None
     return _Round(pipe, max(pipe.intents, default=last), after, cut)
 
 

@@ -15,7 +15,6 @@ killed helper left.  For crash tests only: it serialises every request and is no
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -28,8 +27,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ... import errors
+from . import toolbuild
 
-SOURCE = Path(__file__).resolve().parents[3] / "cython_ext" / "tools" / "forgetfs.c"
+SOURCE = toolbuild.TOOLS / "forgetfs.c"
 LOSS_MODELS = ("all", "random", "torn")
 NAME_MODELS = ("posix", "ext4")   # when a new, renamed or removed entry is durable (forgetfs.c)
 FAULTS = ("fsync-eio", "write-eio", "enospc")   # what forgetfs can make fail (forgetfs.c's --fault)
@@ -100,11 +100,6 @@ def require() -> None:
         raise ForgetfsUnavailable(f"power-loss tests need FUSE: {reason}")
 
 
-def _cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "kvlab"
-
-
 _built: Path | None = None
 _build_lock = threading.Lock()
 
@@ -115,27 +110,15 @@ def executable() -> Path:
     with _build_lock:
         if _built is not None and _built.exists():
             return _built
-        if not SOURCE.exists():
-            raise ForgetfsUnavailable(f"the forgetfs source {SOURCE} is missing (it comes with kvlab's checkout)")
-        digest = hashlib.sha256(SOURCE.read_bytes()).hexdigest()[:16]
-        target = _cache_dir() / f"forgetfs-{digest}" / "forgetfs"
-        if not target.exists():
-            cc = shutil.which(os.environ.get("CC", "gcc")) or shutil.which("cc")
-            if not cc:
-                raise ForgetfsUnavailable("no C compiler to build forgetfs: install build-essential")
-            flags = subprocess.run(["pkg-config", "--cflags", "--libs", "fuse3"], capture_output=True, text=True)
-            if flags.returncode != 0:
-                raise ForgetfsUnavailable("libfuse3's headers are missing (pkg-config fuse3 failed): install Debian's "
-                                          "libfuse3-dev and fuse3 (scripts/setup.sh does)")
-            target.parent.mkdir(parents=True, exist_ok=True)
-            tmp = target.with_name(f".forgetfs-{os.getpid()}")
-            out = subprocess.run([cc, "-O2", "-Wall", "-o", str(tmp), str(SOURCE), *flags.stdout.split(), "-lpthread"],
-                                 capture_output=True, text=True)
-            if out.returncode != 0:
-                raise ForgetfsUnavailable(f"forgetfs did not compile: {out.stderr.strip()[-800:]}")
-            os.replace(tmp, target)
-        _built = target
-        return target
+        if not shutil.which("pkg-config"):
+            raise ForgetfsUnavailable("pkg-config is missing (it finds libfuse3's headers): install Debian's "
+                                      "pkg-config, libfuse3-dev and fuse3 (scripts/setup.sh does)")
+        flags = subprocess.run(["pkg-config", "--cflags", "--libs", "fuse3"], capture_output=True, text=True)
+        if flags.returncode != 0:
+            raise ForgetfsUnavailable("libfuse3's headers are missing (pkg-config fuse3 failed): install Debian's "
+                                      "libfuse3-dev and fuse3 (scripts/setup.sh does)")
+        _built = toolbuild.compiled(SOURCE, "forgetfs", [*flags.stdout.split(), "-lpthread"], ForgetfsUnavailable)
+        return _built
 
 
 def mounted_on_forgetfs(path) -> bool:
