@@ -131,6 +131,7 @@ cdef class Run:
         p.writes_per_second = params["writes_per_second"]
         p.ack_fd = params.get("ack_fd", -1)
         p.first_seq = params.get("first_seq", 1)
+        p.after_error = _in_range("after_error", params.get("after_error", 0), 0, _C_INT_MAX, f"0 to {_C_INT_MAX}")
         p.key_hash = 1 if params.get("key_hash") else 0
         p.no_pipeline = 0 if params.get("pipeline", True) else 1
         p.first_key = params.get("first_key", 0)

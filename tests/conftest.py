@@ -116,7 +116,7 @@ MARKERS = {
 FAST_ENGINES = ("lmdb", "rocksdb", "null")
 SLOW = ("test_notebooks.py::test_all_notebooks_run_at_smoke_scale", "test_fuzz_argv.py", "test_fuzz.py",
         "test_wheel.py", "test_docs.py", "test_sweep_dask.py", "test_powerloss.py", "test_figures.py",
-        "test_compare.py::test_a_a", "test_front_door.py::test_compare_labels_an_a_a", "test_front_door.py::test_a_compare_run_reruns", "test_profile.py::test_a_profile_is_stored_and_why", "test_count.py::test_two_identical", "test_faults.py::test_lmdb_reports", "test_faults.py::test_sqlite_on_a_full",
+        "test_compare.py::test_a_a", "test_front_door.py::test_compare_labels_an_a_a", "test_front_door.py::test_a_compare_run_reruns", "test_profile.py::test_a_profile_is_stored_and_why", "test_count.py::test_two_identical", "test_faults.py::test_a_failed_fsync_reaches", "test_faults.py::test_rocksdb_on_a_full", "test_faults.py::test_a_results_store_on_a_nearly_full", "test_faults.py::test_sqlite_on_a_full",
         "test_faults.py::test_kvlab_on_a_full_disk", "test_faults.py::test_a_power_cut_is_a_reboot", "test_engine_counters.py::test_rocksdb", "test_linkbench.py::test_memory_bounded", "test_engine_faults.py",
         "test_sweep.py::test_resumes_after_sigkill", "test_store_safety.py::test_sigkill",
         "test_never_lose.py::test_a_small_campaign", "test_notebooks_anywhere.py",

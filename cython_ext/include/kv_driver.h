@@ -124,9 +124,14 @@ typedef struct kv_mix {
 /* kvlab crashtest's writer: records of 64-bit words down ack_fd, each written whole (under PIPE_BUF):
    intent  KV_CRASH_INTENT, seq, n, n x (key index << 1 | is_delete)   before the transaction starts
    ack     KV_CRASH_ACK, seq                                          once the engine acknowledged it
+   With after_error, the first transaction the engine fails is told, read back, and the writer goes on:
+   failed    KV_CRASH_FAILED, seq, kvlab's code, n, n bytes of the engine's message (zero-padded to 8)
+   readback  KV_CRASH_READBACK, seq, puts a get returns with its stamp, its puts, gets that failed
    A value written by transaction seq at position j begins with seq and j (little-endian u64, u32). */
 #define KV_CRASH_INTENT 1
 #define KV_CRASH_ACK 2
+#define KV_CRASH_FAILED 5
+#define KV_CRASH_READBACK 6
 #define KV_CRASH_MAX_BATCH 256
 
 enum kv_role { KV_ROLE_WORKER = 0, KV_ROLE_WRITER = 1 };
@@ -147,6 +152,8 @@ typedef struct kv_run_params {
     const kv_mix *mix;          /* KV_W_MIX: the mix; `reads` is then transactions per thread */
     int ack_fd;                 /* KV_W_CRASHWRITE: where each transaction's intent and acknowledgement go */
     uint64_t first_seq;         /* KV_W_CRASHWRITE: the first transaction's sequence number */
+    int after_error;            /* KV_W_CRASHWRITE: transactions to go on with after the first one the engine
+                                   failed (told and read back first); 0: that error ends the run */
     int key_hash;               /* YCSB's insertorder=hashed: record i is stored under key kv_key_hash(i), so
                                    loads and inserts land all over the key space (fillseq/fillrandom loads
                                    and the mix loop; db_bench's other loops ignore it) */

@@ -59,6 +59,7 @@ cdef extern from "kv_driver.h":
         const kv_mix *mix
         int ack_fd
         uint64_t first_seq
+        int after_error
         int key_hash
         const kv_graph *graph
         uint64_t first_key

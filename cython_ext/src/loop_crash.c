@@ -20,6 +20,36 @@ static int write_all(int fd, const void *buf, size_t len) {
     return 0;
 }
 
+/* after_error: the failed transaction `seq` told, with the engine's message, then read back: how many of its puts
+   (each key's last in the transaction) a get returns with its stamp, data the engine said it did not commit */
+static int tell_failed(ctx *c, uint64_t seq, int rc, const uint64_t *ops, int batch, int ks) {
+    const kv_failure *f = kv_thread_error(c->t);
+    size_t len = strnlen(f->msg, KV_ERRMSG_MAX);
+    uint64_t rec[4 + KV_ERRMSG_MAX / 8 + 1] = {KV_CRASH_FAILED, seq, (uint64_t)(int64_t)rc, (uint64_t)len};
+    memcpy(rec + 4, f->msg, len);
+    if (write_all(c->run->p.ack_fd, rec, (4 + (len + 7) / 8) * 8)) return -1;
+    uint64_t shown = 0, puts = 0, failed_gets = 0;
+    for (int j = 0; j < batch; j++) {
+        int later = 0;
+        for (int i = j + 1; i < batch && !later; i++) later = ops[i] >> 1 == ops[j] >> 1;
+        if ((ops[j] & 1) || later) continue;
+        puts++;
+        const char *v;
+        size_t vl;
+        kv_make_key(c->key, ks, ops[j] >> 1);
+        int g = c->run->ops->get(c->t, c->key, ks, &v, &vl);
+        uint64_t stamp;
+        if (g == KV_OK && vl >= 8) {
+            memcpy(&stamp, v, 8);
+            shown += stamp == seq;
+        } else if (g != KV_NOTFOUND) {
+            failed_gets++;
+        }
+    }
+    uint64_t back[5] = {KV_CRASH_READBACK, seq, shown, puts, failed_gets};
+    return write_all(c->run->p.ack_fd, back, sizeof back);
+}
+
 int kv_loop_crashwrite(ctx *c) {
     const kv_run_params *p = &c->run->p;
     const kv_engine_ops *e = c->run->ops;
@@ -35,7 +65,8 @@ int kv_loop_crashwrite(ctx *c) {
     if (!val) return fail(c, KV_E_OTHER);
     memcpy(val, next_value(c), (size_t)vs);
     int err = 0, pipe_errno = 0, by_time = p->duration_s > 0;
-    for (uint64_t n = 0; !err && (by_time || n < p->reads); n++) {
+    int left = -1;   /* after_error: transactions still to go after the failed one (-1: none failed yet) */
+    for (uint64_t n = 0; !err && left != 0 && (by_time || n < p->reads); n++) {
         uint64_t seq = p->first_seq + n;
         rec[0] = KV_CRASH_INTENT; rec[1] = seq; rec[2] = (uint64_t)batch;
         for (int j = 0; j < batch; j++)
@@ -58,9 +89,17 @@ int kv_loop_crashwrite(ctx *c) {
             if (rc == KV_OK) rc = txn_commit(e, c->t, KV_TXN_WRITE);
             else txn_abort(e, c->t, KV_TXN_WRITE);
         }
+        if (rc && p->after_error > 0 && left < 0) {   /* the first failure: told, read back, then go on */
+            uint64_t ops[KV_CRASH_MAX_BATCH];
+            memcpy(ops, rec + 3, (size_t)batch * 8);
+            if (tell_failed(c, seq, rc, ops, batch, ks)) { pipe_errno = errno; err = KV_E_IO; break; }
+            left = p->after_error;
+            continue;
+        }
         if (rc) { err = rc; break; }
         rec[0] = KV_CRASH_ACK; rec[1] = seq;
         if (write_all(p->ack_fd, rec, 16)) { pipe_errno = errno; err = KV_E_IO; break; }
+        if (left > 0) left--;
         if (finish_op_on(c, KV_OP_WRITE, (uint64_t)batch, tsc)) break;
     }
     free(val);

@@ -1,7 +1,7 @@
 /* forgetfs: a FUSE file system that forgets what was never synced, for power-loss crash tests.
  *
  *     forgetfs [--loss all|random|torn] [--names posix|ext4] [--seed N] [--log FILE] [--watch-fd FD]
- *              [--fault fsync-eio|write-eio|enospc [--fault-at N] [--fault-on REGEX] [--after-error keep|drop]
+ *              [--fault fsync-eio|write-eio|enospc [--fault-at N] [--fault-on REGEX] [--after-error keep|evict|late|drop]
  *               [--enospc-bytes B] [--fault-armed-later]] BACKING MOUNTPOINT
  *
  * Mounted over BACKING, it passes reads through and keeps every write in its own per-file buffer
@@ -28,9 +28,12 @@
  * Faults (--fault), on the files whose path (as first opened) matches --fault-on (POSIX extended; default all):
  *   fsync-eio  the --fault-at'th fsync or fdatasync of such a file that has pending writes fails with EIO, once.
  *              --after-error keep (ext4's behaviour, Rebello et al. ATC'20): its pending pages stay in the
- *              cache, readers see them, but they are clean: never written, lost at a cut or when the file is
- *              no longer open; a later fsync succeeds without them.  drop (btrfs-like): the file reverts to its
- *              durable state at once, the kernel's cached pages of it invalidated (after the reply).
+ *              cache, readers see them (a process that opens the file later too), but they are clean: never
+ *              written, lost at a cut; a later fsync succeeds without them.  evict: the same, but the cache
+ *              drops them once the file is no longer open (the study's "page cache evicted").  drop
+ *              (btrfs-like): the file reverts to its durable state at once, the kernel's cached pages of it
+ *              invalidated (after the reply).  late (ext4 data=journal): as keep, but this fsync returns
+ *              success and the next fsync of the file fails with EIO.
  *   write-eio  the --fault-at'th write to such a file fails with EIO, once, and writes nothing.
  *   enospc     writes and allocations that grow such files fail with ENOSPC once --enospc-bytes of growth
  *              are spent (statfs says what is left); space does not come back while mounted.
@@ -105,6 +108,7 @@ struct inode {
     char *name;             /* the path it was opened by (for the log only; may be stale) */
     void *lost;             /* fsync-eio, keep: pages whose fsync failed, in the cache only (never written) */
     size_t nlost;
+    int late_eio;           /* fsync-eio, late: the next fsync of this file fails with EIO (the earlier one's error) */
     int fault_match;        /* its path matched --fault-on when it was first opened */
     struct inode *next;
 };
@@ -142,7 +146,7 @@ static enum fault fault_kind = FAULT_NONE;
 static uint64_t fault_at = 1, fault_seen, fault_errors;
 static char *fault_file;             /* the first file a fault fired on */
 static regex_t fault_rx;
-static int fault_rx_set, after_keep = 1;
+static int fault_rx_set, after_keep = 1, evict_at_close, after_late;
 static int64_t enospc_left;
 static volatile sig_atomic_t fault_armed = 1;   /* --fault-armed-later: 0 until SIGUSR2 */
 static pthread_mutex_t inval_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -248,12 +252,12 @@ static struct inode *inode_get(int fd, const char *name) {   /* takes fd if it m
 }
 
 static void inode_maybe_free(struct inode *in) {
-    if (in->opens > 0 || in->dirty) return;
+    if (in->opens > 0 || in->dirty || (in->nlost && !evict_at_close)) return;   /* keep: cached until the cut */
     struct inode **pp = &inodes[in->ino % NBUCKET];
     while (*pp != in) pp = &(*pp)->next;
     *pp = in->next;
     drop_pages(in);
-    drop_lost(in);   /* no longer open: the cache may drop a failed fsync's pages, and here it does */
+    drop_lost(in);   /* no longer open (evict): the cache may drop a failed fsync's pages, and here it does */
     close(in->fd);
     free(in->name);
     free(in);
@@ -309,6 +313,14 @@ static int view_write(struct inode *in, const char *buf, size_t len, int64_t off
             memset(pg->data + r, 0, PAGE - (size_t)r);
             tsearch(pg, &in->pages, page_cmp);
             in->npages++;
+            /* a failed fsync's copy of this page was its base: the cache holds one page per index, and from now
+               on it is this one (keeping the old copy would serve stale bytes once this one is synced) */
+            struct page *old = in->nlost ? page_in(&in->lost, p) : NULL;
+            if (old) {
+                tdelete(old, &in->lost, page_cmp);
+                free(old);
+                in->nlost--;
+            }
         }
         int64_t ps = (int64_t)p * PAGE, a = off > ps ? off : ps;
         int64_t b = off + (int64_t)len < ps + PAGE ? off + (int64_t)len : ps + PAGE;
@@ -615,14 +627,20 @@ static void *invalidator(void *arg) {   /* drop: the kernel's cached pages of a 
 static int fsync_fails(struct inode *in) {
     if (fault_kind != FAULT_FSYNC_EIO || !fault_armed || !in->fault_match || !in->dirty || fault_errors) return 0;
     if (++fault_seen != fault_at) return 0;
-    fault_fired(in, after_keep ? "fsync failed with EIO, its pages kept in the cache, never written"
-                               : "fsync failed with EIO, the file reverted to its durable state");
+    fault_fired(in, after_late ? "fsync returned success, its pages kept in the cache, never written; the next "
+                                 "fsync of the file fails with EIO"
+                    : after_keep ? "fsync failed with EIO, its pages kept in the cache, never written"
+                                 : "fsync failed with EIO, the file reverted to its durable state");
     if (after_keep) {
         move_target = in;
         twalk(in->pages, move_to_lost);
         tdestroy(in->pages, keep_page);
         in->pages = NULL;
         in->npages = 0;
+        if (after_late) {   /* ext4 data=journal: this fsync says nothing; the next one reports it */
+            in->late_eio = 1;
+            return 0;
+        }
     } else {
         drop_pages(in);
         in->vsize = in->dsize;
@@ -703,8 +721,14 @@ static int fs_fallocate(const char *path, int mode, off_t off, off_t len, struct
 
 static int fs_fsync(const char *path, int datasync, struct fuse_file_info *fi) {
     (void)path; (void)datasync;
-    if (fsync_fails(FH(fi)->in)) return -EIO;
-    int rc = inode_sync(FH(fi)->in);
+    struct inode *in = FH(fi)->in;
+    if (in->late_eio) {   /* late: the error of an earlier fsync, reported now */
+        in->late_eio = 0;
+        logmsg("fault fsync-eio: the earlier failure reported late, at this fsync of %s", in->name);
+        return -EIO;
+    }
+    if (fsync_fails(in)) return -EIO;
+    int rc = inode_sync(in);
     if (!rc) journal_commit();
     return rc;
 }
@@ -993,7 +1017,8 @@ static void fault_json(char *out, size_t outlen) {
     for (char *c = file; *c; c++) if (*c == '"' || *c == '\\' || (unsigned char)*c < 32) *c = '_';
     snprintf(out + n - 1, outlen - (n - 1), ", \"fault\": {\"kind\": \"%s\", \"at\": %" PRIu64 ", \"errors\": %" PRIu64
              ", \"file\": \"%s\", \"after\": \"%s\", \"enospc_left\": %" PRId64 "}}", fault_names[fault_kind],
-             fault_at, fault_errors, file, after_keep ? "keep" : "drop",
+             fault_at, fault_errors, file,
+             after_late ? "late" : after_keep ? (evict_at_close ? "evict" : "keep") : "drop",
              fault_kind == FAULT_ENOSPC ? enospc_left : -1);
     free(file);
 }
@@ -1033,7 +1058,7 @@ static void *watch(void *arg) {   /* EOF on the launcher's pipe: it died; shut d
 
 static void usage(void) {
     fprintf(stderr, "usage: forgetfs [--loss all|random|torn] [--names posix|ext4] [--seed N] [--log FILE] [--watch-fd FD] "
-                    "[--fault fsync-eio|write-eio|enospc [--fault-at N] [--fault-on REGEX] [--after-error keep|drop] "
+                    "[--fault fsync-eio|write-eio|enospc [--fault-at N] [--fault-on REGEX] [--after-error keep|evict|late|drop] "
                     "[--enospc-bytes B] [--fault-armed-later]] BACKING MOUNTPOINT\n");
     exit(2);
 }
@@ -1079,6 +1104,8 @@ static struct cmdline parse_args(int argc, char **argv) {
         } else if (!strcmp(argv[i], "--after-error") && i + 1 < argc) {
             const char *m = argv[++i];
             if (!strcmp(m, "keep")) after_keep = 1;
+            else if (!strcmp(m, "evict")) after_keep = evict_at_close = 1;
+            else if (!strcmp(m, "late")) after_keep = after_late = 1;
             else if (!strcmp(m, "drop")) after_keep = 0;
             else usage();
         } else if (!strcmp(argv[i], "--enospc-bytes") && i + 1 < argc) enospc_left = strtoll(argv[++i], NULL, 10);

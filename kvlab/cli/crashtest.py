@@ -69,10 +69,19 @@ def add_parser(sub, make):
                         "RocksDB's WAL; default: every file)")
     c.add_argument("--after-error", choices=forgetfs.AFTER_ERROR, default="keep",
                    help="--fault fsync-eio: keep (default; ext4: the failed pages stay readable in the page cache, "
-                        "marked clean, never written) or drop (the file reverts to what was durable, its cached "
-                        "pages invalidated)")
+                        "marked clean, never written, until the cut), evict (the same until the file is no longer "
+                        "open: the cache evicted them), late (ext4 data=journal: as keep, but the failing fsync "
+                        "returns success and the next fsync of the file fails) or drop (the file reverts to what was "
+                        "durable, its cached pages invalidated)")
     c.add_argument("--enospc-bytes", type=count(0, 2**62), default=1 << 20, metavar="BYTES",
                    help="--fault enospc: the bytes files may grow by in a round before writes fail (default 1 MiB)")
+    c.add_argument("--go-on", type=count(0, 1_000_000), default=None, metavar="N",
+                   help="--fault: after the first transaction its engine fails, the writer reads it back and tries N "
+                        "more, as a caller that retries would (default 20; 0: stop at the first error)")
+    c.add_argument("--restart", action="store_true",
+                   help="--fault: once the writer has stopped, a new process reopens the database before the power "
+                        "is cut, through the page cache that still holds what failed (the application restarts, as "
+                        "in Rebello et al.'s study); the table says whether it read the failed transaction")
     c.add_argument("--durability", default=None, metavar="NAME",
                    help="a durability setting of the engine, with what its documentation promises (decides the "
                         "verdict); 'all' runs each in turn. "
@@ -119,8 +128,8 @@ def cmd_crashtest(args) -> int:
         fault = forgetfs.Fault(args.fault, at=args.fault_at, on=args.fault_on, after=args.after_error,
                                enospc_bytes=args.enospc_bytes)
         args.power_loss = True   # forgetfs injects it
-    elif args.fault_on or args.fault_at != 1:
-        raise errors.SpecError("crashtest: --fault-at and --fault-on need --fault NAME (allowed: "
+    elif args.fault_on or args.fault_at != 1 or args.go_on is not None or args.restart:
+        raise errors.SpecError("crashtest: --fault-at, --fault-on, --go-on and --restart need --fault NAME (allowed: "
                                f"{', '.join(forgetfs.FAULTS)})")
     if args.same_boot and not args.power_loss:
         raise errors.SpecError("crashtest: --same-boot needs --power-loss (a kill alone never reboots)")
@@ -155,10 +164,20 @@ def cmd_crashtest(args) -> int:
                     print(f"    fault: {k.fault['errors']} error(s) on {k.fault['file'] or '-'}; {said}"
                           + (f"; the failed transaction {k.failed_txn} is "
                              f"{'present' if k.failed_present else 'absent'}" if k.failed_txn else ""), flush=True)
+                if k.readback is not None:
+                    print(f"    then: a get returned {k.readback['shown']} of its {k.readback['puts']} puts; "
+                          f"{k.acked_after_error} later transactions acknowledged ({k.lost_after_error} of them lost "
+                          f"at the cut)" + (f", until {k.later_error['error']}: {k.later_error['message'][:120]}"
+                                            if k.later_error else ""), flush=True)
+                if k.restart_saw_failed is not None or k.restart_error:
+                    print("    restarted before the cut: " + (k.restart_error or (
+                        "read the failed transaction" if k.restart_saw_failed else "no trace of the failed transaction")),
+                          flush=True)
         r = crashtest(name, args.kills, sync=args.sync, db=args.db, seed=args.seed, batch=args.batch, num=args.num,
                       value_size=args.value_size, min_s=min(args.min_delay, args.max_delay), max_s=args.max_delay,
                       on_kill=show, power_loss=args.power_loss, loss=args.loss, setting=setting, settings=settings,
-                      names=args.names, cut_on=args.cut_on, fault=fault, reboot_on_cut=not args.same_boot)
+                      names=args.names, cut_on=args.cut_on, fault=fault, reboot_on_cut=not args.same_boot,
+                      go_on=args.go_on, restart=args.restart)
         what = f"power cuts (loss {args.loss}, names {args.names})" if args.power_loss else "kills"
         if fault is not None:
             what += f", each after {fault.words()}"

@@ -58,15 +58,19 @@ def torn_kind(intents: dict, actual: dict) -> str:
     return "out of order"
 
 
-def verify(expected: dict, last: int, intents: dict, actual: dict):
+def verify(expected: dict, last: int, intents: dict, actual: dict, skip: int | None = None):
     """(X, state at X) where the actual state equals the expected one after transactions last+1..X,
-    or (None, None) when it equals none of them (torn)."""
+    or (None, None) when it equals none of them (torn).  `skip`: a transaction taken as never having happened
+    (one the engine reported failed)."""
     newest = max((s[0] for s in actual.values() if isinstance(s[0], int)), default=0)
     state = dict(expected)
     seq = last
     while True:
         if seq >= newest and state == actual:
             return seq, state
+        if seq + 1 == skip:
+            seq += 1
+            continue
         if seq + 1 not in intents:
             return None, None
         seq += 1

@@ -19,6 +19,7 @@ from .check import KEY_SIZE, read_state
 
 INTENT, ACK, READY = 1, 2, 3       # record tags on the pipe (kv_driver.h: KV_CRASH_INTENT / KV_CRASH_ACK)
 ERROR = 4                           # the writer's engine call failed: the error's name and text follow (the child's)
+FAILED, READBACK = 5, 6             # go_on: the first failed transaction, and its read-back (KV_CRASH_FAILED/READBACK)
 CHILD = "kvlab.execution.crash.child"
 
 
@@ -39,6 +40,8 @@ class Pipe(threading.Thread):
         self.intents: dict[int, list] = {}
         self.acked = 0
         self.error: dict | None = None   # {"error": its class's name, "message"}: the engine call that failed
+        self.failed: dict | None = None  # go_on: the first failed transaction {"seq", "error", "message"}
+        self.readback: dict | None = None   # ... read back after it {"shown", "puts", "failed_gets"}
         self.ready = threading.Event()
         self.opened = False            # the writer said READY: its engine opened
         self.buf = b""
@@ -74,6 +77,23 @@ class Pipe(threading.Thread):
                     break
                 self.error = json.loads(b[pos + 16:pos + 16 + n].decode(errors="replace"))
                 pos += 16 + n
+            elif tag == FAILED:
+                if len(b) - pos < 32:
+                    break
+                seq, code, n = struct.unpack_from("<QqQ", b, pos + 8)
+                end = pos + 32 + (n + 7) // 8 * 8
+                if len(b) < end:
+                    break
+                message = b[pos + 32:pos + 32 + n].decode(errors="replace")
+                self.failed = {"seq": seq, "error": type(errors.from_code(code, message)).__name__,
+                               "message": message}
+                pos = end
+            elif tag == READBACK:
+                if len(b) - pos < 40:
+                    break
+                seq, shown, puts, failed_gets = struct.unpack_from("<QQQQ", b, pos + 8)
+                self.readback = {"shown": shown, "puts": puts, "failed_gets": failed_gets}
+                pos += 40
             elif tag == INTENT:
                 if len(b) - pos < 24:
                     break
@@ -96,9 +116,12 @@ def _writer(args: dict):
     os.write(fd, struct.pack("<Q", READY))
     params = dict(num=args["num"], reads=0, threads=1, duration=3600.0, key_size=KEY_SIZE,
                   value_size=args["value_size"], batch=args["batch"], seed=args["seed"], compression_ratio=0.5,
-                  seek_nexts=0, writes_per_second=0.0, ack_fd=fd, first_seq=args["first_seq"])
+                  seek_nexts=0, writes_per_second=0.0, ack_fd=fd, first_seq=args["first_seq"],
+                  after_error=args.get("go_on", 0))
     try:
         lib.Run(db, "crashwrite", params).execute()
+        if params["after_error"]:   # it went on after a failed transaction as far as it was asked: the parent cuts
+            os._exit(0)
     except errors.KvlabError as exc:   # an engine call failed (an injected fault): which, and how, to the parent
         text = json.dumps({"error": type(exc).__name__, "message": str(exc)}).encode()
         os.write(fd, struct.pack("<QQ", ERROR, len(text)) + text)

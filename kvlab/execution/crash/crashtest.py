@@ -56,6 +56,7 @@ __all__ = ["CLAIMS", "DURABILITY", "MAX_BATCH", "CrashReport", "Durability", "Ki
            "format_table"]
 
 MAX_BATCH = 256
+GO_ON = 20   # with a fault: transactions the writer tries after the first one its engine failed
 
 
 @dataclass
@@ -78,6 +79,13 @@ class Kill:
     writer_error: dict | None = None   # the error the writer's engine call returned ({"error", "message"}), if any
     failed_txn: int | None = None  # the transaction in flight when that call failed
     failed_present: bool | None = None   # the reopened database holds it though it was reported failed
+    readback: dict | None = None   # go_on: the failed transaction read back at once ({"shown", "puts", "failed_gets"}:
+    #                                puts a get returned with its stamp, data the engine said it did not commit)
+    acked_after_error: int = 0     # go_on: transactions the engine acknowledged after it failed one
+    lost_after_error: int = 0      # ... of which the reopened database lacks
+    later_error: dict | None = None   # go_on: the error that stopped the writer after it went on (or its signal)
+    restart_saw_failed: bool | None = None   # restart: a new process, before the cut, read the failed transaction
+    restart_error: str | None = None   # ... or could not open or read the database
     boot_id: str | None = None     # power loss: the boot id the reopen saw (a new one per cut: execution.crash.reboot)
     reopen_log: list = field(default_factory=list)   # the last lines the reader wrote on stderr (the engine's log)
 
@@ -113,6 +121,13 @@ class CrashReport:
             "writer_saw_error": sum(k.writer_error is not None for k in self.kills),
             "writer_errors": sorted({k.writer_error["error"] for k in self.kills if k.writer_error}),
             "failed_txns_present": sum(bool(k.failed_present) for k in self.kills),
+            "failed_read_back": sum(bool((k.readback or {}).get("shown")) for k in self.kills),
+            "went_on": sum(k.acked_after_error > 0 for k in self.kills),
+            "acked_after_error": sum(k.acked_after_error for k in self.kills),
+            "lost_after_error": sum(k.lost_after_error for k in self.kills),
+            "later_errors": sorted({k.later_error["error"] for k in self.kills if k.later_error}),
+            "restart_saw_failed": sum(bool(k.restart_saw_failed) for k in self.kills),
+            "restart_errors": sum(k.restart_error is not None for k in self.kills),
             "reopen_failures": sum(k.reopen_error is not None for k in self.kills),
             "acked_txns": sum(k.acked for k in self.kills),
             "acked_writes_lost": sum(k.lost_writes for k in self.kills),
@@ -172,6 +187,8 @@ class _Campaign:
     reboot: bool = False           # each cut is a reboot: every process lives in a boot of its own (reboot.py)
     boot: int = 0                  # cuts so far: the boot the next process lives in
     seed: int = 0
+    go_on: int = 0                 # transactions a writer tries after the first its engine failed
+    restart: bool = False          # after a failure, a new process reopens the database before the cut
     boot_read: bool = False        # a writer's engine read the boot id (the interposer said so on its stderr)
 
     def boot_id(self) -> str | None:
@@ -213,14 +230,16 @@ class _Round:
     after: float
     cut: dict | None
     error: dict | None = None      # the writer's engine call failed (an injected fault) before the kill
+    later: dict | None = None      # go_on: the error that stopped it after it went on
+    restart: dict | None = None    # restart: what a new process read through the page cache before the cut
 
 
 def crashtest(engine: str, kills: int, sync: bool = False, db: str | os.PathLike | None = None, seed: int | None = None,
               batch: int = 10, num: int = 10_000, value_size: int = 100, min_s: float = 0.05, max_s: float = 0.8,
               on_kill=None, power_loss: bool = False, loss: str = "all", setting: str | None = None,
               settings: dict | None = None, keep_damaged: int = 3, names: str = "posix",
-              cut_on: str | None = None, fault: forgetfs.Fault | None = None, reboot_on_cut: bool = True
-              ) -> CrashReport:
+              cut_on: str | None = None, fault: forgetfs.Fault | None = None, reboot_on_cut: bool = True,
+              go_on: int | None = None, restart: bool = False) -> CrashReport:
     """Kill a writing child `kills` times and check the database after each (module docstring).
     `db`: a directory that does not exist yet or is empty (kvlab creates it and leaves it for you to look
     at); by default a temporary one, removed afterwards.  `on_kill(i, Kill)` is called after each.
@@ -232,12 +251,18 @@ def crashtest(engine: str, kills: int, sync: bool = False, db: str | os.PathLike
     point: a new log file, say), or at `max_s` when none does.  Under power loss, up to `keep_damaged`
     databases that broke the setting's promise are copied out and left (Kill.kept_at), with the file
     system's log.  `fault` (forgetfs.Fault: fsync-eio, write-eio, enospc): injected by the file system in every
-    round, which implies power_loss; a writer whose engine call fails stops there (Kill.writer_error), and the
-    power is cut at once.  `reboot_on_cut`: a power cut is a reboot, the reopen after it sees a new boot id
+    round, which implies power_loss; the writer tells the first transaction its engine fails (Kill.writer_error),
+    reads it back at once (Kill.readback) and goes on for `go_on` more transactions (default GO_ON with a fault,
+    else 0: stop there), as a caller that retries would; then the power is cut at once.  `restart` (with a fault):
+    before the cut, a new process reopens the database through the page cache that still holds what failed (the
+    application restarts, as in Rebello et al.'s study: Kill.restart_saw_failed), then the power goes.  `reboot_on_cut`: a power cut is a reboot, the reopen after it sees a new boot id
     (execution.crash.reboot); False keeps the host's, as a cut that leaves the machine up."""
     cfg = engines.get(engine)
     native.require_built(engine, load_now=False)   # the writers and readers load it
     _check_sizes(cfg, kills, batch, num, value_size, min_s, max_s, loss)
+    go_on = (GO_ON if fault is not None else 0) if go_on is None else go_on
+    if not 0 <= go_on <= 1_000_000:
+        raise errors.SpecError(f"crashtest: go_on must be 0..1,000,000 (transactions after a failed one), got {go_on}")
     chosen = durability(engine, setting, sync)
     _check_patterns(cut_on, names)
     power_loss = power_loss or fault is not None   # a fault is the file system's: forgetfs injects it
@@ -252,7 +277,7 @@ def crashtest(engine: str, kills: int, sync: bool = False, db: str | os.PathLike
                       batch=batch, num=num, value_size=value_size, min_s=min_s, max_s=max_s, power_loss=power_loss,
                       loss=loss, names=names, cut_on=cut_on, keep_damaged=keep_damaged, fault=fault,
                       rng=random.Random(seed), path=path, temporary=temporary,
-                      reboot=power_loss and reboot_on_cut, seed=seed)
+                      reboot=power_loss and reboot_on_cut, seed=seed, go_on=go_on, restart=restart)
         report = CrashReport(engine=engine, sync=bool(c.settings.get("sync")), batch=batch, num=num, seed=seed,
                              setting=chosen.name, claim=chosen.claim, power_loss=power_loss,
                              loss=loss if power_loss else None, names=names if power_loss else None, settings=c.settings,
@@ -393,7 +418,10 @@ def _one_kill(c: _Campaign, i: int, h: _History) -> tuple:
     if what is not None:
         kill = Kill(rnd.after, max(0, acked - h.last), max(0, rnd.started - h.last), None, 0, 0, False, what,
                     recovery_ms, rnd.cut, fault=(rnd.cut or {}).get("fault"), writer_error=rnd.error,
-                    failed_txn=rnd.started if rnd.error else None, boot_id=c.boot_id(), reopen_log=said)
+                    failed_txn=_failed_txn(rnd, h.last), boot_id=c.boot_id(), reopen_log=said, readback=rnd.pipe.readback,
+                    later_error=rnd.later)
+        if kill.failed_txn is not None:
+            kill.acked_after_error = max(0, acked - kill.failed_txn)
         if c.power_loss and h.kept < c.keep_damaged:
             kill.kept_at = _keep(c.path, c.engine, c.log)
         return kill, "restart" if c.power_loss and c.temporary else "stop"   # else nothing to continue from
@@ -402,21 +430,44 @@ def _one_kill(c: _Campaign, i: int, h: _History) -> tuple:
     return kill, "next"
 
 
+def _failed_txn(rnd: _Round, last: int) -> int | None:
+    """The transaction the engine reported failed: the one the writer told (go_on), else the one in flight."""
+    if rnd.pipe.failed is not None:
+        return rnd.pipe.failed["seq"]
+    return rnd.started if rnd.error and rnd.started > last else None
+
+
 def _judge(c: _Campaign, h: _History, rnd: _Round, acked: int, actual: dict, recovery_ms: float | None) -> Kill:
-    """The Kill of a round whose database reopened holding `actual`; the history moves on to it."""
+    """The Kill of a round whose database reopened holding `actual`; the history moves on to it.  A transaction the
+    engine reported failed may be there or not: the state after a prefix with it, or with it left out, both
+    hold."""
     pipe = rnd.pipe
+    failed = _failed_txn(rnd, h.last)
     x, state = verify(h.expected, h.last, pipe.intents, actual)
+    present = failed is not None and x is not None and x >= failed
+    if failed is not None and not present:
+        x2, state2 = verify(h.expected, h.last, pipe.intents, actual, skip=failed)
+        if x2 is not None:
+            x, state = x2, state2
     torn = x is None
     kind = torn_kind({q: o for q, o in pipe.intents.items() if q > h.last}, actual) if torn else None
     if torn:   # continue from what is there, after every sequence number used so far
         x, state = rnd.started, actual
-    lost = [s for s in range(x + 1, acked + 1)]
+    lost = [s for s in range(x + 1, acked + 1) if s != failed]
     kill = Kill(rnd.after, max(0, acked - h.last), max(0, rnd.started - h.last), None if torn else x, len(lost),
                 sum(len(pipe.intents.get(s, ())) for s in lost), torn, None, recovery_ms, rnd.cut, torn_kind=kind,
-                fault=(rnd.cut or {}).get("fault"), writer_error=rnd.error)
-    if rnd.error and rnd.started > h.last:   # the transaction in flight when the engine reported the failure
-        kill.failed_txn = rnd.started
-        kill.failed_present = not torn and x >= rnd.started
+                fault=(rnd.cut or {}).get("fault"), writer_error=rnd.error, readback=pipe.readback,
+                later_error=rnd.later)
+    if rnd.restart is not None:
+        kill.restart_error = rnd.restart["error"]
+        if failed is not None and rnd.restart["state"] is not None:
+            kill.restart_saw_failed = any(isinstance(v[0], int) and v[0] == failed
+                                          for v in rnd.restart["state"].values())
+    if failed is not None:   # the transaction the engine reported failed
+        kill.failed_txn = failed
+        kill.failed_present = not torn and present
+        kill.acked_after_error = max(0, acked - failed)
+        kill.lost_after_error = sum(s > failed for s in lost)
     if c.power_loss and h.kept < c.keep_damaged and (torn or (lost and c.chosen.claim == "durable")):
         kill.kept_at = _keep(c.path, c.engine, c.log)
         h.kept += 1
@@ -449,7 +500,8 @@ def _round(c: _Campaign, i: int, where: Path, last: int, mount) -> _Round | Kill
     _Round, or a Kill when the writer could not open the database after the last kill."""
     r, w = os.pipe()
     args = {"engine": c.engine, "path": str(where), "settings": c.settings, "batch": c.batch, "num": c.num,
-            "value_size": c.value_size, "seed": c.rng.randrange(1, 2**62), "first_seq": last + 1, "fd": w}
+            "value_size": c.value_size, "seed": c.rng.randrange(1, 2**62), "first_seq": last + 1, "fd": w,
+            "go_on": c.go_on}
     child = subprocess.Popen([sys.executable, "-m", crashchild.CHILD, json.dumps(args)], pass_fds=(w,),
                              env=c.environ(),
                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -486,10 +538,13 @@ def _round(c: _Campaign, i: int, where: Path, last: int, mount) -> _Round | Kill
         text = err.decode(errors="replace").strip()
         c.heard(text)
         if pipe.error is not None or c.fault is not None:   # an engine call failed (the fault), or the writer died
+            ended = pipe.error or _ended_how(child.returncode, text, "write" if pipe.opened else "open")
+            restarted = _restart(c, where) if pipe.opened else None
             cut = c.cut(mount) if mount is not None else None   # of it: the power goes now, as after a kill
-            return _Round(pipe, max(pipe.intents, default=last), after, cut,
-                          error=pipe.error or _ended_how(child.returncode, text,
-                                                         "write" if pipe.opened else "open"))
+            if pipe.failed is not None:   # it went on after the first failure: what stopped it, if anything did
+                return _Round(pipe, max(pipe.intents, default=last), after, cut, error=pipe.failed,
+                              later=ended if ended["error"] != "ended" else None, restart=restarted)
+            return _Round(pipe, max(pipe.intents, default=last), after, cut, error=ended, restart=restarted)
         if i > 0 and "kvlab.errors.EngineCorruption" in text:   # it opened, then its writes found the last cut's damage
             return Kill(0.0, 0, 0, None, 0, 0, False, "the next writer found it corrupted: " + text.splitlines()[-1],
                         None)
@@ -497,8 +552,18 @@ def _round(c: _Campaign, i: int, where: Path, last: int, mount) -> _Round | Kill
     child.send_signal(signal.SIGKILL)
     c.heard(child.communicate()[1].decode(errors="replace"))
     pipe.join(30)
+    restarted = _restart(c, where) if pipe.failed is not None else None
     cut = c.cut(mount) if mount is not None else None
-    return _Round(pipe, max(pipe.intents, default=last), after, cut)
+    return _Round(pipe, max(pipe.intents, default=last), after, cut, error=pipe.failed, restart=restarted)
+
+
+def _restart(c: _Campaign, where: Path) -> dict | None:
+    """`restart`: the database reopened by a new process in the same boot, before the cut, through the page cache
+    that still holds what failed: {"state", "error"} (None without `restart`)."""
+    if not c.restart or c.fault is None:
+        return None
+    actual, _, what, _ = crashchild.reopen_in_worker(c.engine, where, c.settings, c.prefix())
+    return {"state": actual, "error": what}
 
 
 def _ended_how(returncode: int, text: str, during: str) -> dict:
@@ -530,18 +595,32 @@ def format_table(reports: list) -> str:
 
 
 
+def _restart_cell(s: dict, r) -> str:
+    """Restarts that read the failed transaction, of those that opened ("-": no restart)."""
+    tried = [k for k in r.kills if k.restart_saw_failed is not None or k.restart_error]
+    if not tried:
+        return "-"
+    return f"{s['restart_saw_failed']}/{len(tried)}" + (f" ({s['restart_errors']} failed)" if s["restart_errors"] else "")
+
+
 def _fault_table(reports: list) -> str:
     """Faults: per engine and setting, whether the fault fired, whether the writer's engine call saw it (which
-    error), and after the cut that followed: reopen failures, acknowledged writes lost, failed transactions present
-    anyway, torn transactions."""
-    head = (f"{'engine':<18} {'setting':<18} {'fault':<28} {'rounds':>6} {'fired':>5} {'writer saw':>10} "
-            f"{'error':<18} {'reopen fail':>11} {'acked writes lost':>17} {'failed txn present':>18} {'torn':>4}")
+    error), whether a get then returned the failed transaction's data, whether the engine went on acknowledging
+    writes (and what stopped it), and after the cut that followed: reopen failures, acknowledged writes lost (those
+    acknowledged after the error among them), failed transactions present anyway, torn transactions; with `restart`,
+    the restarts before the cut that read the failed transaction."""
+    head = (f"{'engine':<17} {'setting':<11} {'fault':<26} {'rounds':>6} {'fired':>5} {'writer saw':>10} "
+            f"{'error':<24} {'read back':>9} {'went on':>7} {'then':<18} {'reopen fail':>11} {'acked lost':>10} "
+            f"{'after err':>9} {'failed present':>14} {'torn':>4} {'restart read it':>15}")
     lines = [head, "-" * len(head)]
     for r in reports:
         s = r.summary
         setting = s["setting"] or f"sync {'on' if s['sync'] else 'off'}"
-        lines.append(f"{s['engine']:<18} {setting:<18} {(s['fault'] or '-')[:28]:<28} {s['kills']:>6} "
-                     f"{s['faults_fired']:>5} {s['writer_saw_error']:>10} {(', '.join(s['writer_errors']) or '-'):<18} "
-                     f"{s['reopen_failures']:>11} {s['acked_writes_lost']:>17,} {s['failed_txns_present']:>18} "
-                     f"{s['torn_txns']:>4}")
+        lines.append(f"{s['engine']:<17} {setting[:11]:<11} {(s['fault'] or '-')[:26]:<26} {s['kills']:>6} "
+                     f"{s['faults_fired']:>5} {s['writer_saw_error']:>10} "
+                     f"{(', '.join(s['writer_errors']) or '-')[:24]:<24} {s['failed_read_back']:>9} "
+                     f"{s['went_on']:>7} {(', '.join(s['later_errors']) or '-')[:18]:<18} "
+                     f"{s['reopen_failures']:>11} {s['acked_writes_lost']:>10,} {s['lost_after_error']:>9} "
+                     f"{s['failed_txns_present']:>14} {s['torn_txns']:>4} "
+                     f"{_restart_cell(s, r):>15}")
     return "\n".join(lines)

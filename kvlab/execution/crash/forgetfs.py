@@ -33,7 +33,9 @@ SOURCE = toolbuild.TOOLS / "forgetfs.c"
 LOSS_MODELS = ("all", "random", "torn")
 NAME_MODELS = ("posix", "ext4")   # when a new, renamed or removed entry is durable (forgetfs.c)
 FAULTS = ("fsync-eio", "write-eio", "enospc")   # what forgetfs can make fail (forgetfs.c's --fault)
-AFTER_ERROR = ("keep", "drop")    # fsync-eio: the failed pages stay in the cache (ext4) or the file reverts (btrfs)
+AFTER_ERROR = ("keep", "evict", "late", "drop")   # fsync-eio: the failed pages stay in the cache until the cut
+#     (ext4, XFS), or until the file is closed (the cache evicted them); late: as keep, the failing fsync returns success
+#     and the next one EIO (ext4 data=journal); drop: the file reverts (btrfs)
 
 
 @dataclass(frozen=True)
@@ -42,7 +44,7 @@ class Fault:
     kind: str
     at: int = 1                    # the at'th matching fsync (fsync-eio) or write (write-eio)
     on: str | None = None          # a POSIX extended regular expression the file's path must match (None: every file)
-    after: str = "keep"            # fsync-eio: keep or drop
+    after: str = "keep"            # fsync-eio: keep, evict, late or drop (AFTER_ERROR)
     enospc_bytes: int = 1 << 20    # enospc: the growth allowed before writes fail
     armed_later: bool = False      # no fault until Mount.arm() (the crash test: once the engine has opened)
 
@@ -72,6 +74,8 @@ class Fault:
             return f"ENOSPC after {self.enospc_bytes:,} bytes{where}"
         call = "fsync" if self.kind == "fsync-eio" else "write"
         return (f"EIO at {call} #{self.at}{where}" + (f", {self.after}" if self.kind == "fsync-eio" else ""))
+
+
 FSTYPE = "fuse.forgetfs"
 
 
