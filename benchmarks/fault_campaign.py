@@ -23,7 +23,8 @@ from kvlab.execution import native
 from kvlab.execution.crash import forgetfs
 from kvlab.execution.crash.crashtest import crashtest, format_table
 
-ENGINES = ("lmdb", "leveldb", "rocksdb", "wiredtiger-btree", "wiredtiger-lsm", "bdb", "sqlite", "mdbx", "redb")
+ENGINES = ("lmdb", "leveldb", "rocksdb", "wiredtiger-btree", "wiredtiger-lsm", "bdb", "sqlite", "mdbx", "redb",
+           "fjall")
 FAULTS = ("fsync-eio", "fsync-eio-evict", "fsync-eio-drop", "write-eio", "enospc")
 
 

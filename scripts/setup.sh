@@ -75,9 +75,9 @@ tls=$(.venv/bin/python -c 'from kvlab.execution.native import with_static_tls_ro
 .venv/bin/python -m ipykernel install --sys-prefix --name python3 --env GLIBC_TUNABLES "$tls" >/dev/null
 # the versions loaded at run time that set-up builds (others: `kvlab engines build NAME@VERSION`): the two LMDB
 # versions (seconds each), and the default version of each engine never compiled into kvlab, which its plain name
-# runs (BUILD's `loaded`: mdbx@0.14.4, about a minute from the mdbx-sys crate; redb@4.6.0, under a minute from its
-# shim crate, kvlab/engines/redb/shim).  Those from crates need cargo, which a fresh Debian 12 lacks (and its own Rust,
-# 1.63, is older than redb's 1.90): each is skipped with one line saying why and how to get it, and the main job
+# runs (BUILD's `loaded`: mdbx@0.14.4, about a minute from the mdbx-sys crate; redb@4.6.0 and fjall@3.1.13, under a
+# minute each from their shim crates, kvlab/engines/{redb,fjall}/shim).  Those from crates need cargo, which a fresh
+# Debian 12 lacks (and its own Rust, 1.63, is older than redb's and fjall's 1.90): each is skipped with one line saying why and how to get it, and the main job
 # runs on the engines that are built.
 read -r -a LOADED <<< "$(python3 kvlab/engines/buildrows.py --loaded)"
 .venv/bin/python -m kvlab.cli engines build --skip-built --where-possible lmdb@0.9.24 lmdb@0.9.70 "${LOADED[@]}"

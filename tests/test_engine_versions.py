@@ -214,6 +214,42 @@ def test_redb_reads_see_every_commit_and_a_read_transaction_one_snapshot(tmp_pat
         h.close()
 
 
+def test_fjall_commits_atomically_reads_its_own_writes_and_keeps_its_keyspace_settings(tmp_path):
+    """fjall through its shim: a write transaction reads its own writes and is invisible until commit, a read
+    transaction keeps its snapshot, an abort drops everything, fjall's lock refuses a second open as busy, the
+    options are checked, and the data and the journal's batches come back after a reopen."""
+    cfg = require("fjall")
+    lib = native.load()
+    with pytest.raises(errors.EngineConfigError, match="fjall option 'bogus' is unknown"):
+        lib.Engine(native.adapter_name(cfg), str(tmp_path), cfg.config({"create": True, "options": "bogus"}, max_threads=1))
+    h = lib.Engine(native.adapter_name(cfg), str(tmp_path),
+                   cfg.config({"create": True, "options": "compression=lz4,bloom_bits=10"}, max_threads=4))
+    try:
+        writer, reader, snap = h.session(), h.session(), h.session()
+        writer.put(b"a", b"1")
+        snap.txn_begin("read")
+        writer.txn_begin("write")
+        writer.put(b"a", b"2")
+        writer.put(b"b", b"2")
+        assert writer.get(b"a") == b"2" and reader.get(b"a") == b"1"   # its own writes; nobody else's view
+        writer.txn_commit()
+        assert reader.get(b"b") == b"2" and snap.get(b"a") == b"1" and snap.get(b"b") is None
+        snap.txn_commit()
+        writer.txn_begin("write")
+        writer.put(b"c", b"3")
+        writer.txn_abort()
+        assert reader.get(b"c") is None
+        with pytest.raises(errors.EngineBusy, match="Locked"):
+            lib.Engine(native.adapter_name(cfg), str(tmp_path), cfg.config({}, max_threads=1))
+    finally:
+        h.close()
+    h = lib.Engine(native.adapter_name(cfg), str(tmp_path), cfg.config({}, max_threads=1))
+    try:
+        assert h.session().get(b"a") == b"2" and h.session().get(b"b") == b"2"
+    finally:
+        h.close()
+
+
 @pytest.mark.parametrize("adapter", LOADED)
 def test_dbbench_names_an_engine_never_compiled_ins_own_library(adapter, tmp_path, capsys):
     require(adapter)

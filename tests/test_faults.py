@@ -134,6 +134,26 @@ def test_a_page_rewritten_after_a_failed_fsync_is_one_page_not_the_failed_copy(t
 
 
 @needs_fuse
+def test_a_truncate_drops_a_failed_fsyncs_pages_past_the_end(tmp_path):
+    """As the kernel drops cached pages past a truncation: a file cut to 0 and grown again reads zeros, not the
+    failed fsync's bytes (SQLite truncates its WAL)."""
+    m = _mount(tmp_path, forgetfs.Fault("fsync-eio", at=1, on="^f$"))
+    f = m.path / "f"
+    try:
+        fd = os.open(f, os.O_CREAT | os.O_RDWR, 0o644)
+        os.pwrite(fd, b"X" * 8192, 0)
+        with pytest.raises(OSError):
+            os.fsync(fd)
+        os.ftruncate(fd, 100)
+        os.ftruncate(fd, 8192)
+        # the page below the cut stays cached with its failed bytes up to 100; the rest was dropped: zeros
+        assert os.pread(fd, 8192, 0) == b"X" * 100 + b"\0" * 8092
+        os.close(fd)
+    finally:
+        m.cut()
+
+
+@needs_fuse
 def test_a_failed_fsync_with_drop_reverts_the_file_at_once(tmp_path):
     m = _mount(tmp_path, forgetfs.Fault("fsync-eio", at=2, after="drop"))
     f = m.path / "f"

@@ -30,10 +30,10 @@ CASES = [(n, n, n == "rocksdb") for n in CONFORMANCE] + [("rocksdb-plain", "rock
 CLAIMS = {"lmdb": "serializable", "rocksdb": "snapshot", "wiredtiger-btree": "snapshot",
           "wiredtiger-lsm": "snapshot", "bdb": "serializable", "leveldb": "snapshot-reads",
           "rocksdb-plain": "snapshot-reads", "bdb-notxn": "none", "sqlite": "serializable",
-          "mdbx": "serializable", "redb": "serializable"}
+          "mdbx": "serializable", "redb": "serializable", "fjall": "serializable"}
 KEYS = [b"key%02d" % i for i in range(10)]
 # the engines whose write transactions take the one write lock at their start: they wait, never conflict
-ONE_WRITER = ("lmdb", "sqlite", "mdbx", "redb")
+ONE_WRITER = ("lmdb", "sqlite", "mdbx", "redb", "fjall")
 
 
 @pytest.fixture(params=CASES, ids=[c[0] for c in CASES])

@@ -33,7 +33,7 @@
  *              drops them once the file is no longer open (the study's "page cache evicted").  drop
  *              (btrfs-like): the file reverts to its durable state at once, the kernel's cached pages of it
  *              invalidated (after the reply).  late (ext4 data=journal): as keep, but this fsync returns
- *              success and the next fsync of the file fails with EIO.
+ *              success; the next fsync of the file writes what is dirty then, and fails with EIO.
  *   write-eio  the --fault-at'th write to such a file fails with EIO, once, and writes nothing.
  *   enospc     writes and allocations that grow such files fail with ENOSPC once --enospc-bytes of growth
  *              are spent (statfs says what is left); space does not come back while mounted.
@@ -335,7 +335,6 @@ static int view_write(struct inode *in, const char *buf, size_t len, int64_t off
 }
 
 /* pages at or past `size` go; the page holding `size` loses its tail */
-static struct inode *trunc_target;
 static uint64_t trunc_first;
 static struct page **trunc_doomed;
 static size_t trunc_n;
@@ -346,26 +345,30 @@ static void collect_doomed(const void *node, VISIT v, int depth) {
     if (pg->index >= trunc_first) trunc_doomed[trunc_n++] = pg;
 }
 
+/* `tree`'s pages at or past `size` go (n counts them); the page holding `size` loses its tail */
+static void trunc_tree(void **tree, size_t *n, int64_t size) {
+    if (!*n) return;
+    trunc_first = (uint64_t)((size + PAGE - 1) / PAGE);
+    trunc_doomed = malloc(*n * sizeof *trunc_doomed);
+    trunc_n = 0;
+    twalk(*tree, collect_doomed);
+    for (size_t i = 0; i < trunc_n; i++) {
+        tdelete(trunc_doomed[i], tree, page_cmp);
+        free(trunc_doomed[i]);
+        (*n)--;
+    }
+    free(trunc_doomed);
+    if (size % PAGE) {
+        struct page *pg = page_in(tree, (uint64_t)size / PAGE);
+        if (pg) memset(pg->data + size % PAGE, 0, PAGE - (size_t)(size % PAGE));
+    }
+}
+
 static void view_truncate(struct inode *in, int64_t size) {
     if (size < in->vsize) {
         if (size < in->limit) in->limit = size;
-        if (in->npages) {
-            trunc_target = in;
-            trunc_first = (uint64_t)((size + PAGE - 1) / PAGE);
-            trunc_doomed = malloc(in->npages * sizeof *trunc_doomed);
-            trunc_n = 0;
-            twalk(in->pages, collect_doomed);
-            for (size_t i = 0; i < trunc_n; i++) {
-                tdelete(trunc_doomed[i], &in->pages, page_cmp);
-                free(trunc_doomed[i]);
-                in->npages--;
-            }
-            free(trunc_doomed);
-            if (size % PAGE) {
-                struct page *pg = page_find(in, (uint64_t)size / PAGE);
-                if (pg) memset(pg->data + size % PAGE, 0, PAGE - (size_t)(size % PAGE));
-            }
-        }
+        trunc_tree(&in->pages, &in->npages, size);
+        trunc_tree(&in->lost, &in->nlost, size);   /* the cache drops a failed fsync's pages past the end too */
     }
     in->vsize = size;
     in->dirty = 1;
@@ -722,9 +725,12 @@ static int fs_fallocate(const char *path, int mode, off_t off, off_t len, struct
 static int fs_fsync(const char *path, int datasync, struct fuse_file_info *fi) {
     (void)path; (void)datasync;
     struct inode *in = FH(fi)->in;
-    if (in->late_eio) {   /* late: the error of an earlier fsync, reported now */
+    if (in->late_eio) {   /* late: this fsync writes what is dirty now, and reports the earlier one's error */
         in->late_eio = 0;
-        logmsg("fault fsync-eio: the earlier failure reported late, at this fsync of %s", in->name);
+        int rc = inode_sync(in);
+        if (!rc) journal_commit();
+        logmsg("fault fsync-eio: the earlier failure reported late, at this fsync of %s (which wrote its pages: %d)",
+               in->name, rc);
         return -EIO;
     }
     if (fsync_fails(in)) return -EIO;

@@ -1,22 +1,23 @@
-"""What crossing from kvlab's C into redb's Rust costs per get, in instructions (callgrind, repeatable where wall time
-on a shared 2-core VM is not).  kvlab's readrandom on redb (`kvlab engines build redb@VERSION`) runs under callgrind
-twice, N and 2N gets on the same database, and each function's inclusive count is read from the profile: the
-difference over N is its cost per get, so what either run spends once (opening, the first reads of each page into
-redb's cache) cancels out.  The Rust side is a Rust program of redb's own API on the same database file
-(kvlab/engines/redb/shim/examples/reference_gets.rs, built here by cargo, about a minute): ReadOnlyTable::get and
-the value read in place, counted the same way in its one function.
+"""What crossing from kvlab's C into an engine's Rust costs per get (redb or fjall, each behind its shim crate), in
+instructions (callgrind, repeatable where wall time on a shared 2-core VM is not).  kvlab's readrandom on the engine
+(`kvlab engines build redb@VERSION` / `fjall@VERSION`) runs under callgrind twice, N and 2N gets on the same
+database, and each function's inclusive count is read from the profile: the difference over N is its cost per get,
+so what either run spends once (opening, the first reads of each page into the engine's cache) cancels out.  The Rust
+side is a Rust program of the engine's own API on the same database (kvlab/engines/ENGINE/shim/examples/
+reference_gets.rs, built here by cargo, about a minute): redb's ReadOnlyTable::get, fjall's Keyspace::get, and the
+value read in place, counted the same way in its one function.
 
-    python benchmarks/redb_crossing.py [--num 20000] [--engine redb]
+    python benchmarks/shim_crossing.py [--num 20000] [--engine redb|fjall]
 
-Per get, from the outside in:
+Per get, from the outside in (redb's names; fjall's are fj_get, kvfjall_get, Keyspace::get):
   kvlab's loop       the driver's read loop (key, latency clock, histogram) and everything below it
   rd_get             the C adapter (engine_redb.c), called through kvlab's table of functions
   kvredb_get         the shim's extern "C" entry (shim/src/lib.rs): the panic guard, the snapshot check, the copy
-                     of the value into the thread's buffer, the drop of redb's page guard, and below it
-  Btree::get         redb's B-tree descent inside it
-  a Rust program     ReadOnlyTable::get and the value read in place (reference_gets.rs's one_get)
-The crossing is rd_get less the Rust program's get: the C adapter's own work, the call into Rust, and the shim's.
-Calls to malloc per get (the shim must make none) are counted from the same profiles.
+                     of the value into the thread's buffer, the drop of the engine's guard, and below it
+  Btree::get         the engine's own lookup inside it (redb's B-tree descent; fjall's Keyspace::get)
+  a Rust program     the engine's get and the value read in place (reference_gets.rs's one_get)
+The crossing is the adapter's get less the Rust program's get: the C adapter's own work, the call into Rust, and the
+shim's.  Calls to malloc per get (the shim must make none) are counted from the same profiles.
 """
 import argparse
 import re
@@ -31,15 +32,22 @@ from pathlib import Path
 import kvlab
 from kvlab import engines
 
-SHIM = Path(engines.__file__).resolve().parent / "redb" / "shim"
+ENGINES = Path(engines.__file__).resolve().parent
 
-# (label, a regex matching the function's name as callgrind writes it)
-FUNCTIONS = (
-    ("kvlab's loop", r"^kv_loop_read$"),
-    ("rd_get (C adapter)", r"^rd_get$"),
-    ("kvredb_get (Rust entry)", r"^kvredb_get$"),
-    ("Btree::get (redb)", r"^redb::tree_store::btree::Btree<K,V>::get$"),
-)
+# per engine: (label, a regex matching the function's name as callgrind writes it) from the outside in, and the path
+# its Rust program opens, from the database directory
+SHIMS = {
+    "redb": ((("kvlab's loop", r"^kv_loop_read$"),
+              ("rd_get (C adapter)", r"^rd_get$"),
+              ("kvredb_get (Rust entry)", r"^kvredb_get$"),
+              ("Btree::get (redb)", r"^redb::tree_store::btree::Btree<K,V>::get$")),
+             lambda db: Path(db) / "data.redb"),
+    "fjall": ((("kvlab's loop", r"^kv_loop_read$"),
+               ("fj_get (C adapter)", r"^fj_get$"),
+               ("kvfjall_get (Rust entry)", r"^kvfjall_get$"),
+               ("Keyspace::get (fjall)", r"^fjall::keyspace::Keyspace::get")),
+              lambda db: Path(db)),
+}
 MALLOC = r"^(malloc|realloc|calloc)$"
 
 
@@ -99,16 +107,16 @@ def run(engine: str, db: str, reads: int, num: int, out: Path) -> tuple[dict, in
     return profile(out)
 
 
-def rust_side(db: str, num: int, work: Path) -> tuple[float, str]:
+def rust_side(adapter: str, db: str, num: int, work: Path) -> tuple[float, str]:
     """Instructions per get of the Rust program (N and 2N gets, the difference over N), and what it printed."""
     env = {**__import__("os").environ, "CARGO_TARGET_DIR": str(work / "target")}
     subprocess.run(["cargo", "build", "-q", "--release", "--locked", "--example", "reference_gets", "--manifest-path",
-                    str(SHIM / "Cargo.toml")], check=True, env=env)
+                    str(ENGINES / adapter / "shim" / "Cargo.toml")], check=True, env=env)
     binary = work / "target" / "release" / "examples" / "reference_gets"
     counts, said = [], ""
     for gets in (num, 2 * num):
         done = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", "--collect-atstart=no",
-                               "--toggle-collect=*one_get*", str(binary), str(Path(db) / "data.redb"), str(num),
+                               "--toggle-collect=*one_get*", str(binary), str(SHIMS[adapter][1](db)), str(num),
                                str(gets)], capture_output=True, text=True)
         m = re.search(r"Collected : (\d+)", done.stderr)
         if done.returncode != 0 or not m:
@@ -120,36 +128,41 @@ def rust_side(db: str, num: int, work: Path) -> tuple[float, str]:
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--engine", default="redb")
+    ap.add_argument("--engine", default="redb", help="redb or fjall, or a version of one (redb@4.6.0)")
     ap.add_argument("--num", type=int, default=20_000, help="keys loaded, and gets in the first run (default 20,000)")
     args = ap.parse_args()
     if not shutil.which("valgrind"):
         raise SystemExit("needs valgrind (apt-get install valgrind)")
-    base = Path(tempfile.mkdtemp(prefix="kvlab-redb-ir-"))
+    adapter = engines.get(args.engine).adapter
+    if adapter not in SHIMS:
+        raise SystemExit(f"--engine {args.engine}: allowed: an engine behind a shim crate ({', '.join(SHIMS)})")
+    functions = SHIMS[adapter][0]
+    base = Path(tempfile.mkdtemp(prefix=f"kvlab-{adapter}-ir-"))
     try:
         db = str(base / "db")
         kvlab.run(args.engine, "fillseq", num=args.num, db=db, seed=1, interval=0)
         one, m1 = run(args.engine, db, args.num, args.num, base / "one.out")
         two, m2 = run(args.engine, db, 2 * args.num, args.num, base / "two.out")
-        rust, said = rust_side(db, args.num, base)
+        rust, said = rust_side(adapter, db, args.num, base)
     finally:
         shutil.rmtree(base, ignore_errors=True)
     per = {}
-    for label, pattern in FUNCTIONS:
+    for label, pattern in functions:
         match = [f for f in two if re.match(pattern, f)]
         if not match:
-            raise SystemExit(f"no function matching {pattern} in the profile (inlined, or a redb that renamed it)")
+            raise SystemExit(f"no function matching {pattern} in the profile (inlined, or a version that renamed it)")
         per[label] = (sum(two[f] for f in match) - sum(one.get(f, 0) for f in match)) / args.num
-    loop, adapter, entry, redb = (per[label] for label, _ in FUNCTIONS)
+    loop, entry_c, entry, inner = (per[label] for label, _ in functions)
     print(f"{args.engine} readrandom, instructions per get in the measuring thread ({args.num:,} and "
           f"{2 * args.num:,} gets on {args.num:,} keys, 1 thread; the difference over {args.num:,}):")
     for label, value in per.items():
         print(f"  {label:<26}{value:>9,.1f}")
     print(f"  {'a Rust program (one_get)':<26}{rust:>9,.1f}   ({said})")
-    print(f"  the crossing (rd_get - the Rust program's get): {adapter - rust:,.1f} "
-          f"({(adapter - rust) / adapter * 100:.1f}% of rd_get); the C adapter's own {adapter - entry:,.1f}, the "
-          f"shim's beside redb's descent {entry - redb:,.1f}, the Rust program's beside it {rust - redb:,.1f}")
-    print(f"  kvlab's loop around the engine call: {loop - adapter:,.1f}")
+    c_get = functions[1][0].split()[0]
+    print(f"  the crossing ({c_get} - the Rust program's get): {entry_c - rust:,.1f} "
+          f"({(entry_c - rust) / entry_c * 100:.1f}% of {c_get}); the C adapter's own {entry_c - entry:,.1f}, the "
+          f"shim's beside the engine's lookup {entry - inner:,.1f}, the Rust program's beside it {rust - inner:,.1f}")
+    print(f"  kvlab's loop around the engine call: {loop - entry_c:,.1f}")
     print(f"  calls to malloc: {m1:,} in the {args.num:,}-get run, {m2:,} in the {2 * args.num:,}-get run: "
           f"{max(m2 - m1, 0) / args.num:.3f} per get")
 
