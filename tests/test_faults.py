@@ -345,6 +345,13 @@ def test_a_results_store_on_a_nearly_full_tmpfs_refuses_the_write_in_one_line_an
         err = [ln for ln in said if ln.startswith("kvlab: error:")]
         assert code != 0 and len(err) == 1 and all(ln.startswith("warning:") for ln in said if ln not in err), said
         assert "results store" in err[0] and "saved in" in err[0]
+        # a JSON file and a report on the full file system: one error each, no half-written file
+        assert cli.main(["run", "--engine", "lmdb", "--workload", "fillseq", "--num", "500", "--no-store", "--json",
+                         str(fs / "out.json"), "-q"]) != 0
+        assert "could not be written (No space left on device)" in capsys.readouterr().err
+        assert cli.main(["report", "engine=lmdb", "--store", str(store), "--out", str(fs / "r.html")]) != 0
+        assert "cannot be written (No space left on device)" in capsys.readouterr().err
+        assert not (fs / "out.json").exists() and not (fs / "r.html").exists()
         (fs / "filler").unlink()
         assert cli.main(["results", "list", "--store", str(store)]) == 0
         out = capsys.readouterr().out
