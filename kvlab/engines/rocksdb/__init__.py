@@ -115,7 +115,13 @@ DESCRIPTOR = Descriptor(
               "10.4.2": Recipe("crate", "librocksdb-sys", pin="0.17.3+10.4.2",
                                sha256="cef2a00ee60fe526157c9023edab23943fae1ce2ab6f4abb2a807c1746835de9",
                                include="rocksdb/include", library="rocksdb", features=("snappy", "lz4", "zstd"),
-                               link=("stdc++",), minutes=66)},
+                               link=("stdc++",), minutes=66),
+              # RocksDB 11 is in rust-librocksdb-sys (a maintained fork of librocksdb-sys, the same build.rs shape),
+              # which needs Rust 1.91
+              "11.12.0": Recipe("crate", "rust-librocksdb-sys", pin="0.49.0+11.12.0",
+                                sha256="14819e94e1e350905a17777ac54eb0d196d1bc271b844d664e461aaa7f885a4d",
+                                include="rocksdb/include", library="rocksdb", features=("snappy", "lz4", "zstd"),
+                                link=("stdc++",), minutes=70, rust="1.91")},
     op_counters="RocksDB's PerfContext (perf_context.h: blocks read, block cache hits, bloom checks, memtable and "
                 "SST gets, key comparisons) through its C API and IOStatsContext (iostats_context.h: bytes read and "
                 "written through its files) through a C++ shim (iostats.cc), its threads at perf level enable_count "
