@@ -39,7 +39,8 @@ def test_every_engine_recipe_names_a_known_source_and_the_newer_versions_are_the
     assert all(r.source in RECIPE_SOURCES for r in recipes.values())
     assert {n for n, r in recipes.items() if r.source == "pypi"} >= {"wiredtiger@11.3.1", "wiredtiger@11.0.0"}
     newer = {n: r.pin for n, r in recipes.items() if n.startswith("rocksdb@") and r.source == "crate"}
-    assert newer == {"rocksdb@8.10.0": "0.16.0+8.10.0", "rocksdb@10.4.2": "0.17.3+10.4.2"}
+    assert newer == {"rocksdb@8.10.0": "0.16.0+8.10.0", "rocksdb@10.4.2": "0.17.3+10.4.2",
+                     "rocksdb@11.12.0": "0.49.0+11.12.0"}
     assert all("stdc++" in recipes[n].link for n in newer)      # RocksDB is C++: its static library needs it
 
 
