@@ -62,49 +62,23 @@ static int mode_of(int flags, va_list ap) {
     return (flags & O_CREAT) || (flags & __O_TMPFILE) == __O_TMPFILE ? va_arg(ap, int) : 0;
 }
 
-int open(const char *path, int flags, ...) {
-    va_list ap;
-    va_start(ap, flags);
-    int mode = mode_of(flags, ap);
-    va_end(ap);
-    if (is_boot_id(path)) return serve(path);
-    static open_fn real;
-    if (!real) real = (open_fn)dlsym(RTLD_NEXT, "open");
-    return real(path, flags, mode);
-}
+/* open, open64, openat, openat64: the boot-id file served, anything else passed on to libc's */
+#define OPEN_LIKE(name, fn_type, params, args)                  \
+    int name params {                                           \
+        va_list ap;                                             \
+        va_start(ap, flags);                                    \
+        int mode = mode_of(flags, ap);                          \
+        va_end(ap);                                             \
+        if (is_boot_id(path)) return serve(path);               \
+        static fn_type real;                                    \
+        if (!real) real = (fn_type)dlsym(RTLD_NEXT, #name);     \
+        return real args;                                       \
+    }
 
-int open64(const char *path, int flags, ...) {
-    va_list ap;
-    va_start(ap, flags);
-    int mode = mode_of(flags, ap);
-    va_end(ap);
-    if (is_boot_id(path)) return serve(path);
-    static open_fn real;
-    if (!real) real = (open_fn)dlsym(RTLD_NEXT, "open64");
-    return real(path, flags, mode);
-}
-
-int openat(int dirfd, const char *path, int flags, ...) {
-    va_list ap;
-    va_start(ap, flags);
-    int mode = mode_of(flags, ap);
-    va_end(ap);
-    if (is_boot_id(path)) return serve(path);
-    static openat_fn real;
-    if (!real) real = (openat_fn)dlsym(RTLD_NEXT, "openat");
-    return real(dirfd, path, flags, mode);
-}
-
-int openat64(int dirfd, const char *path, int flags, ...) {
-    va_list ap;
-    va_start(ap, flags);
-    int mode = mode_of(flags, ap);
-    va_end(ap);
-    if (is_boot_id(path)) return serve(path);
-    static openat_fn real;
-    if (!real) real = (openat_fn)dlsym(RTLD_NEXT, "openat64");
-    return real(dirfd, path, flags, mode);
-}
+OPEN_LIKE(open, open_fn, (const char *path, int flags, ...), (path, flags, mode))
+OPEN_LIKE(open64, open_fn, (const char *path, int flags, ...), (path, flags, mode))
+OPEN_LIKE(openat, openat_fn, (int dirfd, const char *path, int flags, ...), (dirfd, path, flags, mode))
+OPEN_LIKE(openat64, openat_fn, (int dirfd, const char *path, int flags, ...), (dirfd, path, flags, mode))
 
 /* whether `fd` is one serve() made: its memfd's name, as /proc/self/fd shows it (a number alone could be reused) */
 static int is_served(int fd) {

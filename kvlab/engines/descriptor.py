@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import fnmatch
 import re
+import tomllib
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Callable, Mapping
@@ -163,6 +164,22 @@ MiB = 1 << 20
 def engine_share(budget: int) -> int:
     """What a memory budget leaves for the engine and the page cache once the process itself is counted."""
     return max(budget - PROCESS_BYTES, 16 * MiB)
+
+
+def shim_assertions(shim: Path) -> Callable[[str], bool | None]:
+    """BuildFacts.assertions_of_library for an engine behind a shim crate (redb, fjall): whether the shim is built
+    with Rust's debug assertions, which cargo's release profile has off unless the shim's Cargo.toml turns them on
+    (the build is `cargo build --release`)."""
+    def assertions(path: str) -> bool | None:
+        try:
+            profile = tomllib.loads((shim / "Cargo.toml").read_text()).get("profile", {}).get("release", {})
+        except OSError:
+            return None
+        return bool(profile.get("debug-assertions", False))
+    return assertions
+
+
+NO_DIRECT_IO_SHIM = "it reads and writes its files through the OS page cache (pread, pwrite); {engine} has no direct I/O"
 
 
 def memory_split(d: "Descriptor", cfg: EngineConfig, budget: int) -> dict:

@@ -4,10 +4,10 @@
 It is never compiled into kvlab: `kvlab engines build fjall@VERSION` builds the project's shim crate (fjall behind a
 few `extern "C"` calls) with cargo as a static library and links it into the adapter's shared object, loaded at run
 time; plain `fjall` runs BUILD's `loaded` version, which scripts/setup.sh builds (about a minute)."""
-import tomllib
 from pathlib import Path
 
 from ..descriptor import (
+    NO_DIRECT_IO_SHIM,
     Absent,
     AdapterFormat,
     BuildFacts,
@@ -18,6 +18,7 @@ from ..descriptor import (
     EngineConfig,
     Recipe,
     engine_share,
+    shim_assertions,
 )
 from . import events, own_config
 
@@ -63,16 +64,7 @@ def memory(budget: int) -> dict:
     return {"cache_size": share // 2, "write_buffer_size": min(64 << 20, share // 8)}
 
 
-def assertions(path: str) -> bool | None:
-    """Whether the shim was built with Rust's debug assertions (cargo's release profile: off unless Cargo.toml says)."""
-    try:
-        profile = tomllib.loads((SHIM / "Cargo.toml").read_text()).get("profile", {}).get("release", {})
-    except OSError:
-        return None
-    return bool(profile.get("debug-assertions", False))
-
-
-NO_DIRECT_IO = "it reads and writes its files through the OS page cache; fjall has no direct I/O"
+NO_DIRECT_IO = NO_DIRECT_IO_SHIM.format(engine="fjall")
 
 DESCRIPTOR = Descriptor(
     "fjall", title="fjall", rank=72, build=BUILD,
@@ -92,7 +84,7 @@ DESCRIPTOR = Descriptor(
     own_config=own_config.own_config,
     cache=Cache("cache_size", DEFAULT_CACHE_BYTES, "fjall's DatabaseBuilder default, 32 MiB"),
     memory=memory,
-    facts=BuildFacts(assertions_of_library=assertions),
+    facts=BuildFacts(assertions_of_library=shim_assertions(SHIM)),
     dbbench=DbBench(refusals={flag: NO_DIRECT_IO for flag in ("use_direct_reads",
                                                               "use_direct_io_for_flush_and_compaction")}),
     versions=VERSIONS,

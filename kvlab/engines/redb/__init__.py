@@ -3,10 +3,10 @@
 It is never compiled into kvlab: `kvlab engines build redb@VERSION` builds the project's shim crate (redb behind a
 few `extern "C"` calls) with cargo as a static library and links it into the adapter's shared object, loaded at
 run time; plain `redb` runs BUILD's `loaded` version, which scripts/setup.sh builds (about a minute)."""
-import tomllib
 from pathlib import Path
 
 from ..descriptor import (
+    NO_DIRECT_IO_SHIM,
     Absent,
     AdapterFormat,
     BuildFacts,
@@ -17,6 +17,7 @@ from ..descriptor import (
     EngineConfig,
     Recipe,
     engine_share,
+    shim_assertions,
 )
 from . import events, own_config
 
@@ -66,17 +67,7 @@ def memory(budget: int) -> dict:
     return {"cache_size": engine_share(budget) // 2}
 
 
-def assertions(path: str) -> bool | None:
-    """Whether the shim was built with Rust's debug assertions: cargo's release profile has them off unless the
-    shim's Cargo.toml turns them on (the build is `cargo build --release`)."""
-    try:
-        profile = tomllib.loads((SHIM / "Cargo.toml").read_text()).get("profile", {}).get("release", {})
-    except OSError:
-        return None
-    return bool(profile.get("debug-assertions", False))
-
-
-NO_DIRECT_IO = "it reads and writes its file through the OS page cache (pread, pwrite); redb has no direct I/O"
+NO_DIRECT_IO = NO_DIRECT_IO_SHIM.format(engine="redb")
 
 DESCRIPTOR = Descriptor(
     "redb", title="redb", rank=70, build=BUILD,
@@ -94,7 +85,7 @@ DESCRIPTOR = Descriptor(
     own_config=own_config.own_config,
     cache=Cache("cache_size", DEFAULT_CACHE_BYTES, "redb's Builder default, cache_size_bytes 1 GiB"),
     memory=memory,
-    facts=BuildFacts(assertions_of_library=assertions),
+    facts=BuildFacts(assertions_of_library=shim_assertions(SHIM)),
     dbbench=DbBench(refusals={flag: NO_DIRECT_IO for flag in ("use_direct_reads",
                                                               "use_direct_io_for_flush_and_compaction")}),
     versions=VERSIONS,
