@@ -139,6 +139,17 @@ def report(args, base: str, results) -> None:
               f"'{results_compare.BY_NAME['ops_per_sec'].words[1]}' at p < {results_compare.ALPHA:g} and "
               f"{results_compare.THRESHOLD_PCT:g}% or more, else '~'; CPU, KB read and written per op and write "
               "amp: medians over the runs ('-': not measurable here)")
+    built = service.builds(results)
+    if not args.quiet and built:
+        print()
+        print("each version's build (its records' build facts):")
+        output.table([{"version": r["engine"], "assertions": service.yes_no(r["assertions"]),
+                       "flags": r["flags"] or "not known", "origin": r["origin"] or "not known"} for r in built],
+                     [("version", "version", "<"), ("assertions", "assertions", "<"), ("flags", "compiler flags", "<"),
+                      ("origin", "origin", "<")])
+    difference = service.build_difference(built)
+    if difference:
+        print(f"warning: {difference}", file=sys.stderr)
     counted.report(args, results, maincompare.summarize(results))
     common.warnings_once(args, results)
 

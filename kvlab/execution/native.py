@@ -175,7 +175,9 @@ _ORIGINS = {
                       "CMake Release",
     "shim": lambda s: f"kvlab's shim crate {s.get('shim')} over {_ORIGINS['crate'](s)}",
 }
-_BUILT_BY = {"crate": "the crate", "pypi": "the sdist's CMake Release"}
+# the cc crate compiles at cargo's opt-level, 3 in a release build: -O3; a shim's Cargo.toml sets opt-level 3
+_BUILT_BY = {"crate": "the crate's build (-O3: cc at cargo's release opt-level)",
+             "pypi": "the sdist's CMake Release build", "shim": "the shim crate's build (cargo's release opt-level 3)"}
 
 
 def loaded_facts(name: str) -> dict:
@@ -201,7 +203,7 @@ def _loaded_facts(name: str, stamp) -> dict:
         facts["assertions"] = probe(library)
     return {**facts, "library": library, "origin": f"kvlab engines build: {origin}",
             "compiler_flags": (facts["compiler_flags"] if source.get("kind") == "debian"
-                               else f"{_BUILT_BY.get(source.get('kind'), 'the crate')}'s build; the adapter: "
+                               else f"{_BUILT_BY.get(source.get('kind'), _BUILT_BY['crate'])}; the adapter: "
                                     f"{' '.join(built.get('cflags', []))}"),
             "loaded": True, "build": built}
 

@@ -68,6 +68,39 @@ def table(results, base: str, level: float = stats.LEVEL) -> list[dict]:
     return rows
 
 
+def builds(results) -> list[dict]:
+    """Each version's build as its records say it (in the order they ran): where the engine came from, its compiler
+    flags and whether its assertions are compiled in (the build facts every record carries)."""
+    seen: dict = {}
+    for b in results:
+        eb = (b.versions or {}).get("engine_build") or {}
+        if b.engine not in seen and eb:
+            seen[b.engine] = {"engine": b.engine, "origin": eb.get("origin"), "flags": eb.get("compiler_flags"),
+                              "assertions": eb.get("assertions")}
+    return list(seen.values())
+
+
+def build_difference(rows: list[dict]) -> str | None:
+    """Why the versions' figures mix code with build, or None when they were built alike: the engines' assertions
+    differ (compiled in or not), or their compiler flags come from different builds."""
+    said = []
+    if len({r["assertions"] for r in rows}) > 1:
+        said.append("assertions compiled in: " + ", ".join(f"{r['engine']} {yes_no(r['assertions'])}" for r in rows))
+    if len({_flags_kind(r["flags"]) for r in rows}) > 1:
+        said.append("compiler flags: " + "; ".join(f"{r['engine']}: {r['flags'] or 'not known'}" for r in rows))
+    return ("the versions were not built alike, so a difference between them is the code's and the build's "
+            "together (docs/versions.md): " + "; ".join(said)) if said else None
+
+
+def yes_no(v) -> str:
+    return "not known" if v is None else "yes" if v else "no"
+
+
+def _flags_kind(flags) -> str:
+    """The build a flags description names, without the adapter's own flags (the same for every version)."""
+    return (flags or "not known").partition("; the adapter:")[0]
+
+
 def _median(bs, value):
     got = []
     for b in bs:
