@@ -7,7 +7,7 @@ fault's, not LevelDB's known missing directory fsync (docs/crashtest.md, finding
 kvlab.execution.crash.crashtest._fault_table) and each round's error where --verbose.
 
     python benchmarks/fault_campaign.py [--rounds 3] [--engines lmdb,leveldb,...] [--fault-at 3] [--seed 1]
-                                        [--faults fsync-eio,fsync-eio-evict,fsync-eio-drop,write-eio,enospc]
+                                        [--faults fsync-eio,fsync-eio-evict,fsync-eio-late,fsync-eio-drop,write-eio,enospc]
                                         [--go-on 20] [--restart] [--json faults.json]
 
 Needs FUSE and root, as the power-loss tests do.

@@ -198,8 +198,15 @@ def test_a_full_disk_refuses_growth_past_its_budget_and_says_so_in_statfs(tmp_pa
 def test_a_fault_is_checked_before_anything_runs(capsys):
     with pytest.raises(errors.SpecError, match="allowed: fsync-eio, write-eio, enospc"):
         forgetfs.Fault("bitflip")
-    with pytest.raises(errors.SpecError, match="not a regular expression"):
+    with pytest.raises(errors.SpecError, match="not a POSIX extended regular expression.*Unmatched"):
         forgetfs.Fault("fsync-eio", on="(")
+    with pytest.raises(errors.SpecError, match=r"Python's, not POSIX's: use \[0-9\]"):
+        forgetfs.Fault("fsync-eio", on=r"^\d+\.log$")
+    assert cli.main(["crashtest", "--engine", "lmdb", "--kills", "1", "--after-error", "drop", "--no-store"]) == 2
+    assert "--after-error and --enospc-bytes need --fault NAME" in capsys.readouterr().err
+    assert cli.main(["crashtest", "--engine", "lmdb", "--kills", "1", "--fault", "enospc", "--after-error", "drop",
+                     "--no-store"]) == 2
+    assert "--after-error applies to --fault fsync-eio" in capsys.readouterr().err
     assert cli.main(["crashtest", "--engine", "lmdb", "--kills", "1", "--fault-on", "log", "--no-store"]) == 2
     assert "--fault-at, --fault-on, --go-on and --restart need --fault NAME" in capsys.readouterr().err
 

@@ -86,8 +86,13 @@ int kv_loop_crashwrite(ctx *c) {
             }
         }
         if (batch > 1) {
-            if (rc == KV_OK) rc = txn_commit(e, c->t, KV_TXN_WRITE);
-            else txn_abort(e, c->t, KV_TXN_WRITE);
+            if (rc == KV_OK) {
+                rc = txn_commit(e, c->t, KV_TXN_WRITE);
+            } else {   /* the failure's message survives the abort, whatever the abort records */
+                kv_failure failed = *kv_thread_error(c->t);
+                txn_abort(e, c->t, KV_TXN_WRITE);
+                *kv_thread_error(c->t) = failed;
+            }
         }
         if (rc && p->after_error > 0 && left < 0) {   /* the first failure: told, read back, then go on */
             uint64_t ops[KV_CRASH_MAX_BATCH];

@@ -6,6 +6,8 @@
    the host's id never changes.  libmdbx reads the id once, as it loads, with open(), fstatfs() (procfs only) and
    read(): those are the calls served here; nothing else is touched, and without $KVLAB_BOOT_ID nothing is.
    Each served open is told on stderr when $KVLAB_BOOT_ID_SAY is set (the crash test's log of who read it).
+   Not served: glibc's fortified __open_2 family, fopen and C++ streams (glibc opens those inside itself), raw
+   syscalls; an engine reading the id that way sees the host's, and its writer's stderr never says it read one.
    Built by kvlab/execution/crash/reboot.py. */
 #define _GNU_SOURCE
 #include <dlfcn.h>

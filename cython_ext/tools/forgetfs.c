@@ -745,6 +745,7 @@ static int fs_release(const char *path, struct fuse_file_info *fi) {
     (void)path;
     struct fh *h = FH(fi);
     h->in->opens--;
+    if (evict_at_close && h->in->opens == 0) drop_lost(h->in);   /* evict: no longer open, the cache drops them */
     inode_maybe_free(h->in);
     free(h);
     return 0;

@@ -60,10 +60,12 @@ def add_parser(sub, make):
     c.add_argument("--fault", choices=forgetfs.FAULTS, default=None,
                    help="make forgetfs fail a call in every round (implies --power-loss): fsync-eio (an fsync or "
                         "fdatasync fails with EIO, once), write-eio (a write fails with EIO, once), enospc (writes "
-                        "that grow files fail with ENOSPC after --enospc-bytes); the writer stops at the first "
-                        "error its engine returns and the power is cut at once (docs/crashtest.md, Faults)")
+                        "that grow files fail with ENOSPC after --enospc-bytes); the writer reads back the first "
+                        "transaction its engine fails and tries --go-on more (default 20), then the power is cut "
+                        "(docs/crashtest.md, Faults)")
     c.add_argument("--fault-at", type=count(1, 10**9), default=1, metavar="N",
-                   help="--fault fsync-eio/write-eio: the Nth matching fsync or write of each round fails (default 1)")
+                   help="--fault fsync-eio/write-eio: the Nth matching fsync (of a file with pending writes) or "
+                        "write request of each round fails, counted from the writer's open (default 1)")
     c.add_argument("--fault-on", default=None, metavar="REGEX",
                    help="--fault: only files whose path matches REGEX (POSIX extended, e.g. '[.]log$' for "
                         "RocksDB's WAL; default: every file)")
@@ -131,6 +133,11 @@ def cmd_crashtest(args) -> int:
     elif args.fault_on or args.fault_at != 1 or args.go_on is not None or args.restart:
         raise errors.SpecError("crashtest: --fault-at, --fault-on, --go-on and --restart need --fault NAME (allowed: "
                                f"{', '.join(forgetfs.FAULTS)})")
+    if not args.fault and (args.after_error != "keep" or args.enospc_bytes != 1 << 20):
+        raise errors.SpecError("crashtest: --after-error and --enospc-bytes need --fault NAME (fsync-eio and enospc)")
+    if args.fault and ((args.after_error != "keep" and args.fault != "fsync-eio")
+                       or (args.enospc_bytes != 1 << 20 and args.fault != "enospc")):
+        raise errors.SpecError("crashtest: --after-error applies to --fault fsync-eio, --enospc-bytes to --fault enospc")
     if args.same_boot and not args.power_loss:
         raise errors.SpecError("crashtest: --same-boot needs --power-loss (a kill alone never reboots)")
     if args.power_loss:

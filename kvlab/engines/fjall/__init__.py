@@ -77,7 +77,7 @@ DESCRIPTOR = Descriptor(
               "(default 4 KiB); options: comma list of sync_data, compression=default|none|lz4 (default: none in "
               "levels 0-1, LZ4 below), bloom_bits=N, kv_separation=BYTES, max_journaling_size=BYTES, "
               "worker_threads=N; the keyspace's settings are fixed when it is made; deletes are blind tombstones",
-        colour="#8B4513", durability=DURABILITY),),
+        colour="#9966FF", durability=DURABILITY),),
     format=AdapterFormat(fixed=("write_buffer_size", "block_size")),
     events=events.EVENTS,
     counters=Absent("fjall counts no bytes written or read; its events give disk space, tables and compactions"),

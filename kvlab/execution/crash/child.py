@@ -114,6 +114,8 @@ def _writer(args: dict):
     db = lib.Engine(native.adapter_name(cfg), args["path"], engine_config(args["engine"], args["settings"]))
     fd = args["fd"]
     os.write(fd, struct.pack("<Q", READY))
+    if args.get("wait_go"):   # a fault: the parent arms it, then says go (its first write is then counted)
+        os.read(0, 1)
     params = dict(num=args["num"], reads=0, threads=1, duration=3600.0, key_size=KEY_SIZE,
                   value_size=args["value_size"], batch=args["batch"], seed=args["seed"], compression_ratio=0.5,
                   seek_nexts=0, writes_per_second=0.0, ack_fd=fd, first_seq=args["first_seq"],

@@ -82,7 +82,7 @@ class Kill:
     readback: dict | None = None   # go_on: the failed transaction read back at once ({"shown", "puts", "failed_gets"}:
     #                                puts a get returned with its stamp, data the engine said it did not commit)
     acked_after_error: int = 0     # go_on: transactions the engine acknowledged after it failed one
-    lost_after_error: int = 0      # ... of which the reopened database lacks
+    lost_after_error: int | None = 0   # ... the writes of those the reopened database lacks (None: it did not reopen)
     later_error: dict | None = None   # go_on: the error that stopped the writer after it went on (or its signal)
     restart_saw_failed: bool | None = None   # restart: a new process, before the cut, read the failed transaction
     restart_error: str | None = None   # ... or could not open or read the database
@@ -118,13 +118,15 @@ class CrashReport:
                       else "SIGKILL") + (f" + {self.fault}" if self.fault else ""), "kills": len(self.kills),
             "fault": self.fault,
             "faults_fired": sum(bool((k.fault or {}).get("errors")) for k in self.kills),
-            "writer_saw_error": sum(k.writer_error is not None for k in self.kills),
-            "writer_errors": sorted({k.writer_error["error"] for k in self.kills if k.writer_error}),
+            "writer_saw_error": sum(_saw(k) for k in self.kills),
+            "writer_errors": sorted({k.writer_error["error"] for k in self.kills if _saw(k)}),
+            "open_failures": sum(k.writer_error is not None and not _saw(k) for k in self.kills),
             "failed_txns_present": sum(bool(k.failed_present) for k in self.kills),
             "failed_read_back": sum(bool((k.readback or {}).get("shown")) for k in self.kills),
+            "read_back_tried": sum(k.readback is not None for k in self.kills),
             "went_on": sum(k.acked_after_error > 0 for k in self.kills),
             "acked_after_error": sum(k.acked_after_error for k in self.kills),
-            "lost_after_error": sum(k.lost_after_error for k in self.kills),
+            "lost_after_error": sum(k.lost_after_error or 0 for k in self.kills),
             "later_errors": sorted({k.later_error["error"] for k in self.kills if k.later_error}),
             "restart_saw_failed": sum(bool(k.restart_saw_failed) for k in self.kills),
             "restart_errors": sum(k.restart_error is not None for k in self.kills),
@@ -416,12 +418,15 @@ def _one_kill(c: _Campaign, i: int, h: _History) -> tuple:
     # a power cut it may even abort the reader (LMDB's assertions): it reads in a worker of its own
     actual, recovery_ms, what, said = crashchild.reopen_in_worker(c.engine, c.path, c.settings, c.prefix())
     if what is not None:
-        kill = Kill(rnd.after, max(0, acked - h.last), max(0, rnd.started - h.last), None, 0, 0, False, what,
+        kill = Kill(rnd.after, _acked_in_round(acked, h.last, _failed_txn(rnd, h.last)),
+                    max(0, rnd.started - h.last), None, 0, 0, False, what,
                     recovery_ms, rnd.cut, fault=(rnd.cut or {}).get("fault"), writer_error=rnd.error,
                     failed_txn=_failed_txn(rnd, h.last), boot_id=c.boot_id(), reopen_log=said, readback=rnd.pipe.readback,
                     later_error=rnd.later)
         if kill.failed_txn is not None:
             kill.acked_after_error = max(0, acked - kill.failed_txn)
+            kill.lost_after_error = None   # not known: the database did not reopen
+        _restart_into(kill, rnd)
         if c.power_loss and h.kept < c.keep_damaged:
             kill.kept_at = _keep(c.path, c.engine, c.log)
         return kill, "restart" if c.power_loss and c.temporary else "stop"   # else nothing to continue from
@@ -430,11 +435,23 @@ def _one_kill(c: _Campaign, i: int, h: _History) -> tuple:
     return kill, "next"
 
 
+def _saw(k) -> bool:
+    """The writer's engine reported an error while it wrote (not its open failing after the last cut)."""
+    return k.writer_error is not None and k.writer_error.get("during") != "open"
+
+
 def _failed_txn(rnd: _Round, last: int) -> int | None:
-    """The transaction the engine reported failed: the one the writer told (go_on), else the one in flight."""
+    """The transaction the engine reported failed: the one the writer told (go_on), else the one in flight when an
+    engine call returned an error (not when the writer died of a signal: the engine reported nothing)."""
     if rnd.pipe.failed is not None:
         return rnd.pipe.failed["seq"]
-    return rnd.started if rnd.error and rnd.started > last else None
+    died = (rnd.error or {}).get("error", "").startswith("died")
+    return rnd.started if rnd.error and not died and rnd.started > last else None
+
+
+def _acked_in_round(acked: int, last: int, failed: int | None) -> int:
+    """Transactions acknowledged in a round: those after `last` up to `acked`, less the failed one among them."""
+    return max(0, acked - last) - (failed is not None and last < failed < acked)
 
 
 def _judge(c: _Campaign, h: _History, rnd: _Round, acked: int, actual: dict, recovery_ms: float | None) -> Kill:
@@ -454,25 +471,32 @@ def _judge(c: _Campaign, h: _History, rnd: _Round, acked: int, actual: dict, rec
     if torn:   # continue from what is there, after every sequence number used so far
         x, state = rnd.started, actual
     lost = [s for s in range(x + 1, acked + 1) if s != failed]
-    kill = Kill(rnd.after, max(0, acked - h.last), max(0, rnd.started - h.last), None if torn else x, len(lost),
+    kill = Kill(rnd.after, _acked_in_round(acked, h.last, failed), max(0, rnd.started - h.last), None if torn else x,
+                len(lost),
                 sum(len(pipe.intents.get(s, ())) for s in lost), torn, None, recovery_ms, rnd.cut, torn_kind=kind,
                 fault=(rnd.cut or {}).get("fault"), writer_error=rnd.error, readback=pipe.readback,
                 later_error=rnd.later)
-    if rnd.restart is not None:
-        kill.restart_error = rnd.restart["error"]
-        if failed is not None and rnd.restart["state"] is not None:
-            kill.restart_saw_failed = any(isinstance(v[0], int) and v[0] == failed
-                                          for v in rnd.restart["state"].values())
     if failed is not None:   # the transaction the engine reported failed
         kill.failed_txn = failed
         kill.failed_present = not torn and present
         kill.acked_after_error = max(0, acked - failed)
-        kill.lost_after_error = sum(s > failed for s in lost)
+        kill.lost_after_error = sum(len(pipe.intents.get(s, ())) for s in lost if s > failed)
+    _restart_into(kill, rnd)
     if c.power_loss and h.kept < c.keep_damaged and (torn or (lost and c.chosen.claim == "durable")):
         kill.kept_at = _keep(c.path, c.engine, c.log)
         h.kept += 1
     h.expected, h.last = state, x
     return kill
+
+
+def _restart_into(kill: Kill, rnd: _Round) -> None:
+    """`restart`: what the restart before the cut read (Kill.restart_saw_failed), or why it could not."""
+    if rnd.restart is None:
+        return
+    kill.restart_error = rnd.restart["error"]
+    if kill.failed_txn is not None and rnd.restart["state"] is not None:
+        kill.restart_saw_failed = any(isinstance(v[0], int) and v[0] == kill.failed_txn
+                                      for v in rnd.restart["state"].values())
 
 
 def _keep(path: Path, engine: str, log: Path | None) -> str:
@@ -501,9 +525,9 @@ def _round(c: _Campaign, i: int, where: Path, last: int, mount) -> _Round | Kill
     r, w = os.pipe()
     args = {"engine": c.engine, "path": str(where), "settings": c.settings, "batch": c.batch, "num": c.num,
             "value_size": c.value_size, "seed": c.rng.randrange(1, 2**62), "first_seq": last + 1, "fd": w,
-            "go_on": c.go_on}
+            "go_on": c.go_on, "wait_go": c.fault is not None}
     child = subprocess.Popen([sys.executable, "-m", crashchild.CHILD, json.dumps(args)], pass_fds=(w,),
-                             env=c.environ(),
+                             env=c.environ(), stdin=subprocess.PIPE if c.fault is not None else subprocess.DEVNULL,
                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     os.close(w)
     pipe = crashchild.Pipe(r)
@@ -522,6 +546,13 @@ def _round(c: _Campaign, i: int, where: Path, last: int, mount) -> _Round | Kill
         raise errors.EngineError(f"crashtest: the {c.engine} writer did not start: {text[-800:]}")
     if mount is not None and c.fault is not None:
         mount.arm()   # the fault counts the writer's calls from here, not the open's
+    if c.fault is not None:   # and the writer starts writing only now
+        try:
+            child.stdin.write(b"g")
+            child.stdin.close()
+        except OSError:
+            pass
+        child.stdin = None   # communicate() has nothing more to send
     if c.cut_on:   # entries the writer's open made are not the crash point
         before = set(os.listdir(c.path))
         t0 = time.perf_counter()
@@ -610,17 +641,18 @@ def _fault_table(reports: list) -> str:
     acknowledged after the error among them), failed transactions present anyway, torn transactions; with `restart`,
     the restarts before the cut that read the failed transaction."""
     head = (f"{'engine':<17} {'setting':<11} {'fault':<26} {'rounds':>6} {'fired':>5} {'writer saw':>10} "
-            f"{'error':<24} {'read back':>9} {'went on':>7} {'then':<18} {'reopen fail':>11} {'acked lost':>10} "
-            f"{'after err':>9} {'failed present':>14} {'torn':>4} {'restart read it':>15}")
+            f"{'error':<24} {'read back':>9} {'went on':>7} {'then':<18} {'reopen fail':>11} {'writes lost':>11} "
+            f"{'of them after err':>17} {'failed present':>14} {'torn':>4} {'restart read it':>15}")
     lines = [head, "-" * len(head)]
     for r in reports:
         s = r.summary
         setting = s["setting"] or f"sync {'on' if s['sync'] else 'off'}"
         lines.append(f"{s['engine']:<17} {setting[:11]:<11} {(s['fault'] or '-')[:26]:<26} {s['kills']:>6} "
                      f"{s['faults_fired']:>5} {s['writer_saw_error']:>10} "
-                     f"{(', '.join(s['writer_errors']) or '-')[:24]:<24} {s['failed_read_back']:>9} "
+                     f"{(', '.join(s['writer_errors']) or '-')[:24]:<24} "
+                     f"{s['failed_read_back'] if s['read_back_tried'] else '-':>9} "
                      f"{s['went_on']:>7} {(', '.join(s['later_errors']) or '-')[:18]:<18} "
-                     f"{s['reopen_failures']:>11} {s['acked_writes_lost']:>10,} {s['lost_after_error']:>9} "
+                     f"{s['reopen_failures']:>11} {s['acked_writes_lost']:>11,} {s['lost_after_error']:>17,} "
                      f"{s['failed_txns_present']:>14} {s['torn_txns']:>4} "
                      f"{_restart_cell(s, r):>15}")
     return "\n".join(lines)

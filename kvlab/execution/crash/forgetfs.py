@@ -15,6 +15,7 @@ killed helper left.  For crash tests only: it serialises every request and is no
 """
 from __future__ import annotations
 
+import ctypes
 import json
 import os
 import re
@@ -23,6 +24,7 @@ import signal
 import subprocess
 import tempfile
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -58,10 +60,11 @@ class Fault:
         if self.enospc_bytes < 0:
             raise errors.SpecError(f"enospc_bytes must be 0 or more, got {self.enospc_bytes}")
         if self.on is not None:
-            try:
-                re.compile(self.on)
-            except re.error as exc:
-                raise errors.SpecError(f"fault_on {self.on!r} is not a regular expression: {exc}") from None
+            said = posix_ere_error(self.on)
+            if said:
+                raise errors.SpecError(f"fault_on {self.on!r} is not a POSIX extended regular expression (forgetfs "
+                                       f"matches it with regcomp against the file's path in the database directory, "
+                                       f"as first opened): {said}")
 
     def argv(self) -> list:
         return (["--fault", self.kind, "--fault-at", str(self.at), "--after-error", self.after, "--enospc-bytes",
@@ -74,6 +77,22 @@ class Fault:
             return f"ENOSPC after {self.enospc_bytes:,} bytes{where}"
         call = "fsync" if self.kind == "fsync-eio" else "write"
         return (f"EIO at {call} #{self.at}{where}" + (f", {self.after}" if self.kind == "fsync-eio" else ""))
+
+
+def posix_ere_error(pattern: str) -> str | None:
+    """Why `pattern` is no POSIX extended regular expression as glibc's regcomp takes it (forgetfs compiles it so),
+    or None.  Python's \\d and \\D are refused: POSIX has none (glibc would read them as the letters)."""
+    if re.search(r"(?<!\\)\\[dD]", pattern):
+        return "\\d and \\D are Python's, not POSIX's: use [0-9] and [^0-9]"
+    libc = ctypes.CDLL(None)
+    regex = ctypes.create_string_buffer(256)    # a regex_t (64 bytes on glibc x86-64), with room
+    rc = libc.regcomp(regex, pattern.encode(), 1 | 8)   # REG_EXTENDED | REG_NOSUB, as forgetfs.c
+    if rc == 0:
+        libc.regfree(regex)
+        return None
+    message = ctypes.create_string_buffer(200)
+    libc.regerror(rc, regex, message, len(message))
+    return message.value.decode(errors="replace")
 
 
 FSTYPE = "fuse.forgetfs"
@@ -204,9 +223,11 @@ class Mount:
             raise ForgetfsUnavailable(f"forgetfs did not mount {self.backing} on {self.path}: {err or 'no answer'}")
 
     def arm(self) -> None:
-        """A fault made with armed_later starts counting now."""
+        """A fault made with armed_later starts counting now: the signal, then a request forgetfs must answer (the
+        lookup of a name that is not there), which it reads only once the signal has been handled."""
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGUSR2)
+            os.path.exists(self.path / f".kvlab-armed-{os.getpid()}-{time.monotonic_ns()}")
 
     def __enter__(self):
         return self
