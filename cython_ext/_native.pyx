@@ -19,8 +19,9 @@ from kv_dist cimport (KV_STREAM_READ, kv_dist, kv_dist_fill, kv_dist_init, kv_di
 from kv_driver cimport (KV_CRASH_MAX_BATCH, KV_MIX_MAX_DISTS, KV_MIX_MAX_OPS, KV_MIX_MAX_TXNS, KV_NOPTYPES,
                         KV_ROLE_WRITER, KV_W__COUNT, kv_mix, kv_run, kv_run_execute, kv_run_init, kv_run_request_stop,
                         kv_run_thread_count, kv_thread_result, kv_workload_table)
-from kv_engine cimport (KV_E_NOTSUP, KV_ENGINE_ABI, KV_NOTFOUND, KV_OK, KV_PLUGIN_SYMBOL, KV_TXN_WRITE, kv_config,
-                        kv_db, kv_engine_ops, kv_engines, kv_failure, kv_plugin_entry, kv_thread, kv_thread_error)
+from kv_engine cimport (KV_E_NOTSUP, KV_ENGINE_ABI, KV_ENGINE_OPS_MIN_SIZE, KV_NOTFOUND, KV_OK, KV_PLUGIN_SYMBOL,
+                        KV_TXN_WRITE, kv_config, kv_db, kv_engine_ops, kv_engines, kv_failure, kv_plugin_entry,
+                        kv_thread, kv_thread_error)
 from kv_gen cimport KV_KEY_ENCODING, KV_KEY_MAX, KV_VALUE_BUFFER, kv_make_key, kv_make_key_portable
 from kv_graph cimport KV_G__COUNT, kv_graph, kv_graph_degree, kv_graph_state, kv_graph_state_init
 from kv_hist cimport KV_HIST_BUCKETS, KV_HIST_SUB_BITS, kv_hist, kv_hist_finish, kv_hist_init, kv_hist_record
@@ -143,6 +144,7 @@ def load_adapter(str name, str path):
     cdef int abi = -1
     cdef size_t size = 0
     cdef const kv_engine_ops *ops
+    cdef kv_engine_ops *full
     if name in _loaded:
         if _loaded[name][0] != path:
             raise _errors.SpecError(f"adapter {name!r} is already loaded from {_loaded[name][0]}, not {path}")
@@ -157,11 +159,17 @@ def load_adapter(str name, str path):
         raise _errors.EngineNotBuilt(name, f"{path} is not a kvlab engine: it exports no "
                                            f"{KV_PLUGIN_SYMBOL.decode()} (cython_ext/include/kv_plugin.h)")
     ops = entry(&abi, &size)
-    if abi != KV_ENGINE_ABI or size != sizeof(kv_engine_ops) or ops == NULL:
+    if abi != KV_ENGINE_ABI or size < KV_ENGINE_OPS_MIN_SIZE or size > sizeof(kv_engine_ops) or ops == NULL:
         dlclose(handle)
         raise _errors.EngineNotBuilt(name, f"{path} was built against kv_engine.h version {abi} ({size}-byte table); "
                                            f"this kvlab has version {KV_ENGINE_ABI} ({sizeof(kv_engine_ops)} bytes): "
                                            "rebuild it (`kvlab engines build`, or its own build line)")
+    if size < sizeof(kv_engine_ops):   # built before fields were appended to the table: those are NULL here
+        full = <kv_engine_ops *>calloc(1, sizeof(kv_engine_ops))
+        if full == NULL:
+            raise MemoryError()
+        memcpy(full, ops, size)
+        ops = full
     _loaded[name] = (path, <size_t>ops)
     return ops.name.decode(), ops.version().decode()
 
@@ -210,6 +218,24 @@ def batched_reads():
             how = kv_engines[i].multi_get_how
             out[kv_engines[i].name.decode()] = how.decode() if how else ""
         i += 1
+    return out
+
+
+def own_loops():
+    """{adapter name: what its own measured loop is, one sentence} for every adapter, compiled in or loaded at run
+    time (by the name it was loaded as), that runs db_bench's write and read loops itself (kv_engine.h's
+    own_loop: an engine in Go)."""
+    out = {}
+    cdef int i = 0
+    cdef const kv_engine_ops *ops
+    while kv_engines[i] != NULL:
+        if kv_engines[i].own_loop != NULL:
+            out[kv_engines[i].name.decode()] = kv_engines[i].own_loop_how.decode()
+        i += 1
+    for name, (path, addr) in _loaded.items():
+        ops = <const kv_engine_ops *><size_t>addr
+        if ops.own_loop != NULL:
+            out[name] = ops.own_loop_how.decode() if ops.own_loop_how else ""
     return out
 
 

@@ -408,7 +408,7 @@ cdef class Run:
                 "found": r.found, "not_found": r.not_found, "bytes": r.bytes,
                 "t_start_ns": r.t_start_ns, "t_end_ns": r.t_end_ns, "hist": hists,
                 "cpu_user_s": r.cpu_user_ns / 1e9, "cpu_sys_s": r.cpu_sys_ns / 1e9,
-                "nvcsw": r.nvcsw, "nivcsw": r.nivcsw,
+                "nvcsw": r.nvcsw, "nivcsw": r.nivcsw, "own_loop": bool(r.own_loop),
             })
             if self.graph != NULL:
                 threads[i]["graph"] = {"nodes_loaded": r.graph_nodes, "links_loaded": r.graph_links,

@@ -17,7 +17,7 @@ SHA = "ab" * 32
 
 
 @pytest.mark.parametrize("kwargs, said", [
-    ({"source": "tarball", "package": "x"}, "recipe source 'tarball' is unknown; allowed: debian, crate, shim, pypi"),
+    ({"source": "tarball", "package": "x"}, "recipe source 'tarball' is unknown; allowed: debian, crate, shim, go, pypi"),
     ({"source": "crate", "package": "x-sys", "pin": "1.0"}, "crate recipe 'x-sys' needs its sha256, library"),
     ({"source": "pypi", "package": "x", "pin": "1.0", "sha256": SHA, "library": "x"},
      "pypi recipe 'x' needs its include, targets"),

@@ -159,7 +159,7 @@ def test_an_engine_never_compiled_in_runs_its_built_default_version_by_its_plain
     assert (cfg.name, cfg.build, cfg.native_name) == (adapter, version, f"{adapter}@{version}")
     r = kvlab.run(adapter, "fillseq,readrandom", num=2000, db=str(tmp_path / "db"), seed=1, interval=0)[1]
     assert r.engine == adapter and r.found == r.ops and r.versions["engine_library"] == version
-    assert r.versions["engine_build"]["build"]["source"]["kind"] in ("crate", "shim")   # a -sys crate, or a shim
+    assert r.versions["engine_build"]["build"]["source"]["kind"] in ("crate", "shim", "go")   # a -sys crate, a shim
     rows = {row["engine"]: row for row in native.describe()}
     assert rows[adapter]["built"] and rows[adapter]["version"] == version
     assert f"{adapter}@{version}" not in rows                     # its plain name's row is that version's

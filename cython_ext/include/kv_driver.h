@@ -183,6 +183,7 @@ typedef struct kv_thread_result {
     uint64_t *txn_count;            /* mix: per template, transactions done (ntxns entries) */
     kv_hist *txn_hist;              /* mix: per template, service time, then response time (2 x ntxns) */
     uint64_t graph_nodes, graph_links, graph_listed;   /* graph: nodes and links loaded, links listed */
+    int own_loop;                   /* the engine's own loop ran this thread's ops (kv_engine.h's own_loop) */
     kv_hist hist[KV_NOPTYPES];
 } __attribute__((aligned(64))) kv_thread_result;
 

@@ -78,6 +78,7 @@ cdef extern from "kv_driver.h":
         uint64_t *txn_count
         kv_hist *txn_hist
         uint64_t graph_nodes, graph_links, graph_listed
+        int own_loop
         kv_hist hist[KV_NOPTYPES]
     ctypedef struct kv_run:
         const kv_engine_ops *ops

@@ -130,6 +130,40 @@ enum kv_txn_kind {
 typedef struct kv_db kv_db;
 typedef struct kv_thread kv_thread;
 
+/* A measured loop the engine runs itself (kv_engine_ops.own_loop): db_bench's write loop (fillseq, fillrandom,
+   overwrite, batches) or its read loop (readrandom, readmissing, readhot), handed over whole by the driver's
+   (cython_ext/src/loops_dbbench.c) with the thread's state, which the engine's loop must treat exactly as the
+   driver's does: the keys drawn from `rng` (kv_rng_below, kv_make_key), the values taken in turn from `values`
+   at `*value_pos`, each op (a batch: its puts) ended by one reading of the latency clock (the TSC where `tsc`,
+   else CLOCK_MONOTONIC ns) recorded into `hist_buckets`/`hist_max` as kv_hist_record does and kept in `*last`,
+   `*progress` published after each op, the thread's end when the reading reaches `*until` (read atomically:
+   0 once a stop is asked).  The driver checks the engine's keys against its own before it hands a loop over
+   (key_sum). */
+enum kv_own_loop_kind { KV_OWN_WRITE = 1, KV_OWN_READ = 2 };
+
+typedef struct kv_own_loop {
+    int kind;       /* enum kv_own_loop_kind */
+    int tsc;
+    int key_size;
+    int value_size;
+    int batch;      /* writes a batch, 1: each its own */
+    int sequential; /* write: first, first+1, ... (mod num); else random below num */
+    int by_time;    /* ends at *until only, not after count */
+    int pad_;
+    uint64_t first, count, num;
+    uint64_t offset, span; /* read: index = offset + kv_rng_below(span) */
+    uint64_t *rng;         /* kv_rng's four words, advanced */
+    const char *values;
+    size_t values_len;
+    size_t *value_pos;
+    uint64_t *hist_buckets;
+    uint64_t *hist_max;
+    uint64_t *last;
+    uint64_t *progress;
+    const uint64_t *until;
+    uint64_t bytes, found, not_found; /* out: as the driver's loop counts them */
+} kv_own_loop;
+
 /* Every adapter's thread struct begins with this, so the driver can read its last error. */
 typedef struct kv_thread_common {
     kv_failure err;
@@ -205,7 +239,20 @@ typedef struct kv_engine_ops {
     int (*multi_get)(kv_thread *t, size_t n, const char *const *keys, const size_t *kls, const char **vs,
                      size_t *vls, int *rcs);
     const char *multi_get_how;
+
+    /* The engine's own measured loop (kv_own_loop above), for an engine whose calls from C cost more than a fast
+       op (one in Go: a call from C into Go costs a few hundred ns).  Returns KV_OK, an error (the thread's err
+       filled), or KV_E_NOTSUP where it runs no such loop (the driver's runs).  key_sum: the engine's checksum
+       of `n` keys drawn as a read loop draws them from `rng` (advanced), which the driver compares with its own
+       before each hand-over.  own_loop_how says in one sentence what runs, for the result.  May be NULL.
+       Appended to the table: an adapter built before it has a shorter table, and kvlab reads these as NULL. */
+    int (*own_loop)(kv_thread *t, kv_own_loop *l);
+    uint64_t (*own_key_sum)(uint64_t *rng, uint64_t n, uint64_t offset, uint64_t span, int key_size);
+    const char *own_loop_how;
 } kv_engine_ops;
+
+/* The size of the table before own_loop: an adapter built then is loaded with the fields after it NULL. */
+#define KV_ENGINE_OPS_MIN_SIZE offsetof(kv_engine_ops, own_loop)
 
 /* The thread context's last error (its message: kv_thread_errmsg). */
 static inline kv_failure *kv_thread_error(kv_thread *t) { return &((kv_thread_common *)t)->err; }
@@ -216,7 +263,8 @@ static inline const char *kv_thread_errmsg(kv_thread *t) { return kv_thread_erro
 extern const kv_engine_ops *const kv_engines[];
 
 /* This contract's version: a loadable adapter (kv_plugin.h) built against another is refused when loaded.  Raise
-   it with any change to kv_engine_ops, kv_config, kv_failure or kv_thread_common. */
+   it with any change to kv_config, kv_failure or kv_thread_common, and to kv_engine_ops other than a field
+   appended at its end (read as NULL from a shorter table: KV_ENGINE_OPS_MIN_SIZE). */
 #define KV_ENGINE_ABI 1
 
 #endif

@@ -67,7 +67,10 @@ cdef extern from "kv_engine.h":
         int (*multi_get)(kv_thread *t, size_t n, const char *const *keys, const size_t *kls, const char **vs,
                          size_t *vls, int *rcs) nogil
         const char *multi_get_how
+        void *own_loop
+        const char *own_loop_how
     const kv_engine_ops *kv_engines[]
+    size_t KV_ENGINE_OPS_MIN_SIZE
     kv_failure *kv_thread_error(kv_thread *t) nogil
 
 

@@ -39,7 +39,48 @@ KV_ALWAYS_INLINE int loop_write_on(ctx *c, uint64_t first, uint64_t count, int s
     return err ? fail(c, err) : 0;
 }
 
+/* The engine's own loop (kv_engine.h's own_loop), where it has one: not while recording (the trace is the
+   driver's) nor under hashed keys (kv_key_hash is the driver's).  First the engine's keys are checked against the
+   driver's: KEY_CHECK keys drawn from a copy of the thread's generator, made by both, folded by the same FNV-1a.
+   KV_E_NOTSUP: the driver's loop runs. */
+#define KEY_CHECK 256
+static int own_loop(ctx *c, int kind, uint64_t first, uint64_t count, int sequential, uint64_t offset,
+                    uint64_t span) {
+    const kv_run_params *p = &c->run->p;
+    const kv_engine_ops *e = c->run->ops;
+    if (!e->own_loop || c->trace || p->key_hash) return KV_E_NOTSUP;
+    kv_rng mine = c->rng, theirs = c->rng;
+    uint64_t sum = 0xcbf29ce484222325ull;
+    for (int i = 0; i < KEY_CHECK; i++) {
+        kv_make_key(c->key, p->key_size, offset + kv_rng_below(&mine, span));
+        for (int j = 0; j < p->key_size; j++) sum = (sum ^ (uint8_t)c->key[j]) * 0x100000001b3ull;
+    }
+    if (!e->own_key_sum || e->own_key_sum(theirs.s, KEY_CHECK, offset, span, p->key_size) != sum) {
+        c->res->rc = KV_E_OTHER;
+        kv_seterr(&c->res->err, KV_E_OTHER, "%s's own loop makes other keys than kvlab's generator (its checksum "
+                  "of %d keys differs): its loop is not run", e->name, KEY_CHECK);
+        kv_run_request_stop(c->run);
+        return KV_E_OTHER;
+    }
+    int optype = kind == KV_OWN_WRITE ? KV_OP_WRITE : KV_OP_READ;
+    kv_own_loop l = {.kind = kind, .tsc = p->use_tsc, .key_size = p->key_size, .value_size = p->value_size,
+                     .batch = p->batch > 1 ? p->batch : 1, .sequential = sequential, .by_time = p->duration_s > 0,
+                     .first = first, .count = count, .num = p->num, .offset = offset, .span = span,
+                     .rng = c->rng.s, .values = c->run->values, .values_len = c->run->values_len,
+                     .value_pos = &c->value_pos, .hist_buckets = c->res->hist[optype].buckets,
+                     .hist_max = &c->res->hist[optype].max, .last = &c->last,
+                     .progress = (uint64_t *)&c->res->progress, .until = &c->run->until};
+    c->res->own_loop = 1;
+    int rc = e->own_loop(c->t, &l);
+    c->res->bytes += l.bytes;
+    c->res->found += l.found;
+    c->res->not_found += l.not_found;
+    return rc ? fail(c, rc) : 0;
+}
+
 int kv_loop_write(ctx *c, uint64_t first, uint64_t count, int sequential) {
+    int own = own_loop(c, KV_OWN_WRITE, first, count, sequential, 0, c->run->p.num);
+    if (own != KV_E_NOTSUP) return own;
     if (c->trace) return KV_DISPATCH_IF(0, loop_write_on, c, first, count, sequential, 1);   /* recording */
     return KV_DISPATCH(loop_write_on, c, first, count, sequential, 0);
 }
@@ -104,6 +145,8 @@ KV_ALWAYS_INLINE int loop_read_on(ctx *c, uint64_t count, uint64_t offset, uint6
 }
 
 int kv_loop_read(ctx *c, uint64_t count, uint64_t offset, uint64_t span) {
+    int own = own_loop(c, KV_OWN_READ, 0, count, 0, offset, span);
+    if (own != KV_E_NOTSUP) return own;
     if (c->trace) return KV_DISPATCH_IF(0, loop_read_on, c, count, offset, span, 1);   /* recording */
     if (!offset)   /* readrandom, readhot: their own instantiations, without the add */
         return KV_DISPATCH_IF(KV_KEY16(c, span), loop_read_on, c, count, 0, span, 0);

@@ -51,8 +51,11 @@ def handle(args) -> int:
             plugin_build.recipe_of(name)
         for name in args.names:
             if args.skip_built and plugin_where.built(name) is not None:
-                print(f"{name}: built already ({plugin_where.built(name)})")
-                continue
+                why = plugin_build.stale(name)
+                if why is None:
+                    print(f"{name}: built already ({plugin_where.built(name)})")
+                    continue
+                print(f"{name}: building again: {why}")
             why = plugin_build.cannot_build_here(name) if args.where_possible else None
             if why:
                 print(f"{name}: skipped: building it {why}; {plugin_build.how_to_get(name)}")

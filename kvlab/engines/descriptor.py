@@ -310,7 +310,9 @@ class Recipe:
     #                              "crate": a crates.io -sys crate whose build compiles the engine into a static library;
     #                              "shim": a crate in the engine's folder (an engine in Rust behind `extern "C"` calls),
     #                              its Cargo.lock pinning the engine's crate, built by cargo into a static library;
-    #                              "pypi": a PyPI sdist of the engine's source, built with CMake into a static library
+    #                              "pypi": a PyPI sdist of the engine's source, built with CMake into a static library;
+    #                              "go": a Go module (the engine's), in the go.sum of kvlab's Go shim (engines/_goshim),
+    #                              built by `go build -buildmode=c-shared` into the one object both Go engines share
     package: str                 # the Debian package, the crate (for "shim": the engine's crate, in its Cargo.lock) or
     #                              the PyPI project
     pin: str = ""                # the crate's or the sdist's exact version
@@ -326,6 +328,8 @@ class Recipe:
     targets: tuple = ()          # "pypi": the CMake targets to build: the static library, any modules it loads
     rust: str = ""               # "crate"/"shim": the oldest rustc that builds it (the crate's or a build
     #                              dependency's rust-version), checked before cargo runs; "": any cargo
+    go: str = ""                 # "go": the oldest Go that builds the shim (its go.mod's `go` line, the modules'
+    #                              own minimum), checked before `go build` runs
 
     def __post_init__(self):
         if self.source not in RECIPE_SOURCES:
@@ -339,6 +343,8 @@ class Recipe:
         bad = [o for o in self.cmake if not re.fullmatch(r"-D\w+=\S*", o)]
         if bad:
             raise ValueError(f"{self.source} recipe {self.package!r}: CMake options are -DNAME=VALUE, not {bad}")
+        if self.go and (self.source != "go" or not re.fullmatch(r"\d+\.\d+", self.go)):
+            raise ValueError(f"{self.source} recipe {self.package!r}: go is MAJOR.MINOR, for a go recipe")
         if self.rust and (self.source not in ("crate", "shim") or not re.fullmatch(r"\d+\.\d+", self.rust)):
             raise ValueError(f"{self.source} recipe {self.package!r}: rust is MAJOR.MINOR, for a crate or shim recipe")
         if (self.cmake or self.targets) and self.source != "pypi":
@@ -347,6 +353,7 @@ class Recipe:
 
 # each source, and the fields a recipe from it must give
 RECIPE_SOURCES = {"debian": (), "crate": ("pin", "sha256", "library"), "shim": ("pin", "sha256", "library", "include"),
+                  "go": ("pin", "sha256", "library", "include", "go"),
                   "pypi": ("pin", "sha256", "library", "include", "targets")}
 
 
@@ -388,6 +395,9 @@ class Descriptor:
     # "lmdb@0.9.70"), beside the one compiled into kvlab (plain "lmdb")
     versions: Mapping[str, Recipe] = field(default_factory=dict)
     own: bool = False         # an engine of your own, loaded by its path (kvlab.engines.own)
+    # settings every crash test opens the engine with, under its durability setting's and the caller's (Badger's:
+    # its directory lock off, since the test holds the directory's flock)
+    crash_settings: Mapping[str, object] = field(default_factory=dict)
 
     @property
     def loaded(self) -> str:

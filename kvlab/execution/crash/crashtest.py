@@ -275,7 +275,8 @@ def crashtest(engine: str, kills: int, sync: bool = False, db: str | os.PathLike
     seed = random.SystemRandom().randrange(1, 2**31) if seed is None else seed
     path, temporary, lock = _database_dir(db)
     try:
-        c = _Campaign(engine=engine, cfg=cfg, chosen=chosen, settings={**chosen.settings, **(settings or {})},
+        c = _Campaign(engine=engine, cfg=cfg, chosen=chosen, settings={**engines.descriptor(cfg).crash_settings, **chosen.settings,
+                                                                **(settings or {})},
                       batch=batch, num=num, value_size=value_size, min_s=min_s, max_s=max_s, power_loss=power_loss,
                       loss=loss, names=names, cut_on=cut_on, keep_damaged=keep_damaged, fault=fault,
                       rng=random.Random(seed), path=path, temporary=temporary,

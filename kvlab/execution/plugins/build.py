@@ -12,6 +12,11 @@ cython_ext/include/kv_plugin.h that exports its table.  The engine comes from:
     makes), whose committed Cargo.lock pins the engine's crate: the lock must hold the recipe's version and checksum,
     and cargo builds with --locked (checking what it downloads against the lock) into a static library, linked in
     as a crate's are.
+  - "go":     a Go module (Pebble, Badger) pinned in the go.sum of kvlab's Go shim (kvlab/engines/_goshim: both Go
+    engines behind the C calls of kvgo.h), whose hash there must be the recipe's; `go build -buildmode=c-shared`
+    (-mod=readonly: the toolchain checks what it downloads against go.sum) makes one object, libkvgo.so, kept once
+    per shim source and Go (GO_SHIM/<digest>/), which each Go engine's adapter links by its path: a process can host
+    one Go runtime, so every Go engine in it must share that one object.
   - "pypi":   a PyPI sdist of the engine's source (WiredTiger publishes its whole source so), fetched from the URL
     PyPI's JSON API gives and checked against the recipe's sha256 before it is unpacked; a CMake Release build of
     the recipe's targets makes the static library, linked in as a crate's is, and any modules the engine loads by
@@ -22,6 +27,7 @@ its headers' folder in build.json (`engine_link`), so that a program of the engi
 the same build of the engine."""
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import os
@@ -46,7 +52,8 @@ LIBDIR = Path("/usr/lib/x86_64-linux-gnu")
 ROOT = Path(__file__).resolve().parents[3]                                # the checkout: cython_ext/include
 ENGINE_DIR = "engine"   # beside a crate build's object: the engine's static libraries (build.json's source names them)
 PYPI_JSON = "https://pypi.org/pypi/{package}/json"   # PyPI's JSON API: a project's releases, their files and sha256
-TOOLS = {"debian": (), "crate": ("cargo",), "shim": ("cargo",), "pypi": ("cmake",)}   # what each source needs beside gcc
+TOOLS = {"debian": (), "crate": ("cargo",), "shim": ("cargo",), "pypi": ("cmake",), "go": ("go",)}   # beside gcc
+GO_SHIM = "go-shim"   # beside the built versions: the Go shim's objects, one folder per shim source and Go
 
 
 def recipe_of(native_name: str):
@@ -67,6 +74,11 @@ def cannot_build_here(native_name: str) -> str | None:
     for tool in ("gcc",) + TOOLS[recipe.source]:
         if shutil.which(tool) is None:
             return f"needs {tool}{_rust_words(recipe)}, which is not on PATH"
+    if recipe.go:
+        have = _go_version()
+        if have is None or have[:2] < tuple(int(p) for p in recipe.go.split(".")):
+            shown = ".".join(map(str, have)) if have else "unknown (go env GOVERSION failed)"
+            return f"needs Go {recipe.go} or newer; go here is {shown}"
     if recipe.rust:
         have = _rustc_version()
         if have is None or have[:2] < tuple(int(p) for p in recipe.rust.split(".")):
@@ -80,12 +92,26 @@ def how_to_get(native_name: str) -> str:
     _, _, recipe = recipe_of(native_name)
     tools = TOOLS[recipe.source]
     get = ("Rust from rustup (https://rustup.rs; Debian 12's own is 1.63)" if "cargo" in tools
+           else f"Go {recipe.go} or newer (https://go.dev/dl; Debian 12's own golang is 1.19)" if "go" in tools
            else "cmake (apt-get install cmake)" if "cmake" in tools else "gcc (apt-get install build-essential)")
     return f"install {get}, then `kvlab engines build {native_name}`"
 
 
 def _rust_words(recipe) -> str:
-    return f" (Rust {recipe.rust} or newer)" if recipe.rust else ""
+    return (f" (Rust {recipe.rust} or newer)" if recipe.rust else f" (Go {recipe.go} or newer)" if recipe.go
+            else "")
+
+
+def _go_version() -> tuple | None:
+    try:
+        out = subprocess.run(["go", "env", "GOVERSION"], capture_output=True, text=True, timeout=60,
+                             env={**os.environ, "GOTOOLCHAIN": "local"}).stdout.strip()
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    try:
+        return tuple(int(p) for p in out.removeprefix("go").split("rc")[0].split("."))
+    except ValueError:
+        return None
 
 
 def _rustc_version() -> tuple | None:
@@ -153,7 +179,7 @@ def build(native_name: str, *, log=lambda line: print(line, file=sys.stderr)) ->
         "defines": defines, "link": link, "adapter_source": str(source),
         "adapter_sha256": hashlib.sha256(source.read_bytes()).hexdigest(), "kvlab_version": __version__,
         "built": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "seconds": round(time.monotonic() - started, 1),
-        "linkage": "shared" if recipe.source == "debian" else "static",
+        "linkage": "shared" if recipe.source in ("debian", "go") else "static",
     }
     if recipe.source != "debian":   # found once here, so that no trial scans a library of hundreds of megabytes
         facts["assertions"] = _assertions(adapter, staged / where.library_name(adapter))
@@ -251,6 +277,62 @@ def _shim(adapter: str, recipe, work: Path, log) -> tuple[Path, list[str], dict]
              "sha256": recipe.sha256, "archives": [archive.name]})
 
 
+def _go_digest(shim: Path) -> tuple[str, str]:
+    """(the Go here, the digest of the shim's files and that Go): a built Go engine made from another is stale."""
+    go = ".".join(map(str, _go_version() or ("unknown",)))
+    files = sorted(p for p in shim.rglob("*") if p.is_file() and (p.suffix in (".go", ".s", ".mod", ".sum")
+                                                                  or p.name == "kvgo.h"))   # what go build reads
+    return go, hashlib.sha256(go.encode() + b"\0" + b"".join(
+        p.relative_to(shim).as_posix().encode() + b"\0" + p.read_bytes() for p in files)).hexdigest()
+
+
+def stale(native_name: str) -> str | None:
+    """Why a built version must be built again although it is there, or None: a Go engine built against another
+    build of the Go shim than this checkout's (its source or the Go here changed), since every Go engine in a process
+    must link the same one object."""
+    adapter, _, recipe = recipe_of(native_name)
+    if recipe.source != "go":
+        return None
+    made = where.facts(native_name).get("source", {})
+    _, digest = _go_digest((Path(engines.__file__).resolve().parent / adapter / recipe.include).resolve())
+    if made.get("shim_sha256") != digest or not Path(made.get("go_object", "")).is_file():
+        return "built against another build of the Go shim"
+    return None
+
+
+def _go(adapter: str, recipe, work: Path, log) -> tuple[Path, list[str], dict]:
+    """Build the Go shim (recipe.include, from the engine's folder) into its one shared object, or find it built
+    from the same source by the same Go; (the shim's folder, for kvgo.h; what to link; the source's facts)."""
+    shim = (Path(engines.__file__).resolve().parent / adapter / recipe.include).resolve()
+    line = f"{recipe.package} v{recipe.pin} h1:"
+    held = [x.split()[2][3:] for x in (shim / "go.sum").read_text().splitlines() if x.startswith(line)]
+    got = base64.b64decode(held[0]).hex() if held else None
+    if got != recipe.sha256:
+        raise errors.KvlabError(f"{shim / 'go.sum'} pins {recipe.package} v{recipe.pin} as {got}, not the recipe's "
+                                f"{recipe.sha256}")
+    go, digest = _go_digest(shim)
+    home = where.target() / GO_SHIM / digest[:16]
+    library = home / f"lib{recipe.library}.so"
+    if not library.is_file():   # built once for both Go engines: their adapters must share one Go runtime
+        log(f"building the Go shim ({shim.name}, Go {go}) into {home}")
+        staged = work / "go-out"
+        staged.mkdir()
+        env = {**os.environ, "GOFLAGS": "-mod=readonly", "GOTOOLCHAIN": "local", "CGO_ENABLED": "1"}
+        _run(["go", "build", "-buildmode=c-shared", "-trimpath", "-o", str(staged / library.name), "."], cwd=shim,
+             log=log, env=env)
+        (staged / library.with_suffix(".h").name).unlink(missing_ok=True)   # cgo's header: kvgo.h is the one used
+        home.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            staged.rename(home)
+        except OSError:   # built meanwhile by another build (the other Go engine's)
+            if not library.is_file():
+                raise
+    return (shim, [f"-L{home}", f"-l{recipe.library}", f"-Wl,-rpath,{home}"],
+            {"kind": "go", "shim": str(shim.relative_to(ROOT)) if shim.is_relative_to(ROOT) else str(shim),
+             "shim_sha256": digest, "module": recipe.package, "module_version": recipe.pin, "go": go,
+             "go_object": str(library), "go_flags": ["-buildmode=c-shared", "-trimpath", "-mod=readonly"]})
+
+
 def _pypi(adapter: str, recipe, work: Path, log) -> tuple[Path, list[str], dict]:
     """Fetch the sdist, check its sha256, build it with CMake; (its headers, what to link, the source's facts)."""
     index = json.loads(_fetch(PYPI_JSON.format(package=recipe.package), recipe))
@@ -301,7 +383,7 @@ def _fetch(url: str, recipe) -> bytes:
         raise errors.KvlabError(f"fetching {recipe.package} {recipe.pin} from {url} failed: {e}") from e
 
 
-SOURCES = {"debian": _debian, "crate": _crate, "shim": _shim, "pypi": _pypi}   # a Recipe's source: how its engine is got
+SOURCES = {"debian": _debian, "crate": _crate, "shim": _shim, "pypi": _pypi, "go": _go}   # a Recipe's source: how its engine is got
 
 
 def _load_check(native_name: str, library: Path, version: str) -> tuple[str, str]:

@@ -235,6 +235,9 @@ class Trial:
         measured, cut, self.carried = self._measure(run, phase, params, plan, amp)
         if phase.writes:
             self.loaded = True
+        if any(t.get("own_loop") for t in measured.threads):   # the engine ran the measured loop (kv_engine.h)
+            own = self.native.own_loops()
+            measured.params["engine_loop"] = own.get(self.cfg.native_name) or own.get(self.cfg.adapter, "")
         result = record.build(phase, measured, self.facts())
         if phase.replay is not None and phase.replay.warning:
             _warn(result, phase.replay.warning)
