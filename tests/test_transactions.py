@@ -30,7 +30,8 @@ CASES = [(n, n, n == "rocksdb") for n in CONFORMANCE] + [("rocksdb-plain", "rock
 CLAIMS = {"lmdb": "serializable", "rocksdb": "snapshot", "wiredtiger-btree": "snapshot",
           "wiredtiger-lsm": "snapshot", "bdb": "serializable", "leveldb": "snapshot-reads",
           "rocksdb-plain": "snapshot-reads", "bdb-notxn": "none", "sqlite": "serializable",
-          "mdbx": "serializable", "redb": "serializable", "fjall": "serializable"}
+          "mdbx": "serializable", "redb": "serializable", "fjall": "serializable", "pebble": "snapshot-reads",
+          "badger": "serializable"}
 KEYS = [b"key%02d" % i for i in range(10)]
 # the engines whose write transactions take the one write lock at their start: they wait, never conflict
 ONE_WRITER = ("lmdb", "sqlite", "mdbx", "redb", "fjall")
@@ -328,7 +329,7 @@ def test_native_loop_counts_conflicts_on_a_hot_key(case):
         retries += sum(t["retries"] for t in threads)
         if retries:
             break
-    if name in ONE_WRITER + ("leveldb", "rocksdb-plain", "bdb-notxn"):
+    if name in ONE_WRITER + ("leveldb", "rocksdb-plain", "bdb-notxn", "pebble"):
         assert retries == 0, name
     else:
         assert retries > 0, f"{name}: four clients on one key met no conflict in {ATTEMPTS} runs"
@@ -368,7 +369,7 @@ def test_native_loop_aborts_leave_nothing_and_free_their_new_keys(case):
             break
     assert stored == expected, (f"{name}: {len(stored - expected)} keys of aborted transactions stored, "
                                 f"{len(expected - stored)} of committed ones missing")
-    if name in ONE_WRITER + ("leveldb", "rocksdb-plain", "bdb-notxn"):
+    if name in ONE_WRITER + ("leveldb", "rocksdb-plain", "bdb-notxn", "pebble"):
         assert aborts == 0, name
     else:
         assert aborts > 0, f"{name}: four clients on one key met no conflict in {ATTEMPTS} runs"

@@ -103,6 +103,10 @@ static int go_batch_abort(kv_thread *t) {
     return KV_OK;
 }
 
+static int go_txn_begin(kv_thread *t, int kind) { return go_rc(t, kvgo_txn_begin(t->h, kind, &t->e), "begin"); }
+static int go_txn_commit(kv_thread *t) { return go_rc(t, kvgo_txn_commit(t->h, &t->e), "commit"); }
+static void go_txn_abort(kv_thread *t) { kvgo_txn_abort(t->h); }
+
 static int go_iter_seek(kv_thread *t, const char *k, size_t kl, const char **ko, size_t *klo, const char **vo,
                         size_t *vlo) {
     return go_rc(t, kvgo_seek(t->h, k, kl, ko, klo, vo, vlo, &t->e), "seek");
@@ -157,6 +161,7 @@ static uint64_t go_key_sum(uint64_t *rng, uint64_t n, uint64_t offset, uint64_t 
         .name = KVGO_NAME, .open = go_open, .close = go_close, .thread_open = go_thread_open,                 \
         .thread_close = go_thread_close, .put = go_put, .get = go_get, .del = go_del,                        \
         .batch_begin = go_batch_begin, .batch_commit = go_batch_commit, .batch_abort = go_batch_abort,       \
+        .txn_begin = go_txn_begin, .txn_commit = go_txn_commit, .txn_abort = go_txn_abort,                   \
         .iter_seek = go_iter_seek, .iter_next = go_iter_next, .iter_close = go_iter_close,                   \
         .compact = go_compact, .stats = go_stats, .version = go_version, .isolation = go_isolation,          \
         .own_loop = go_own_loop, .own_key_sum = go_key_sum,                                                   \

@@ -44,6 +44,10 @@ type engineThread interface {
 	batchBegin() error
 	batchCommit() error
 	batchAbort()
+	// transactions: kind 1 read (one snapshot for every read until it ends), 2 write (reads see its own writes)
+	txnBegin(kind int) error
+	txnCommit() error
+	txnAbort()
 	seek(k []byte) (key, value []byte, ok bool, err error)
 	next() (key, value []byte, ok bool, err error)
 	iterClose()
@@ -245,8 +249,21 @@ func (p *pebbleDB) stats() []stat {
 type pebbleThread struct {
 	p      *pebbleDB
 	closer interface{ Close() error }
-	batch  *pebble.Batch
+	batch  *pebble.Batch    // a batch, or a write transaction's indexed batch
+	txn    bool             // batch is a write transaction's (reads go through it)
+	snap   *pebble.Snapshot // a read transaction's
 	iter   *pebble.Iterator
+}
+
+// reader: where this thread's reads go (a read transaction's snapshot, a write transaction's batch, the DB).
+func (t *pebbleThread) reader() pebble.Reader {
+	switch {
+	case t.snap != nil:
+		return t.snap
+	case t.txn:
+		return t.batch
+	}
+	return t.p.db
 }
 
 func (p *pebbleDB) thread() engineThread { return &pebbleThread{p: p} }
@@ -266,7 +283,7 @@ func (t *pebbleThread) del(k []byte) error {
 }
 
 func (t *pebbleThread) get(k []byte) ([]byte, bool, error) {
-	v, closer, err := t.p.db.Get(k)
+	v, closer, err := t.reader().Get(k)
 	if err == pebble.ErrNotFound {
 		return nil, false, nil
 	}
@@ -297,16 +314,47 @@ func (t *pebbleThread) batchCommit() error {
 		return configf("pebble: no batch is open")
 	}
 	b := t.batch
-	t.batch = nil
+	t.batch, t.txn = nil, false
 	defer b.Close()
 	return b.Commit(t.p.wo)
 }
 
 func (t *pebbleThread) batchAbort() {
 	if t.batch != nil {
+		t.iterClose()
 		t.batch.Close()
-		t.batch = nil
+		t.batch, t.txn = nil, false
 	}
+}
+
+func (t *pebbleThread) txnBegin(kind int) error {
+	if t.batch != nil || t.snap != nil {
+		return configf("pebble: a transaction is already open")
+	}
+	if kind == 1 {
+		t.snap = t.p.db.NewSnapshot()
+		return nil
+	}
+	t.batch, t.txn = t.p.db.NewIndexedBatch(), true
+	return nil
+}
+
+func (t *pebbleThread) txnCommit() error {
+	if t.snap != nil {
+		t.txnAbort()
+		return nil
+	}
+	t.iterClose()
+	return t.batchCommit()
+}
+
+func (t *pebbleThread) txnAbort() {
+	t.iterClose()
+	if t.snap != nil {
+		t.snap.Close()
+		t.snap = nil
+	}
+	t.batchAbort()
 }
 
 func (t *pebbleThread) current(ok bool) ([]byte, []byte, bool, error) {
@@ -319,7 +367,7 @@ func (t *pebbleThread) current(ok bool) ([]byte, []byte, bool, error) {
 
 func (t *pebbleThread) seek(k []byte) ([]byte, []byte, bool, error) {
 	t.iterClose()
-	it, err := t.p.db.NewIter(nil)
+	it, err := t.reader().NewIter(nil)
 	if err != nil {
 		return nil, nil, false, err
 	}
@@ -346,8 +394,7 @@ func (t *pebbleThread) iterClose() {
 
 func (t *pebbleThread) close() {
 	t.release()
-	t.iterClose()
-	t.batchAbort()
+	t.txnAbort()
 }
 
 // ---- Badger ----
@@ -452,9 +499,18 @@ func (b *badgerDB) stats() []stat {
 type badgerThread struct {
 	b     *badgerDB
 	val   []byte
-	batch *badger.Txn
-	rtxn  *badger.Txn
+	batch *badger.Txn // a batch or a write transaction: an update transaction
+	snap  *badger.Txn // a read transaction
+	rtxn  *badger.Txn // an iterator's own read transaction, outside a transaction
 	iter  *badger.Iterator
+}
+
+// txn: the transaction this thread's reads go through, or nil (each read in one of its own).
+func (t *badgerThread) txn() *badger.Txn {
+	if t.snap != nil {
+		return t.snap
+	}
+	return t.batch
 }
 
 func (b *badgerDB) thread() engineThread { return &badgerThread{b: b} }
@@ -474,8 +530,11 @@ func (t *badgerThread) del(k []byte) error {
 }
 
 func (t *badgerThread) get(k []byte) ([]byte, bool, error) {
-	txn := t.b.db.NewTransaction(false)
-	defer txn.Discard()
+	txn := t.txn()
+	if txn == nil {
+		txn = t.b.db.NewTransaction(false)
+		defer txn.Discard()
+	}
 	item, err := txn.Get(k)
 	if err == badger.ErrKeyNotFound {
 		return nil, false, nil
@@ -501,6 +560,7 @@ func (t *badgerThread) batchCommit() error {
 	if t.batch == nil {
 		return configf("badger: no batch is open")
 	}
+	t.iterClose()
 	txn := t.batch
 	t.batch = nil
 	return txn.Commit()
@@ -508,9 +568,38 @@ func (t *badgerThread) batchCommit() error {
 
 func (t *badgerThread) batchAbort() {
 	if t.batch != nil {
+		t.iterClose()
 		t.batch.Discard()
 		t.batch = nil
 	}
+}
+
+func (t *badgerThread) txnBegin(kind int) error {
+	if t.batch != nil || t.snap != nil {
+		return configf("badger: a transaction is already open")
+	}
+	if kind == 1 {
+		t.snap = t.b.db.NewTransaction(false)
+		return nil
+	}
+	return t.batchBegin()
+}
+
+func (t *badgerThread) txnCommit() error {
+	if t.snap != nil {
+		t.txnAbort()
+		return nil
+	}
+	return t.batchCommit()
+}
+
+func (t *badgerThread) txnAbort() {
+	t.iterClose()
+	if t.snap != nil {
+		t.snap.Discard()
+		t.snap = nil
+	}
+	t.batchAbort()
 }
 
 func (t *badgerThread) current() ([]byte, []byte, bool, error) {
@@ -525,10 +614,14 @@ func (t *badgerThread) current() ([]byte, []byte, bool, error) {
 
 func (t *badgerThread) seek(k []byte) ([]byte, []byte, bool, error) {
 	t.iterClose()
-	t.rtxn = t.b.db.NewTransaction(false)
+	txn := t.txn()
+	if txn == nil {
+		t.rtxn = t.b.db.NewTransaction(false)
+		txn = t.rtxn
+	}
 	opts := badger.DefaultIteratorOptions
 	opts.PrefetchValues = false
-	t.iter = t.rtxn.NewIterator(opts)
+	t.iter = txn.NewIterator(opts)
 	if k == nil {
 		t.iter.Rewind()
 	} else {
@@ -556,7 +649,4 @@ func (t *badgerThread) iterClose() {
 	}
 }
 
-func (t *badgerThread) close() {
-	t.iterClose()
-	t.batchAbort()
-}
+func (t *badgerThread) close() { t.txnAbort() }

@@ -38,7 +38,7 @@ enum kvgo_kind {
 typedef struct kvgo_error {
     int kind;       /* enum kvgo_kind */
     int os_errno;   /* the OS's errno under an I/O error; 0: none */
-    char name[48];  /* the error's Go type or sentinel ("ErrNotFound", "*fs.PathError", "panic") */
+    const char *name; /* the error's Go type or sentinel ("badger.ErrConflict", "*fs.PathError", "panic"): static */
     char text[400]; /* its message, cut to fit */
 } kvgo_error;
 
@@ -69,6 +69,13 @@ int kvgo_get(uint64_t t, const char *k, size_t kl, const char **v, size_t *vl, k
 int kvgo_batch_begin(uint64_t t, kvgo_error *err);
 int kvgo_batch_commit(uint64_t t, kvgo_error *err);
 void kvgo_batch_abort(uint64_t t);
+
+/* Transactions: kind 1 read (every read until its end sees one snapshot: Pebble's Snapshot, Badger's read
+   transaction), 2 write (Pebble: an indexed batch, its reads seeing its own writes, no conflict detection; Badger:
+   an update transaction, serializable snapshot isolation, a conflict at commit KVGO_E_CONFLICT). */
+int kvgo_txn_begin(uint64_t t, int kind, kvgo_error *err);
+int kvgo_txn_commit(uint64_t t, kvgo_error *err);
+void kvgo_txn_abort(uint64_t t);
 
 int kvgo_seek(uint64_t t, const char *k, size_t kl, const char **ko, size_t *klo, const char **vo, size_t *vlo,
               kvgo_error *err);

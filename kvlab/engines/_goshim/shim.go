@@ -109,7 +109,7 @@ func fill(out *C.kvgo_error, e error) C.int {
 		kind, name = classify(e)
 	}
 	out.kind = C.int(kind)
-	setText(out.name[:], name)
+	out.name = cstr("name:"+name, name)
 	setText(out.text[:], e.Error())
 	return C.KVGO_ERROR
 }
@@ -135,9 +135,17 @@ func caught(out *C.kvgo_error, rc *C.int) {
 	if r := recover(); r != nil {
 		*rc = C.KVGO_ERROR
 		if out != nil {
+			// an engine that panics on a failed write (Pebble's fatal commit error) says the OS's error in words
+			msg := fmt.Sprint(r)
 			out.kind, out.os_errno = C.KVGO_E_PANIC, 0
-			setText(out.name[:], "panic")
-			setText(out.text[:], fmt.Sprint(r))
+			switch {
+			case strings.Contains(msg, syscall.ENOSPC.Error()):
+				out.kind, out.os_errno = C.KVGO_E_FULL, C.int(syscall.ENOSPC)
+			case strings.Contains(msg, syscall.EIO.Error()):
+				out.kind, out.os_errno = C.KVGO_E_IO, C.int(syscall.EIO)
+			}
+			out.name = cstr("name:panic", "panic")
+			setText(out.text[:], msg)
 		}
 	}
 }
@@ -291,6 +299,30 @@ func kvgo_batch_commit(h C.uint64_t, cerr *C.kvgo_error) (rc C.int) {
 	return C.KVGO_OK
 }
 
+//export kvgo_txn_begin
+func kvgo_txn_begin(h C.uint64_t, kind C.int, cerr *C.kvgo_error) (rc C.int) {
+	defer caught(cerr, &rc)
+	if err := th(h).t.txnBegin(int(kind)); err != nil {
+		return fill(cerr, err)
+	}
+	return C.KVGO_OK
+}
+
+//export kvgo_txn_commit
+func kvgo_txn_commit(h C.uint64_t, cerr *C.kvgo_error) (rc C.int) {
+	defer caught(cerr, &rc)
+	if err := th(h).t.txnCommit(); err != nil {
+		return fill(cerr, err)
+	}
+	return C.KVGO_OK
+}
+
+//export kvgo_txn_abort
+func kvgo_txn_abort(h C.uint64_t) {
+	defer func() { recover() }()
+	th(h).t.txnAbort()
+}
+
 //export kvgo_batch_abort
 func kvgo_batch_abort(h C.uint64_t) {
 	defer func() { recover() }()
@@ -362,7 +394,7 @@ func kvgo_stats(h C.uint64_t, buf *C.char, n C.size_t) {
 	out[len(s)] = 0
 }
 
-var versions sync.Map // engine -> *C.char, made once
+var versions sync.Map // a key -> its *C.char, made once and kept: the versions and the errors' names
 
 func cstr(key any, s string) *C.char {
 	if p, ok := versions.Load(key); ok {

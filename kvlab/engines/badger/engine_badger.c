@@ -7,12 +7,15 @@
  * transaction (DB.Update); a batch is one update transaction committed whole (Txn.Commit: atomic; too large a batch
  * is Badger's ErrTxnTooBig).  A get is a read transaction's Txn.Get, its value copied; a range is a read
  * transaction's iterator (values not prefetched).  sync: Options.SyncWrites (each commit's write-ahead log synced
- * before it returns). */
+ * before it returns).  Transactions are Badger's: a read transaction, an update transaction (a conflict at
+ * commit is KV_E_CONFLICT). */
 #define KVGO_ENGINE KVGO_BADGER
 #define KVGO_NAME "badger"
-#define KVGO_ISOLATION                                                                                            \
-    "read committed: a write transaction is one Badger update transaction committed whole (atomic; blind writes, "  \
-    "so never a conflict); reads outside it, each in a read transaction of its own, see what was committed before"
+#define KVGO_ISOLATION                                                                                        \
+    "serializable: Badger's transactions are serializable snapshot isolation (its documentation); a write "       \
+    "transaction is one update transaction reading one snapshot and its own writes, and a commit that read a key " \
+    "another transaction committed since fails with a conflict (ErrConflict), which kvlab counts and retries; a "  \
+    "read transaction reads one snapshot"
 #include "adapter_go.h"
 
 const kv_engine_ops kv_engine_badger = KVGO_OPS;

@@ -4,13 +4,15 @@
  *
  * One Pebble DB in the run's directory, keys ordered bytewise.  A put or delete outside a batch is DB.Set/Delete
  * with the run's WriteOptions (sync: pebble.Sync, the WAL fsynced before it returns; else pebble.NoSync); a batch
- * is a pebble.Batch committed whole.  A get is DB.Get; a range is DB.NewIter.  No transactions: a mix's write
- * transaction is one batch, its reads see what is committed. */
+ * is a pebble.Batch committed whole.  A get is DB.Get; a range is DB.NewIter.  Pebble has no transactions: a read
+ * transaction reads a Snapshot, a write transaction is an indexed batch (read-your-writes), with no conflict
+ * detection. */
 #define KVGO_ENGINE KVGO_PEBBLE
 #define KVGO_NAME "pebble"
-#define KVGO_ISOLATION                                                                                           \
-    "read committed: Pebble has batches, not transactions; a write transaction is one atomic batch (Batch.Commit), " \
-    "its reads and every other read see what was committed before them"
+#define KVGO_ISOLATION                                                                                        \
+    "snapshot reads, no conflict detection: a read transaction reads one Pebble Snapshot; a write transaction is " \
+    "an indexed batch (its reads see its own writes and the latest commits) committed atomically; nothing "         \
+    "detects conflicts, so concurrent read-modify-writes can lose updates"
 #include "adapter_go.h"
 
 const kv_engine_ops kv_engine_pebble = KVGO_OPS;
