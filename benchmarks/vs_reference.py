@@ -45,6 +45,9 @@ def build_reference(adapter: str) -> Path:
     libraries `kvlab engines build` kept from that version's build."""
     where = native.build_config()["engines"].get(adapter)
     loaded = engines.DESCRIPTORS[adapter].loaded if adapter in engines.DESCRIPTORS else ""
+    recipe = engines.DESCRIPTORS[adapter].versions.get(loaded) if loaded else None
+    if recipe is not None and recipe.source == "go":
+        return build_reference_go(adapter, recipe)
     if where is None and loaded:
         return build_reference_loaded(adapter, f"{adapter}{engines.VERSION_MARK}{loaded}")
     if where is None:
@@ -73,6 +76,17 @@ def build_reference_loaded(adapter: str, version: str) -> Path:
                     str(REFERENCE / f"{adapter}.c"), "-o", str(out), "-Wl,--start-group",
                     *(str(folder / a) for a in link["archives"]), "-Wl,--end-group",
                     *(f"-l{lib}" for lib in link["libraries"]), "-lpthread"], check=True)
+    return out
+
+
+def build_reference_go(adapter: str, recipe) -> Path:
+    """The reference of an engine in Go: the shim module's cmd/reference (the engine's documented path in plain Go,
+    none of kvlab's code), built by the same Go from the same go.sum, named ref_<adapter> (its engine)."""
+    shim = (ROOT / "kvlab" / "engines" / adapter / recipe.include).resolve()
+    BUILD.mkdir(parents=True, exist_ok=True)
+    out = BUILD / f"ref_{adapter}"
+    subprocess.run(["go", "build", "-trimpath", "-o", str(out), "./cmd/reference"], cwd=shim, check=True,
+                   env={**os.environ, "GOFLAGS": "-mod=readonly", "GOTOOLCHAIN": "local"})
     return out
 
 

@@ -134,6 +134,7 @@ cdef class Run:
         p.after_error = _in_range("after_error", params.get("after_error", 0), 0, _C_INT_MAX, f"0 to {_C_INT_MAX}")
         p.key_hash = 1 if params.get("key_hash") else 0
         p.no_pipeline = 0 if params.get("pipeline", True) else 1
+        p.no_own_loop = 0 if params.get("own_loop", True) else 1
         p.first_key = params.get("first_key", 0)
         p.read_percent = _in_range("read_percent", params.get("read_percent", 90), 0, 100, "0 to 100")
         self.several = kv_workload_table[p.workload].several

@@ -161,6 +161,8 @@ typedef struct kv_run_params {
     uint64_t first_key;         /* fillseq, bulkload: the load starts at this index (a resumed load), the
                                    threads splitting [first_key, num) */
     int no_pipeline;            /* KV_W_MIX: always the general loop, never the one-op-template loop that draws ahead (tests compare the two) */
+    int no_own_loop;            /* the driver's loops even where the engine runs its own (kv_engine.h's own_loop):
+                                   benchmarks/go_crossing.py measures what a call into the engine costs so */
     int read_percent;           /* readrandomwriterandom: reads in each 100 ops, the rest writes (db_bench's
                                    --readwritepercent) */
     const kv_replay *replay;    /* KV_W_REPLAY: each thread's ops (kv_trace.h) */

@@ -64,6 +64,7 @@ cdef extern from "kv_driver.h":
         const kv_graph *graph
         uint64_t first_key
         int no_pipeline
+        int no_own_loop
         int read_percent
         const kv_replay *replay
     ctypedef struct kv_thread_result:

@@ -48,7 +48,7 @@ static int own_loop(ctx *c, int kind, uint64_t first, uint64_t count, int sequen
                     uint64_t span) {
     const kv_run_params *p = &c->run->p;
     const kv_engine_ops *e = c->run->ops;
-    if (!e->own_loop || c->trace || p->key_hash) return KV_E_NOTSUP;
+    if (!e->own_loop || c->trace || p->key_hash || p->no_own_loop) return KV_E_NOTSUP;
     kv_rng mine = c->rng, theirs = c->rng;
     uint64_t sum = 0xcbf29ce484222325ull;
     for (int i = 0; i < KEY_CHECK; i++) {

@@ -522,6 +522,15 @@ func (t *badgerThread) put(k, v []byte) error {
 	return t.b.db.Update(func(txn *badger.Txn) error { return txn.Set(k, v) })
 }
 
+// putStable is put for a value that stays put until the thread's next commit (the run's value buffer, which the
+// measured loop takes values from): a batch keeps it without a copy, as Badger's own callers do.
+func (t *badgerThread) putStable(k, v []byte) error {
+	if t.batch != nil {
+		return t.batch.Set(append([]byte(nil), k...), v)
+	}
+	return t.b.db.Update(func(txn *badger.Txn) error { return txn.Set(k, v) })
+}
+
 func (t *badgerThread) del(k []byte) error {
 	if t.batch != nil {
 		return t.batch.Delete(append([]byte(nil), k...))

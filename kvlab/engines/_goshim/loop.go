@@ -176,6 +176,10 @@ func loopWrite(t engineThread, l *C.kvgo_loop) error {
 	values := unsafe.Slice((*byte)(unsafe.Pointer(l.values)), int(l.values_len))
 	pos := int(*l.value_pos)
 	key := make([]byte, ks)
+	put := t.put
+	if st, ok := t.(interface{ putStable(k, v []byte) error }); ok {
+		put = st.putStable // the values are the run's buffer: read-only and there until the run ends
+	}
 	last := *s.last
 	defer func() { *s.last = last; *l.value_pos = C.size_t(pos) }()
 	done := atomic.LoadUint64(s.progress)
@@ -202,7 +206,7 @@ func loopWrite(t engineThread, l *C.kvgo_loop) error {
 			if pos+vs > len(values) {
 				pos = 0
 			}
-			if err := t.put(key, values[pos:pos+vs]); err != nil {
+			if err := put(key, values[pos:pos+vs]); err != nil {
 				if batch > 1 {
 					t.batchAbort()
 				}

@@ -280,8 +280,8 @@ def _shim(adapter: str, recipe, work: Path, log) -> tuple[Path, list[str], dict]
 def _go_digest(shim: Path) -> tuple[str, str]:
     """(the Go here, the digest of the shim's files and that Go): a built Go engine made from another is stale."""
     go = ".".join(map(str, _go_version() or ("unknown",)))
-    files = sorted(p for p in shim.rglob("*") if p.is_file() and (p.suffix in (".go", ".s", ".mod", ".sum")
-                                                                  or p.name == "kvgo.h"))   # what go build reads
+    files = sorted(p for p in shim.rglob("*") if p.is_file() and "cmd" not in p.relative_to(shim).parts
+                   and (p.suffix in (".go", ".s", ".mod", ".sum") or p.name == "kvgo.h"))   # what go build reads
     return go, hashlib.sha256(go.encode() + b"\0" + b"".join(
         p.relative_to(shim).as_posix().encode() + b"\0" + p.read_bytes() for p in files)).hexdigest()
 
