@@ -212,7 +212,7 @@ func main() {
 		case "--phases":
 			phases = os.Args[i+1]
 		case "--object": // the C references' table or file name; a Go engine's database is the directory
-		
+
 		default:
 			die("option", fmt.Errorf("%s is unknown", os.Args[i]))
 		}
