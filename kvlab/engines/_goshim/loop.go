@@ -105,17 +105,36 @@ func kvgo_loop_run(h C.uint64_t, l *C.kvgo_loop, cerr *C.kvgo_error) (rc C.int) 
 	if t == nil {
 		return fill(cerr, configf("kvgo: no context %d", uint64(h)))
 	}
-	var err error
-	switch l.kind {
-	case C.KVGO_LOOP_WRITE:
-		err = loopWrite(t.t, l)
-	case C.KVGO_LOOP_READ:
-		err = loopRead(t.t, l)
-	default:
-		err = configf("kvgo: loop kind %d is none of write (1), read (2)", int(l.kind))
+	// The loop runs on a goroutine of its own, as a Go program's would, while the calling thread waits: the
+	// goroutine a call from C runs on is locked to the C thread, and every time the engine makes it wait (Pebble's
+	// commit pipeline, Badger's write channel) a locked goroutine costs a hand-off between OS threads that an
+	// unlocked one does not (measured: Pebble's batched fillseq ran at 0.65-0.83x of a plain Go loop's when locked).
+	type outcome struct {
+		err      error
+		panicked any
 	}
-	if err != nil {
-		return fill(cerr, err)
+	done := make(chan outcome, 1)
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				done <- outcome{panicked: r}
+			}
+		}()
+		switch l.kind {
+		case C.KVGO_LOOP_WRITE:
+			done <- outcome{err: loopWrite(t.t, l)}
+		case C.KVGO_LOOP_READ:
+			done <- outcome{err: loopRead(t.t, l)}
+		default:
+			done <- outcome{err: configf("kvgo: loop kind %d is none of write (1), read (2)", int(l.kind))}
+		}
+	}()
+	o := <-done
+	if o.panicked != nil {
+		return panicked(cerr, o.panicked)
+	}
+	if o.err != nil {
+		return fill(cerr, o.err)
 	}
 	return C.KVGO_OK
 }

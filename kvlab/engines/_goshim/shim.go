@@ -133,21 +133,26 @@ func configf(format string, a ...any) error { return &configError{fmt.Sprintf(fo
 // caught turns a panic inside an engine into kvgo_error kind KVGO_E_PANIC (deferred by every call that reaches one).
 func caught(out *C.kvgo_error, rc *C.int) {
 	if r := recover(); r != nil {
-		*rc = C.KVGO_ERROR
-		if out != nil {
-			// an engine that panics on a failed write (Pebble's fatal commit error) says the OS's error in words
-			msg := fmt.Sprint(r)
-			out.kind, out.os_errno = C.KVGO_E_PANIC, 0
-			switch {
-			case strings.Contains(msg, syscall.ENOSPC.Error()):
-				out.kind, out.os_errno = C.KVGO_E_FULL, C.int(syscall.ENOSPC)
-			case strings.Contains(msg, syscall.EIO.Error()):
-				out.kind, out.os_errno = C.KVGO_E_IO, C.int(syscall.EIO)
-			}
-			out.name = cstr("name:panic", "panic")
-			setText(out.text[:], msg)
-		}
+		*rc = panicked(out, r)
 	}
+}
+
+// panicked fills kvgo_error (where there is one) with a panic's message; returns KVGO_ERROR.
+func panicked(out *C.kvgo_error, r any) C.int {
+	if out != nil {
+		// an engine that panics on a failed write (Pebble's fatal commit error) says the OS's error in words
+		msg := fmt.Sprint(r)
+		out.kind, out.os_errno = C.KVGO_E_PANIC, 0
+		switch {
+		case strings.Contains(msg, syscall.ENOSPC.Error()):
+			out.kind, out.os_errno = C.KVGO_E_FULL, C.int(syscall.ENOSPC)
+		case strings.Contains(msg, syscall.EIO.Error()):
+			out.kind, out.os_errno = C.KVGO_E_IO, C.int(syscall.EIO)
+		}
+		out.name = cstr("name:panic", "panic")
+		setText(out.text[:], msg)
+	}
+	return C.KVGO_ERROR
 }
 
 func goBytes(p *C.char, n C.size_t) []byte {
