@@ -17,7 +17,7 @@ SHA = "ab" * 32
 
 
 @pytest.mark.parametrize("kwargs, said", [
-    ({"source": "tarball", "package": "x"}, "recipe source 'tarball' is unknown; allowed: debian, crate, shim, go, pypi"),
+    ({"source": "tarball", "package": "x"}, "recipe source 'tarball' is unknown; allowed: debian, crate, shim, go, debian-source, pypi"),
     ({"source": "crate", "package": "x-sys", "pin": "1.0"}, "crate recipe 'x-sys' needs its sha256, library"),
     ({"source": "pypi", "package": "x", "pin": "1.0", "sha256": SHA, "library": "x"},
      "pypi recipe 'x' needs its include, targets"),
@@ -26,7 +26,7 @@ SHA = "ab" * 32
     ({"source": "pypi", "package": "x", "pin": "1.0", "sha256": SHA, "library": "x", "include": "include",
       "targets": ("x",), "cmake": ("-DA=1", "--fresh")}, "CMake options are -DNAME=VALUE, not ['--fresh']"),
     ({"source": "crate", "package": "x-sys", "pin": "1.0", "sha256": SHA, "library": "x", "cmake": ("-DA=1",)},
-     "cmake and targets are for a pypi recipe"),
+     "cmake and targets are for a pypi or debian-source recipe"),
 ])
 def test_a_recipe_missing_what_its_source_needs_is_refused(kwargs, said):
     with pytest.raises(ValueError) as got:

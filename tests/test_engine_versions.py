@@ -120,7 +120,7 @@ def test_versions_prints_the_small_datum_table(two_lmdbs, tmp_path, monkeypatch,
     assert f"readrandom 1 thr, relative to {OLD} (1.00):" in stdout
     # each version's build named above the table; Debian's -O2 against the crate's -O3: the warning says so
     assert "each version's build" in stdout and "Debian's packaging defaults (dpkg-buildflags; -O2)" in stdout
-    assert "the crate's build (-O3: cc at cargo's release opt-level)" in stdout
+    assert "-O3, NDEBUG, x86-64 baseline (the crate's build: -O3: cc at cargo's release opt-level)" in stdout
     assert "warning: the versions were not built alike" in said.err and "compiler flags:" in said.err
     base = next(ln for ln in stdout.splitlines() if ln.startswith(OLD + " "))
     other = next(ln for ln in stdout.splitlines() if ln.startswith(NEW + " "))

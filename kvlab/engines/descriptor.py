@@ -311,6 +311,8 @@ class Recipe:
     #                              "shim": a crate in the engine's folder (an engine in Rust behind `extern "C"` calls),
     #                              its Cargo.lock pinning the engine's crate, built by cargo into a static library;
     #                              "pypi": a PyPI sdist of the engine's source, built with CMake into a static library;
+    #                              "debian-source": a Debian source package's upstream tarball (package: the source
+    #                              package, pin: its Debian version), built with CMake as an sdist is;
     #                              "go": a Go module (the engine's), in the go.sum of kvlab's Go shim (engines/_goshim),
     #                              built by `go build -buildmode=c-shared` into the one object both Go engines share
     package: str                 # the Debian package, the crate (for "shim": the engine's crate, in its Cargo.lock) or
@@ -347,13 +349,14 @@ class Recipe:
             raise ValueError(f"{self.source} recipe {self.package!r}: go is MAJOR.MINOR, for a go recipe")
         if self.rust and (self.source not in ("crate", "shim") or not re.fullmatch(r"\d+\.\d+", self.rust)):
             raise ValueError(f"{self.source} recipe {self.package!r}: rust is MAJOR.MINOR, for a crate or shim recipe")
-        if (self.cmake or self.targets) and self.source != "pypi":
-            raise ValueError(f"{self.source} recipe {self.package!r}: cmake and targets are for a pypi recipe")
+        if (self.cmake or self.targets) and self.source not in ("pypi", "debian-source"):
+            raise ValueError(f"{self.source} recipe {self.package!r}: cmake and targets are for a pypi or debian-source recipe")
 
 
 # each source, and the fields a recipe from it must give
 RECIPE_SOURCES = {"debian": (), "crate": ("pin", "sha256", "library"), "shim": ("pin", "sha256", "library", "include"),
                   "go": ("pin", "sha256", "library", "include", "go"),
+                  "debian-source": ("pin", "sha256", "library", "include", "targets"),
                   "pypi": ("pin", "sha256", "library", "include", "targets")}
 
 

@@ -174,10 +174,35 @@ _ORIGINS = {
     "pypi": lambda s: f"{s.get('project')} {s.get('version')} sdist (PyPI, sha256 {s.get('sha256', '')[:12]}), "
                       "CMake Release",
     "shim": lambda s: f"kvlab's shim crate {s.get('shim')} over {_ORIGINS['crate'](s)}",
+    "go": lambda s: f"kvlab's Go shim {s.get('shim')} over {s.get('module')} {s.get('module_version')} (Go module "
+                    f"proxy, go.sum), Go {s.get('go')}",
+    "debian-source": lambda s: f"Debian source package {s.get('source_package')} {s.get('debian_version')} "
+                               f"({s.get('upstream')}, sha256 {s.get('sha256', '')[:12]}), CMake Release",
 }
-# the cc crate compiles at cargo's opt-level, 3 in a release build: -O3; a shim's Cargo.toml sets opt-level 3
-_BUILT_BY = {"crate": "the crate's build (-O3: cc at cargo's release opt-level)",
-             "pypi": "the sdist's CMake Release build", "shim": "the shim crate's build (cargo's release opt-level 3)"}
+# What each kind of build compiles the engine with, its -O level, NDEBUG and target first (what `kvlab versions`
+# compares: kvlab.services.versions), then how.  The cc crate compiles at cargo's opt-level, 3 in a release build;
+# the RocksDB -sys crates' build scripts define NDEBUG and pass no -march=native; a shim's Cargo.toml sets opt-level 3.
+_BUILT_BY = {"crate": "-O3, NDEBUG, x86-64 baseline (the crate's build: -O3: cc at cargo's release opt-level)",
+             "pypi": "the sdist's CMake Release build", "shim": "the shim crate's build (cargo's release opt-level 3)",
+             "go": "the Go toolchain (gc; no -O levels, no assertions), the adapter by gcc"}
+
+
+def _cmake_built_by(source: dict) -> str:
+    """A CMake build's flags, as the compiler saw them (build.py's compile_flags), summed up as _BUILT_BY's are."""
+    flags = source.get("compile_flags") or ""
+    words = flags.split()
+    level = next((w for w in reversed(words) if w.startswith("-O")), "-O?")
+    march = next((w for w in reversed(words) if w.startswith("-march=")), None)
+    target = "x86-64 baseline" if march in (None, "-march=x86-64") else march.removeprefix("-march=")
+    ndebug = "NDEBUG" if "-DNDEBUG" in words else "assertions on"
+    return f"{level}, {ndebug}, {target} (CMake Release: {flags or 'flags not recorded'})"
+
+
+def _built_by(source: dict) -> str:
+    kind = source.get("kind")
+    if kind == "debian-source" or (kind == "pypi" and source.get("compile_flags")):
+        return _cmake_built_by(source)
+    return _BUILT_BY.get(kind, _BUILT_BY["crate"])
 
 
 def loaded_facts(name: str) -> dict:
@@ -203,8 +228,7 @@ def _loaded_facts(name: str, stamp) -> dict:
         facts["assertions"] = probe(library)
     return {**facts, "library": library, "origin": f"kvlab engines build: {origin}",
             "compiler_flags": (facts["compiler_flags"] if source.get("kind") == "debian"
-                               else f"{_BUILT_BY.get(source.get('kind'), _BUILT_BY['crate'])}; the adapter: "
-                                    f"{' '.join(built.get('cflags', []))}"),
+                               else f"{_built_by(source)}; the adapter: {' '.join(built.get('cflags', []))}"),
             "loaded": True, "build": built}
 
 

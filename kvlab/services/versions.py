@@ -97,8 +97,11 @@ def yes_no(v) -> str:
 
 
 def _flags_kind(flags) -> str:
-    """The build a flags description names, without the adapter's own flags (the same for every version)."""
-    return (flags or "not known").partition("; the adapter:")[0]
+    """The build a flags description names, without the adapter's own flags (the same for every version): its -O
+    level, NDEBUG and target where the description starts with them (kvlab.execution.native's), so that a crate's
+    build and a CMake build with the same three are alike."""
+    build = (flags or "not known").partition("; the adapter:")[0]
+    return build.partition(" (")[0] if build.startswith("-O") else build
 
 
 def _median(bs, value):

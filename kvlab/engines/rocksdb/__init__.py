@@ -121,7 +121,19 @@ DESCRIPTOR = Descriptor(
               "11.12.0": Recipe("crate", "rust-librocksdb-sys", pin="0.49.0+11.12.0",
                                 sha256="14819e94e1e350905a17777ac54eb0d196d1bc271b844d664e461aaa7f885a4d",
                                 include="rocksdb/include", library="rocksdb", features=("snappy", "lz4", "zstd"),
-                                link=("stdc++",), minutes=70, rust="1.91")},
+                                link=("stdc++",), minutes=70, rust="1.91"),
+              # Debian's 7.8.3 built as the crates build theirs (-O3, NDEBUG, the x86-64 baseline: CMake Release,
+              # PORTABLE), from Debian's own source package: the versions table's base with the build held equal
+              # (`kvlab versions rocksdb@7.8.3+release rocksdb@8.10.0 rocksdb@11.12.0`); the library reports 7.8.3
+              "7.8.3+release": Recipe("debian-source", "rocksdb", pin="7.8.3-2",
+                                      sha256="b85408a374770897332bf15e51620a5f35720dd416a4749e3899057f9cfaf84d",
+                                      include="include", library="rocksdb", targets=("rocksdb",),
+                                      cmake=("-DPORTABLE=1", "-DWITH_GFLAGS=OFF", "-DWITH_TESTS=OFF",
+                                             "-DWITH_BENCHMARK_TOOLS=OFF", "-DWITH_TOOLS=OFF", "-DWITH_CORE_TOOLS=OFF",
+                                             "-DWITH_TRACE_TOOLS=OFF", "-DWITH_SNAPPY=ON", "-DWITH_LZ4=ON",
+                                             "-DWITH_ZSTD=ON", "-DFAIL_ON_WARNINGS=OFF", "-DROCKSDB_BUILD_SHARED=OFF",
+                                             "-DUSE_RTTI=1"),
+                                      link=("snappy", "lz4", "zstd", "stdc++"), minutes=35)},
     op_counters="RocksDB's PerfContext (perf_context.h: blocks read, block cache hits, bloom checks, memtable and "
                 "SST gets, key comparisons) through its C API and IOStatsContext (iostats_context.h: bytes read and "
                 "written through its files) through a C++ shim (iostats.cc), its threads at perf level enable_count "

@@ -17,6 +17,10 @@ cython_ext/include/kv_plugin.h that exports its table.  The engine comes from:
     (-mod=readonly: the toolchain checks what it downloads against go.sum) makes one object, libkvgo.so, kept once
     per shim source and Go (GO_SHIM/<digest>/), which each Go engine's adapter links by its path: a process can host
     one Go runtime, so every Go engine in it must share that one object.
+  - "debian-source": a Debian source package's upstream tarball, from Debian's archive (its .dsc names the tarball
+    and its sha256, which must be the recipe's), built with CMake as a PyPI sdist is: the same version as a Debian
+    package, built with the flags of the versions beside it (a version key "7.8.3+release": the label after "+"
+    names the build; the library reports the part before it).
   - "pypi":   a PyPI sdist of the engine's source (WiredTiger publishes its whole source so), fetched from the URL
     PyPI's JSON API gives and checked against the recipe's sha256 before it is unpacked; a CMake Release build of
     the recipe's targets makes the static library, linked in as a crate's is, and any modules the engine loads by
@@ -52,7 +56,8 @@ LIBDIR = Path("/usr/lib/x86_64-linux-gnu")
 ROOT = Path(__file__).resolve().parents[3]                                # the checkout: cython_ext/include
 ENGINE_DIR = "engine"   # beside a crate build's object: the engine's static libraries (build.json's source names them)
 PYPI_JSON = "https://pypi.org/pypi/{package}/json"   # PyPI's JSON API: a project's releases, their files and sha256
-TOOLS = {"debian": (), "crate": ("cargo",), "shim": ("cargo",), "pypi": ("cmake",), "go": ("go",)}   # beside gcc
+TOOLS = {"debian": (), "crate": ("cargo",), "shim": ("cargo",), "pypi": ("cmake",), "go": ("go",),
+         "debian-source": ("cmake",)}   # what each source needs beside gcc
 GO_SHIM = "go-shim"   # beside the built versions: the Go shim's objects, one folder per shim source and Go
 
 
@@ -350,29 +355,84 @@ def _pypi(adapter: str, recipe, work: Path, log) -> tuple[Path, list[str], dict]
     archive.write_bytes(data)
     with tarfile.open(archive) as tar:
         tar.extractall(work / "src", filter="data")
-    tops = [p for p in (work / "src").iterdir() if (p / "CMakeLists.txt").is_file()]
+    headers, link, facts = _cmake(_top(work / "src", name), recipe, work, log, got)
+    return (headers, link, {"kind": "pypi", "project": recipe.package, "version": recipe.pin, "sha256": recipe.sha256,
+                            "sdist": name, "url": url, **facts})
+
+
+def _top(src: Path, name: str) -> Path:
+    tops = [p for p in src.iterdir() if (p / "CMakeLists.txt").is_file()]
     if len(tops) != 1:
         raise errors.KvlabError(f"{name} has no single top folder with a CMakeLists.txt (found {tops})")
+    return tops[0]
+
+
+def _cmake(top: Path, recipe, work: Path, log, got: str) -> tuple[Path, list[str], dict]:
+    """A CMake Release build of the recipe's targets in `top`; (its headers, what to link, the build's facts)."""
     built = work / "cmake-build"
     log(f"sha256 checked ({got}); CMake Release build of {', '.join(recipe.targets)}")
     debug = [f"-DCMAKE_C_FLAGS={DEBUG_INFO}", f"-DCMAKE_CXX_FLAGS={DEBUG_INFO}"]   # Release's -O and NDEBUG kept
-    _run(["cmake", "-S", str(tops[0]), "-B", str(built), "-DCMAKE_BUILD_TYPE=Release", *debug, *recipe.cmake],
-         cwd=work, log=log)
+    _run(["cmake", "-S", str(top), "-B", str(built), "-DCMAKE_BUILD_TYPE=Release", "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON",
+          *debug, *recipe.cmake], cwd=work, log=log)
     jobs = os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL") or os.environ.get("CARGO_BUILD_JOBS") or str(os.cpu_count())
     _run(["cmake", "--build", str(built), "-j", jobs, "--target", *recipe.targets], cwd=work, log=log)
     archives = sorted(str(a) for a in built.rglob(f"lib{recipe.library}.a"))
     if not archives:
         raise errors.KvlabError(f"{recipe.package}'s CMake build made no lib{recipe.library}.a")
     modules = sorted(str(m) for m in built.rglob("lib*.so") if m.is_file() and "CMakeFiles" not in m.parts)
-    headers = built / recipe.include
+    headers = built / recipe.include if (built / recipe.include).is_dir() else top / recipe.include   # made, or source
     return (headers, ["-Wl,--start-group", *archives, "-Wl,--end-group", *(f"-l{x}" for x in recipe.link)],
-            {"kind": "pypi", "project": recipe.package, "version": recipe.pin, "sha256": recipe.sha256,
-             "sdist": name, "url": url, "cmake": ["-DCMAKE_BUILD_TYPE=Release", *debug, *recipe.cmake],
+            {"cmake": ["-DCMAKE_BUILD_TYPE=Release", *debug, *recipe.cmake], "compile_flags": _compile_flags(built),
              "targets": list(recipe.targets), "archives": [Path(a).name for a in archives],
              "modules": [Path(m).name for m in modules],
              "engine_link": {"include": str(headers), "archives": [f"{ENGINE_DIR}/{Path(a).name}" for a in archives],
                              "libraries": list(recipe.link)},
              "archive_paths": archives, "module_paths": modules, "header_dir": str(headers)})
+
+
+def _compile_flags(built: Path) -> str:
+    """The flags one C++ file of the build was compiled with (compile_commands.json): what the build's -O level,
+    NDEBUG and -march were, as the compiler saw them."""
+    try:
+        commands = json.loads((built / "compile_commands.json").read_text())
+    except (OSError, ValueError):
+        return ""
+    for c in commands:
+        if c.get("file", "").endswith(".cc"):
+            words = c.get("command", "").split()
+            return " ".join(w for w in words[1:] if w.startswith(("-O", "-D", "-m", "-f", "-g", "-std")))
+    return ""
+
+
+DEBIAN_POOL = "http://deb.debian.org/debian/pool/main/{initial}/{source}/"   # Debian's archive: its source packages
+
+
+def _debian_source(adapter: str, recipe, work: Path, log) -> tuple[Path, list[str], dict]:
+    """Fetch a Debian source package's upstream tarball (its .dsc from Debian's archive names it and its sha256,
+    which must be the recipe's), build it with CMake as a PyPI sdist is; (its headers, what to link, the facts)."""
+    source = recipe.package
+    pool = DEBIAN_POOL.format(initial=source[:4] if source.startswith("lib") else source[0], source=source)
+    dsc_name = f"{source}_{recipe.pin}.dsc"
+    dsc = _fetch(pool + dsc_name, recipe).decode(errors="replace")
+    listed = dsc.split("Checksums-Sha256:", 1)[-1].split("\n")
+    origs = [line.split() for line in listed[1:] if line.startswith(" ") and ".orig.tar." in line]
+    if not origs:
+        raise errors.KvlabError(f"{pool}{dsc_name} names no upstream tarball (.orig.tar.*) under Checksums-Sha256")
+    said, _, name = origs[0][:3]
+    if said != recipe.sha256:
+        raise errors.KvlabError(f"{dsc_name} gives {name} sha256 {said}, the recipe pins {recipe.sha256}; nothing was "
+                                "built")
+    data = _fetch(pool + name, recipe)
+    got = hashlib.sha256(data).hexdigest()
+    if got != recipe.sha256:
+        raise errors.KvlabError(f"{name} has sha256 {got}, the recipe and {dsc_name} pin {recipe.sha256}; nothing was "
+                                "built")
+    (work / name).write_bytes(data)
+    with tarfile.open(work / name) as tar:
+        tar.extractall(work / "src", filter="data")
+    headers, link, facts = _cmake(_top(work / "src", name), recipe, work, log, got)
+    return (headers, link, {"kind": "debian-source", "source_package": source, "debian_version": recipe.pin,
+                            "upstream": name, "sha256": recipe.sha256, "url": pool + name, **facts})
 
 
 def _fetch(url: str, recipe) -> bytes:
@@ -383,7 +443,8 @@ def _fetch(url: str, recipe) -> bytes:
         raise errors.KvlabError(f"fetching {recipe.package} {recipe.pin} from {url} failed: {e}") from e
 
 
-SOURCES = {"debian": _debian, "crate": _crate, "shim": _shim, "pypi": _pypi, "go": _go}   # a Recipe's source: how its engine is got
+SOURCES = {"debian": _debian, "crate": _crate, "shim": _shim, "pypi": _pypi, "go": _go,
+           "debian-source": _debian_source}   # a Recipe's source: how its engine is got
 
 
 def _load_check(native_name: str, library: Path, version: str) -> tuple[str, str]:
@@ -395,7 +456,7 @@ def _load_check(native_name: str, library: Path, version: str) -> tuple[str, str
     if got.returncode != 0:
         raise errors.KvlabError(f"the built {native_name} does not load: {got.stderr.strip().splitlines()[-1:]}")
     name, reported = got.stdout.split()
-    if reported != version:
+    if reported != version.split("+")[0]:   # "7.8.3+release": a build of 7.8.3 made another way (a label after +)
         raise errors.KvlabError(f"the built {native_name} reports version {reported}, not {version}: the recipe's "
                                 f"source is not that version; nothing was installed")
     return name, reported
