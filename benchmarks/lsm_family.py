@@ -98,10 +98,11 @@ def figure(rows, names, args):
                               (axes[2], "space amplification after the phase (median)", WORKLOADS)):
         ax.set_title(title, fontsize=10)
         ax.set_xticks([k + 0.4 - width / 2 for k in range(len(labels))], labels)
-    axes[0].legend(fontsize=8)
+    handles, labels = axes[0].get_legend_handles_labels()   # one legend for the three, below them: no bar hidden
+    fig.legend(handles, labels, loc="lower center", ncol=len(names), fontsize=8, frameon=False)
     fig.suptitle(f"The LSM family: {args.num:,} keys of 16+100 bytes, memory {args.memory} each, sync off, "
                  f"{args.repeat} round{'s' if args.repeat > 1 else ''}", fontsize=10)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.07, 1, 1))
     fig.savefig(args.figure)
     print(f"figure: {args.figure}")
 
