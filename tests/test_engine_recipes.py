@@ -116,3 +116,55 @@ def test_a_built_rocksdbs_assertions_are_read_from_its_own_archive(tmp_path):
     assert rocksdb.assertions(str(library)) is False
     (tmp_path / "engine" / "librocksdb.a").write_bytes(b"!<arch>\n db_impl.o __assert_fail memcpy")
     assert rocksdb.assertions(str(library)) is True
+
+
+def _dsc(orig: str, sha: str) -> bytes:
+    return (f"Format: 3.0 (quilt)\nSource: rocksdb\nVersion: 7.8.3-2\nChecksums-Sha256:\n {sha} 10782632 {orig}\n"
+            f" {'cd' * 32} 9216 rocksdb_7.8.3-2.debian.tar.xz\nFiles:\n").encode()
+
+
+def test_a_debian_source_tarball_is_checked_against_the_dsc_and_the_recipe_before_it_is_unpacked(monkeypatch,
+                                                                                                  tmp_path):
+    """Debian's archive is served from here (no network): the .dsc names the upstream tarball and its sha256; one
+    that is not the recipe's is refused before the tarball is fetched, and a tarball whose bytes are not it is
+    refused before it is unpacked; nothing is configured or installed either way."""
+    name = "rocksdb@7.8.3+release"
+    recipe = plugin_build.recipe_of(name)[2]
+    assert (recipe.source, recipe.package, recipe.pin) == ("debian-source", "rocksdb", "7.8.3-2")
+    orig = "rocksdb_7.8.3.orig.tar.gz"
+    fetched = []
+    monkeypatch.setenv("KVLAB_ENGINES_DIR", str(tmp_path))
+    for dsc_sha, said in ((SHA, r"rocksdb_7\.8\.3-2\.dsc gives rocksdb_7\.8\.3\.orig\.tar\.gz sha256 (ab)+, the "
+                                r"recipe pins b85408a3"),
+                          (recipe.sha256, r"rocksdb_7\.8\.3\.orig\.tar\.gz has sha256 [0-9a-f]{64}, the recipe and "
+                                          r"rocksdb_7\.8\.3-2\.dsc pin b85408a3")):
+        fetched.clear()
+
+        def fetch(url, recipe, dsc_sha=dsc_sha):
+            fetched.append(url)
+            return _dsc(orig, dsc_sha) if url.endswith(".dsc") else _sdist("rocksdb-7.8.3")
+
+        monkeypatch.setattr(plugin_build, "_fetch", fetch)
+        with pytest.raises(errors.KvlabError, match=said):
+            plugin_build.build(name, log=lambda line: None)
+        pool = "http://deb.debian.org/debian/pool/main/r/rocksdb/"
+        assert fetched == [pool + "rocksdb_7.8.3-2.dsc"] + ([pool + orig] if dsc_sha == recipe.sha256 else [])
+        work = tmp_path / ".work" / name
+        assert not (work / "src").exists() and not (work / "cmake-build").exists() and not (tmp_path / name).exists()
+
+
+def test_a_version_label_names_a_build_and_builds_alike_are_told_apart_by_their_flags():
+    """rocksdb@7.8.3+release reports 7.8.3 (the label after + names the build); a CMake Release build at -O3 with
+    NDEBUG on the x86-64 baseline is built as the crates build theirs, and one with -march=native or -O2 is not."""
+    from kvlab.execution import native
+    from kvlab.services import versions
+    crate = native._built_by({"kind": "crate"})
+    alike = native._built_by({"kind": "debian-source", "compile_flags": "-O3 -DNDEBUG -DROCKSDB_PORTABLE -fPIC"})
+    native_cpu = native._built_by({"kind": "debian-source", "compile_flags": "-O3 -DNDEBUG -march=native"})
+    assert crate.startswith("-O3, NDEBUG, x86-64 baseline (") and alike.startswith("-O3, NDEBUG, x86-64 baseline (")
+    assert native_cpu.startswith("-O3, NDEBUG, native (")
+    rows = [{"engine": e, "assertions": False, "flags": f + "; the adapter: -O2"}
+            for e, f in (("rocksdb@7.8.3+release", alike), ("rocksdb@8.10.0", crate))]
+    assert versions.build_difference(rows) is None
+    rows[0]["flags"] = native_cpu
+    assert "compiler flags:" in versions.build_difference(rows)
