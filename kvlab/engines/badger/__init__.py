@@ -71,7 +71,7 @@ DESCRIPTOR = Descriptor(
               "num_memtables=N, index_cache=BYTES, bloom_false_positive=PERMILLE, detect_conflicts=0|1, "
               "bypass_lock_guard (its crash tests' setting: the test holds the directory's flock); deletes are blind "
               "tombstones",
-        colour="#44AA99", durability=DURABILITY),),
+        colour="#003C2D", durability=DURABILITY),),
     format=AdapterFormat(),
     events=events.EVENTS,
     counters=Absent("the shim reads Badger's sizes and tables as engine events, not per-run I/O counters"),

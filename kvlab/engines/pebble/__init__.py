@@ -69,7 +69,7 @@ DESCRIPTOR = Descriptor(
               "4 KiB); options: comma list of compression=none|snappy|zstd, bloom_bits=N, "
               "l0_compaction_threshold=N, l0_stop_writes_threshold=N, max_concurrent_compactions=N, "
               "bytes_per_sync=BYTES, disable_wal; deletes are blind tombstones",
-        colour="#6C8EBF", durability=DURABILITY),),
+        colour="#5A5A78", durability=DURABILITY),),
     format=AdapterFormat(),
     events=events.EVENTS,
     counters=Absent("the shim reads Pebble's Metrics as engine events (WAL, flushes, compactions, bytes per level), "

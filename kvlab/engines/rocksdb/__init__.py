@@ -132,7 +132,7 @@ DESCRIPTOR = Descriptor(
                                              "-DWITH_BENCHMARK_TOOLS=OFF", "-DWITH_TOOLS=OFF", "-DWITH_CORE_TOOLS=OFF",
                                              "-DWITH_TRACE_TOOLS=OFF", "-DWITH_SNAPPY=ON", "-DWITH_LZ4=ON",
                                              "-DWITH_ZSTD=ON", "-DFAIL_ON_WARNINGS=OFF", "-DROCKSDB_BUILD_SHARED=OFF",
-                                             "-DUSE_RTTI=1"),
+                                             "-DUSE_RTTI=1", "-DCMAKE_POSITION_INDEPENDENT_CODE=ON"),
                                       link=("snappy", "lz4", "zstd", "stdc++"), minutes=35)},
     op_counters="RocksDB's PerfContext (perf_context.h: blocks read, block cache hits, bloom checks, memtable and "
                 "SST gets, key comparisons) through its C API and IOStatsContext (iostats_context.h: bytes read and "
