@@ -153,7 +153,7 @@ def build(native_name: str, *, log=lambda line: print(line, file=sys.stderr)) ->
     headers, link, origin = SOURCES[recipe.source](adapter, recipe, work, log)
     home_of = home / native_name   # where the object goes: the folder its kept modules are loaded from
     libdir = home_of / ENGINE_DIR if origin.get("module_paths") else LIBDIR
-    defines = {macro: value.format(version=version, libdir=str(libdir))
+    defines = {macro: value.format(version=version.split("+")[0], libdir=str(libdir))   # a label names the build
                for macro, value in engines.ADAPTERS[adapter].get("defines", {}).items()}
     staged = work / "out"
     staged.mkdir()
