@@ -195,7 +195,8 @@ def _cmake_built_by(source: dict) -> str:
     march = next((w for w in reversed(words) if w.startswith("-march=")), None)
     target = "x86-64 baseline" if march in (None, "-march=x86-64") else march.removeprefix("-march=")
     ndebug = "NDEBUG" if "-DNDEBUG" in words else "assertions on"
-    return f"{level}, {ndebug}, {target} (CMake Release: {flags or 'flags not recorded'})"
+    shown = " ".join(w for w in words if not w.startswith("-D") or w == "-DNDEBUG")   # the engine's own -D: noise
+    return f"{level}, {ndebug}, {target} (CMake Release: {shown or 'flags not recorded'})"
 
 
 def _built_by(source: dict) -> str:
