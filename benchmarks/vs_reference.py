@@ -22,6 +22,7 @@ import argparse
 import json
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -48,6 +49,9 @@ def build_reference(adapter: str) -> Path:
     recipe = engines.DESCRIPTORS[adapter].versions.get(loaded) if loaded else None
     if recipe is not None and recipe.source == "go":
         return build_reference_go(adapter, recipe)
+    if recipe is not None and recipe.source == "shim" and (ROOT / "kvlab" / "engines" / adapter / recipe.include
+                                                           / "examples" / "reference.rs").is_file():
+        return build_reference_shim(adapter, recipe)
     if where is None and loaded:
         return build_reference_loaded(adapter, f"{adapter}{engines.VERSION_MARK}{loaded}")
     if where is None:
@@ -87,6 +91,18 @@ def build_reference_go(adapter: str, recipe) -> Path:
     out = BUILD / f"ref_{adapter}"
     subprocess.run(["go", "build", "-trimpath", "-o", str(out), "./cmd/reference"], cwd=shim, check=True,
                    env={**os.environ, "GOFLAGS": "-mod=readonly", "GOTOOLCHAIN": "local"})
+    return out
+
+
+def build_reference_shim(adapter: str, recipe) -> Path:
+    """The timed reference of an engine in Rust: its shim crate's examples/reference.rs (the engine's documented path
+    in plain Rust, none of kvlab's code), built by cargo against the shim's Cargo.lock, named ref_<adapter>."""
+    shim = ROOT / "kvlab" / "engines" / adapter / recipe.include
+    target = BUILD / f"cargo-{adapter}"
+    subprocess.run(["cargo", "build", "--release", "--locked", "--example", "reference", "--manifest-path",
+                    str(shim / "Cargo.toml")], check=True, env={**os.environ, "CARGO_TARGET_DIR": str(target)})
+    out = BUILD / f"ref_{adapter}"
+    shutil.copy2(target / "release" / "examples" / "reference", out)
     return out
 
 
