@@ -219,6 +219,31 @@ def test_the_field_plan_records_once_and_replays_that_trace_everywhere():
     assert work.seconds >= p["sla_duration"] * (1 + p["sla_max_probes"] * p["sla_repeat"])
 
 
+def test_the_lsm_family_plan_rotates_the_engines_and_the_table_names_what_it_could_not_measure():
+    """Notebook 10's plan: per round every engine once, the first rotating, each round's keys its own seed, the
+    three workloads in one run on a fresh database; the table has the median's interval from 3 rounds and an
+    amplification that was not measured as None with the record's reason."""
+    require("leveldb")
+    require("rocksdb")
+    from kvlab.lab.seeds import lsm_family
+    p, steps = estimate.notebook_plan("10_lsm_family", "smoke")
+    assert p["engines"] == ["leveldb", "rocksdb"] and p["memory"] == "256MiB"
+    three = lsm_family.lsm_family_plan(["leveldb", "rocksdb", "fjall"], 1000, "128MiB", 3, seed=7)
+    assert [s.engine for s in three] == ["leveldb", "rocksdb", "fjall", "rocksdb", "fjall", "leveldb",
+                                         "fjall", "leveldb", "rocksdb"]
+    assert {s.spec().seed for s in three[:3]} == {7} and three[3].spec().seed == 8
+    assert three[0].spec().workloads == lsm_family.WORKLOADS and not three[0].seed_db
+    table, results = lsm_family.lsm_family(["leveldb", "rocksdb"], 1000, "128MiB", 3)
+    assert list(table.columns) == lsm_family.COLUMNS
+    assert [(r.engine, r.workload) for r in table.itertuples()] == [
+        (e, w) for e in ("leveldb", "rocksdb") for w in lsm_family.WORKLOADS]
+    assert set(table.n) == {3} and list(table.ops_level) == pytest.approx([0.75] * len(table))
+    assert all(r.ops_lo <= r.median_ops_per_sec <= r.ops_hi for r in table.itertuples())
+    reads = table[table.workload == "readrandom"]
+    assert reads.write_amp.isna().all() and set(reads.write_amp_note) == {"no user writes in this phase"}
+    assert len(results) == 2 * 3 * len(lsm_family.WORKLOADS)
+
+
 def test_sla_curves_is_every_engines_walk_as_one_tidy_frame():
     """`kvlab.lab.seeds.field.sla_curves` runs on its own: one row per probe, each engine's in the order walked,
     with its search's bound, answer and capacity; and a replay that ran other counts than recorded is told."""

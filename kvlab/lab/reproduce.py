@@ -37,6 +37,7 @@ from .seeds.linkbench import (
     seed004_ratios,
     seed004_sentences,
 )
+from .seeds.lsm_family import FAMILY, lsm_family, lsm_family_table
 from .seeds.quickstart import native_loop, python_loop_baseline
 from .seeds.read_scalability import read_scalability, read_scalability_table, scaling_vs_published
 from .seeds.readwhilewriting import (
@@ -63,6 +64,7 @@ __all__ = [
     "linkbench_timeline",
     "durability",                                                                          # durability
     "versions", "versions_table", "SETUP_BUILDS",                                          # engine versions
+    "FAMILY", "lsm_family", "lsm_family_table",                                            # the LSM family
     "trace_replay", "same_ops", "mixgraph_queries", "varying_rate", "sla_searches", "curves_frame",
     "sla_curves",                                                                          # from the field
     "native_loop", "python_loop_baseline",                                                 # quickstart

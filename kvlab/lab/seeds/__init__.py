@@ -10,6 +10,7 @@ call and re-exports them all.
     linkbench.py         seed 004: LinkBench, cached and larger than RAM (notebook 06)
     durability.py        every engine's durability settings crashed by SIGKILL and power cuts (notebook 07)
     versions.py          one engine's versions side by side, `kvlab versions`' Small Datum table (notebook 08)
+    lsm_family.py        the LSM family side by side: fillrandom, overwrite, readrandom, amplification (10)
     field.py             workloads from the field: a trace replayed, mixgraph, a sine-paced run, p99 searches (09)
     quickstart.py        the native loop beside the Python-binding baseline (notebook 00)
     bindings.py          the Python bindings, one small adapter class each, and their registry

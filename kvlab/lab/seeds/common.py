@@ -94,6 +94,12 @@ SCALES = {
                       schedule_duration=120.0, schedule_interval=1.0, sla_duration=2.0, sla_repeat=3,
                       sla_max_probes=10),
     },
+    "lsm_family": {   # fillrandom, overwrite, readrandom on every LSM, fresh each round; 5 rounds give a 94% interval
+        "smoke": dict(engines=["leveldb", "rocksdb"], num=2_000, repeat=1),
+        "default": dict(num=200_000, repeat=5),
+        "full": dict(num=10_000_000, repeat=5),
+        "large": dict(num=2_000_000, repeat=5),
+    },
     "quickstart": {
         "smoke": dict(num=5_000),
         "default": dict(num=200_000),
@@ -118,6 +124,8 @@ SCALES = {
 #        (2M keys: 232 MB; 10M: 1.2 GB)
 #   field: YCSB's 1 KB records; the budget holds them in a B-tree's cache (100,000 keys: 110 MB; 1M: 1.1 GB; full's
 #        5M: 5.5 GB in 16 GiB, whose B-tree cache is 12 GiB)
+#   lsm_family: 256 MiB (benchmarks/lsm_family.py's): an LSM's block cache, a third of it, holds 200,000 keys
+#        (23 MB) but not large's 2M (232 MB), nor full's 10M (1.2 GB) in 1 GiB: those read through the page cache
 #   YCSB and the quickstart hold their data; durability's crash tests keep the engines' defaults
 MEMORY: dict[str, dict[str, str | None]] = {
     "read_scalability": {"smoke": "256MiB", "default": "1GiB", "large": "8GiB", "full": "12GiB"},
@@ -129,6 +137,7 @@ MEMORY: dict[str, dict[str, str | None]] = {
     "versions": {"smoke": "256MiB", "default": "1GiB", "large": "1GiB", "full": "4GiB"},
     "field": {"smoke": "256MiB", "default": "1GiB", "large": "4GiB", "full": "16GiB"},
     "durability": {"smoke": None, "default": None, "large": None, "full": None},
+    "lsm_family": {"smoke": "256MiB", "default": "256MiB", "large": "256MiB", "full": "1GiB"},
     "quickstart": {"smoke": "256MiB", "default": "1GiB", "large": "1GiB", "full": "1GiB"},
 }
 
