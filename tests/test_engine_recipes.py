@@ -26,7 +26,11 @@ SHA = "ab" * 32
     ({"source": "pypi", "package": "x", "pin": "1.0", "sha256": SHA, "library": "x", "include": "include",
       "targets": ("x",), "cmake": ("-DA=1", "--fresh")}, "CMake options are -DNAME=VALUE, not ['--fresh']"),
     ({"source": "crate", "package": "x-sys", "pin": "1.0", "sha256": SHA, "library": "x", "cmake": ("-DA=1",)},
-     "cmake and targets are for a pypi or debian-source recipe"),
+     "cmake, configure and targets are for a pypi or debian-source recipe"),
+    ({"source": "pypi", "package": "x", "pin": "1.0", "sha256": SHA, "library": "x", "include": ".",
+      "targets": ("x.la",), "cmake": ("-DA=1",), "configure": ("--with-pic",)}, "one build system: cmake or configure"),
+    ({"source": "pypi", "package": "x", "pin": "1.0", "sha256": SHA, "library": "x", "include": ".",
+      "targets": ("x.la",), "configure": ("CFLAGS=-O0",)}, "configure options are --NAME[=VALUE], not ['CFLAGS=-O0']"),
 ])
 def test_a_recipe_missing_what_its_source_needs_is_refused(kwargs, said):
     with pytest.raises(ValueError) as got:
@@ -92,14 +96,15 @@ WT_FROM_PYPI = [v for v, r in engines.DESCRIPTORS["wiredtiger"].versions.items()
 
 @pytest.mark.parametrize("version", WT_FROM_PYPI)
 def test_a_wiredtiger_built_from_pypi_runs_with_its_own_snappy_module(version, tmp_path):
-    """Where it is built (`kvlab engines build`, minutes; the suite does not build it): the version's object runs
+    """Where it is built (`kvlab engines build`, minutes; the suite does not build it; 3.2.1+release by autotools):
+    the version's object runs
     in the process that has Debian's WiredTiger compiled in, reports its own version and source, and loads the
     snappy module kept beside it."""
     if where.built(f"wiredtiger@{version}") is None:
         pytest.skip(f"not built: kvlab engines build wiredtiger@{version}")
     r = kvlab.run(f"wiredtiger-btree@{version}", "fillseq,readrandom", num=2000, db=str(tmp_path / "db"), seed=1,
                   interval=0, compression="snappy")[1]
-    assert r.found == r.ops and r.versions["engine_library"] == version
+    assert r.found == r.ops and r.versions["engine_library"] == version.split("+")[0]   # a label names the build
     build = r.versions["engine_build"]
     assert build["build"]["source"]["kind"] == "pypi" and "sdist (PyPI, sha256" in build["origin"]
     assert f"wiredtiger@{version}/engine/libwiredtiger_snappy.so" in (tmp_path / "db" / "WiredTiger.basecfg").read_text()
@@ -151,6 +156,26 @@ def test_a_debian_source_tarball_is_checked_against_the_dsc_and_the_recipe_befor
         assert fetched == [pool + "rocksdb_7.8.3-2.dsc"] + ([pool + orig] if dsc_sha == recipe.sha256 else [])
         work = tmp_path / ".work" / name
         assert not (work / "src").exists() and not (work / "cmake-build").exists() and not (tmp_path / name).exists()
+
+
+def test_an_autotools_recipe_needs_autotools_and_records_the_flags_its_makefile_gave(monkeypatch, tmp_path):
+    """wiredtiger@3.2.1+release predates WiredTiger's CMake: its recipe's `configure` makes it an autotools build,
+    which needs autoreconf, libtoolize and make instead of cmake (said before anything is fetched, with how to get
+    them), and whose facts are the flags its Makefile gave the compiler, summed up as a CMake build's are."""
+    from kvlab.execution import native
+    name = "wiredtiger@3.2.1+release"
+    recipe = plugin_build.recipe_of(name)[2]
+    assert recipe.source == "pypi" and recipe.pin == "3.2.1" and recipe.configure and not recipe.cmake
+    assert plugin_build._tools(recipe) == plugin_build.AUTOTOOLS
+    monkeypatch.setattr(plugin_build.shutil, "which", lambda tool: None if tool == "libtoolize" else "/usr/bin/x")
+    assert plugin_build.cannot_build_here(name) == "needs libtoolize, which is not on PATH"
+    assert "apt-get install autoconf automake libtool make" in plugin_build.how_to_get(name)
+    (tmp_path / "Makefile").write_text("CC = gcc\nCPPFLAGS = \nAM_CFLAGS =  -std=c11 -D_GNU_SOURCE\n"
+                                       f"CFLAGS = {plugin_build.RELEASE_CFLAGS}\nLIBS = -ldl\n")
+    flags = plugin_build._make_flags(tmp_path)
+    assert flags == "-std=c11 -D_GNU_SOURCE -O3 -DNDEBUG -g"
+    said = native._built_by({"kind": "pypi", "build_system": "autotools", "compile_flags": flags})
+    assert said == "-O3, NDEBUG, x86-64 baseline (autotools: -std=c11 -O3 -DNDEBUG -g)"
 
 
 def test_a_version_label_names_a_build_and_builds_alike_are_told_apart_by_their_flags():

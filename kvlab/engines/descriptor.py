@@ -312,7 +312,8 @@ class Recipe:
     #                              its Cargo.lock pinning the engine's crate, built by cargo into a static library;
     #                              "pypi": a PyPI sdist of the engine's source, built with CMake into a static library;
     #                              "debian-source": a Debian source package's upstream tarball (package: the source
-    #                              package, pin: its Debian version), built with CMake as an sdist is;
+    #                              package, pin: its Debian version), built with CMake as an sdist is (either of
+    #                              them with autotools instead where the recipe gives `configure`);
     #                              "go": a Go module (the engine's), in the go.sum of kvlab's Go shim (engines/_goshim),
     #                              built by `go build -buildmode=c-shared` into the one object both Go engines share
     package: str                 # the Debian package, the crate (for "shim": the engine's crate, in its Cargo.lock) or
@@ -327,7 +328,10 @@ class Recipe:
     link: tuple = ()             # libraries the engine needs beside it (stdc++)
     minutes: float = 1.0         # about how long the build takes on a 2-core machine
     cmake: tuple = ()            # "pypi": the CMake options (-DNAME=VALUE) of the Release build
-    targets: tuple = ()          # "pypi": the CMake targets to build: the static library, any modules it loads
+    targets: tuple = ()          # "pypi": the CMake targets to build: the static library, any modules it loads (with
+    #                              `configure`: make's targets, libtool's .la files, "dir/name" made in dir)
+    configure: tuple = ()        # "pypi"/"debian-source": an autotools source (WiredTiger 3.x): ./configure's options
+    #                              (--NAME or --NAME=VALUE), after the source's own autogen.sh (else autoreconf)
     rust: str = ""               # "crate"/"shim": the oldest rustc that builds it (the crate's or a build
     #                              dependency's rust-version), checked before cargo runs; "": any cargo
     go: str = ""                 # "go": the oldest Go that builds the shim (its go.mod's `go` line, the modules'
@@ -349,8 +353,14 @@ class Recipe:
             raise ValueError(f"{self.source} recipe {self.package!r}: go is MAJOR.MINOR, for a go recipe")
         if self.rust and (self.source not in ("crate", "shim") or not re.fullmatch(r"\d+\.\d+", self.rust)):
             raise ValueError(f"{self.source} recipe {self.package!r}: rust is MAJOR.MINOR, for a crate or shim recipe")
-        if (self.cmake or self.targets) and self.source not in ("pypi", "debian-source"):
-            raise ValueError(f"{self.source} recipe {self.package!r}: cmake and targets are for a pypi or debian-source recipe")
+        if (self.cmake or self.targets or self.configure) and self.source not in ("pypi", "debian-source"):
+            raise ValueError(f"{self.source} recipe {self.package!r}: cmake, configure and targets are for a pypi or "
+                             "debian-source recipe")
+        if self.cmake and self.configure:
+            raise ValueError(f"{self.source} recipe {self.package!r}: one build system: cmake or configure, not both")
+        bad = [o for o in self.configure if not re.fullmatch(r"--[\w-]+(=\S*)?", o)]
+        if bad:
+            raise ValueError(f"{self.source} recipe {self.package!r}: configure options are --NAME[=VALUE], not {bad}")
 
 
 # each source, and the fields a recipe from it must give

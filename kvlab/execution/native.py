@@ -172,12 +172,13 @@ _ORIGINS = {
     "debian": lambda s: f"Debian {s.get('package')} {s.get('package_version')}",
     "crate": lambda s: f"{s.get('crate')} {s.get('crate_version')} (crates.io, sha256 {s.get('sha256', '')[:12]})",
     "pypi": lambda s: f"{s.get('project')} {s.get('version')} sdist (PyPI, sha256 {s.get('sha256', '')[:12]}), "
-                      "CMake Release",
+                      f"{s.get('build_system', 'CMake Release')}",
     "shim": lambda s: f"kvlab's shim crate {s.get('shim')} over {_ORIGINS['crate'](s)}",
     "go": lambda s: f"kvlab's Go shim {s.get('shim')} over {s.get('module')} {s.get('module_version')} (Go module "
                     f"proxy, go.sum), Go {s.get('go')}",
     "debian-source": lambda s: f"Debian source package {s.get('source_package')} {s.get('debian_version')} "
-                               f"({s.get('upstream')}, sha256 {s.get('sha256', '')[:12]}), CMake Release",
+                               f"({s.get('upstream')}, sha256 {s.get('sha256', '')[:12]}), "
+                               f"{s.get('build_system', 'CMake Release')}",
 }
 # What each kind of build compiles the engine with, its -O level, NDEBUG and target first (what `kvlab versions`
 # compares: kvlab.services.versions), then how.  The cc crate compiles at cargo's opt-level, 3 in a release build;
@@ -188,7 +189,8 @@ _BUILT_BY = {"crate": "-O3, NDEBUG, x86-64 baseline (the crate's build: -O3: cc 
 
 
 def _cmake_built_by(source: dict) -> str:
-    """A CMake build's flags, as the compiler saw them (build.py's compile_flags), summed up as _BUILT_BY's are."""
+    """A CMake (or autotools) build's flags, as the compiler saw them (build.py's compile_flags), summed up as
+    _BUILT_BY's are."""
     flags = source.get("compile_flags") or ""
     words = flags.split()
     level = next((w for w in reversed(words) if w.startswith("-O")), "-O?")
@@ -196,7 +198,7 @@ def _cmake_built_by(source: dict) -> str:
     target = "x86-64 baseline" if march in (None, "-march=x86-64") else march.removeprefix("-march=")
     ndebug = "NDEBUG" if "-DNDEBUG" in words else "assertions on"
     shown = " ".join(w for w in words if not w.startswith("-D") or w == "-DNDEBUG")   # the engine's own -D: noise
-    return f"{level}, {ndebug}, {target} (CMake Release: {shown or 'flags not recorded'})"
+    return f"{level}, {ndebug}, {target} ({source.get('build_system', 'CMake Release')}: {shown or 'flags not recorded'})"
 
 
 def _built_by(source: dict) -> str:

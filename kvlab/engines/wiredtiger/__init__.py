@@ -62,9 +62,11 @@ def direct_io(flags) -> str:
 
 
 # the CMake build of a PyPI sdist (scripts/build_engines.sh's options, as a static library); its targets
+# CC_OPTIMIZE_LEVEL: WiredTiger 11's CMake strips Release's -O3 and puts its own level, -O2 by default; -O3 keeps
+# every release build of a version table at one level (RocksDB's crates' and 3.2.1+release's -O3)
 _WT_CMAKE = ("-DENABLE_PYTHON=0", "-DENABLE_SNAPPY=1", "-DHAVE_DIAGNOSTIC=0", "-DENABLE_STRICT=0",
              "-DENABLE_COLORIZE_OUTPUT=0", "-DENABLE_STATIC=1", "-DENABLE_SHARED=0", "-DWITH_PIC=1",
-             "-DHAVE_UNITTEST=0", "-DENABLE_LLVM=0")
+             "-DHAVE_UNITTEST=0", "-DENABLE_LLVM=0", "-DCC_OPTIMIZE_LEVEL=-O3")
 _WT_TARGETS = ("wiredtiger_static", "wiredtiger_snappy")
 
 DESCRIPTOR = Descriptor(
@@ -103,8 +105,18 @@ DESCRIPTOR = Descriptor(
     # the compiled-in wiredtiger, so the two differ only by the dispatch (benchmarks/harness_instructions.py --loaded)
     # and two newer ones from the sdists WiredTiger publishes on PyPI (its whole source; sha256 as PyPI has it, checked
     # before the build): a CMake Release build as scripts/build_engines.sh's, static and position-independent so
-    # that it links into the object beside Debian's 3.2.1, with its snappy compressor as a module kept beside it
+    # that it links into the object beside Debian's 3.2.1, with its snappy compressor as a module kept beside it.
+    # 3.2.1+release: 3.2.1 built as the newer ones are (-O3, NDEBUG, no -march; Debian's is -O2 with its hardening
+    # flags), from the 3.2.1 sdist (autotools: Debian's source package's tarball is not served here), so that the
+    # versions table holds the build equal
     versions={"3.2.1": Recipe("debian", "libwiredtiger-dev", minutes=0.2),
+              "3.2.1+release": Recipe("pypi", "wiredtiger", pin="3.2.1",
+                                      sha256="094f2a00e13942a021bc2c376037b21dfda2c6b11284502171840e1749010b31",
+                                      include=".", library="wiredtiger", link=("dl",),
+                                      configure=("--enable-static", "--enable-shared", "--with-pic",
+                                                 "--enable-snappy", "--disable-python"),
+                                      targets=("libwiredtiger.la", "ext/compressors/snappy/libwiredtiger_snappy.la"),
+                                      minutes=4),
               "11.0.0": Recipe("pypi", "wiredtiger", pin="11.0.0",
                                sha256="1307cafbed9ce727b6e85bb8963ee5c39060fa7fe54d4c12e09d5ba48619fa61",
                                include="include", library="wiredtiger", link=("dl",), cmake=_WT_CMAKE,

@@ -25,6 +25,9 @@ cython_ext/include/kv_plugin.h that exports its table.  The engine comes from:
     PyPI's JSON API gives and checked against the recipe's sha256 before it is unpacked; a CMake Release build of
     the recipe's targets makes the static library, linked in as a crate's is, and any modules the engine loads by
     path (WiredTiger's snappy compressor), kept beside the object (engine/) with the adapter's `libdir` pointing there.
+    A source that predates CMake (WiredTiger 3.x; the recipe's `configure`) is built with autotools instead, with
+    the flags a CMake Release build gets (RELEASE_CFLAGS: -O3, NDEBUG, no -march), so that versions built either
+    way are built alike.
 What was built, from what and how, goes to build.json beside the object (kvlab.execution.plugins.where); every
 result of a run on it carries those facts.  A crate's static libraries are kept beside the object too (engine/), with
 its headers' folder in build.json (`engine_link`), so that a program of the engine's own (benchmarks/reference/) links
@@ -58,6 +61,8 @@ ENGINE_DIR = "engine"   # beside a crate build's object: the engine's static lib
 PYPI_JSON = "https://pypi.org/pypi/{package}/json"   # PyPI's JSON API: a project's releases, their files and sha256
 TOOLS = {"debian": (), "crate": ("cargo",), "shim": ("cargo",), "pypi": ("cmake",), "go": ("go",),
          "debian-source": ("cmake",)}   # what each source needs beside gcc
+AUTOTOOLS = ("autoreconf", "libtoolize", "make")   # what a recipe with `configure` needs instead of cmake
+RELEASE_CFLAGS = "-O3 -DNDEBUG -g"   # an autotools build's CFLAGS: CMake's Release flags, with the -g every build has
 GO_SHIM = "go-shim"   # beside the built versions: the Go shim's objects, one folder per shim source and Go
 
 
@@ -76,7 +81,7 @@ def cannot_build_here(native_name: str) -> str | None:
     """Why this machine's toolchain cannot build ADAPTER@VERSION ("needs cargo, which is not on PATH", "needs Rust
     1.90 or newer; rustc here is 1.63.0"), or None.  Set-up skips such a version with this line (--where-possible)."""
     _, _, recipe = recipe_of(native_name)
-    for tool in ("gcc",) + TOOLS[recipe.source]:
+    for tool in ("gcc",) + _tools(recipe):
         if shutil.which(tool) is None:
             return f"needs {tool}{_rust_words(recipe)}, which is not on PATH"
     if recipe.go:
@@ -95,11 +100,18 @@ def cannot_build_here(native_name: str) -> str | None:
 def how_to_get(native_name: str) -> str:
     """The one line that says how to get a version set-up skipped."""
     _, _, recipe = recipe_of(native_name)
-    tools = TOOLS[recipe.source]
+    tools = _tools(recipe)
     get = ("Rust from rustup (https://rustup.rs; Debian 12's own is 1.63)" if "cargo" in tools
            else f"Go {recipe.go} or newer (https://go.dev/dl; Debian 12's own golang is 1.19)" if "go" in tools
-           else "cmake (apt-get install cmake)" if "cmake" in tools else "gcc (apt-get install build-essential)")
+           else "cmake (apt-get install cmake)" if "cmake" in tools
+           else "autotools (apt-get install autoconf automake libtool make)" if "autoreconf" in tools
+           else "gcc (apt-get install build-essential)")
     return f"install {get}, then `kvlab engines build {native_name}`"
+
+
+def _tools(recipe) -> tuple:
+    """What building the recipe needs beside gcc: its source's tools, autotools' for a recipe with `configure`."""
+    return AUTOTOOLS if recipe.configure else TOOLS[recipe.source]
 
 
 def _rust_words(recipe) -> str:
@@ -355,16 +367,66 @@ def _pypi(adapter: str, recipe, work: Path, log) -> tuple[Path, list[str], dict]
     archive.write_bytes(data)
     with tarfile.open(archive) as tar:
         tar.extractall(work / "src", filter="data")
-    headers, link, facts = _cmake(_top(work / "src", name), recipe, work, log, got)
+    headers, link, facts = _release_build(work / "src", name, recipe, work, log, got)
     return (headers, link, {"kind": "pypi", "project": recipe.package, "version": recipe.pin, "sha256": recipe.sha256,
                             "sdist": name, "url": url, **facts})
 
 
-def _top(src: Path, name: str) -> Path:
-    tops = [p for p in src.iterdir() if (p / "CMakeLists.txt").is_file()]
+def _release_build(src: Path, name: str, recipe, work: Path, log, got: str) -> tuple[Path, list[str], dict]:
+    """The unpacked source's release build: autotools where the recipe gives `configure`, else CMake."""
+    if recipe.configure:
+        return _autotools(_top(src, name, ("configure.ac", "autogen.sh", "build_posix/reconf")), recipe, work, log, got)
+    return _cmake(_top(src, name, ("CMakeLists.txt",)), recipe, work, log, got)
+
+
+def _top(src: Path, name: str, marks: tuple) -> Path:
+    tops = [p for p in src.iterdir() if any((p / m).is_file() for m in marks)]
     if len(tops) != 1:
-        raise errors.KvlabError(f"{name} has no single top folder with a CMakeLists.txt (found {tops})")
+        raise errors.KvlabError(f"{name} has no single top folder with a {' or '.join(marks)} (found {tops})")
     return tops[0]
+
+
+def _autotools(top: Path, recipe, work: Path, log, got: str) -> tuple[Path, list[str], dict]:
+    """An autotools build of the recipe's make targets in `top` (its own autogen.sh, else autoreconf; then
+    ./configure with the recipe's options in a build folder), CFLAGS RELEASE_CFLAGS; (its headers, what to link, the
+    build's facts, as _cmake's)."""
+    log(f"sha256 checked ({got}); autotools build of {', '.join(recipe.targets)} ({RELEASE_CFLAGS})")
+    _run(["sh", "autogen.sh"] if (top / "autogen.sh").is_file() else ["autoreconf", "-fi"], cwd=top, log=log)
+    built = work / "autotools-build"
+    built.mkdir()
+    env = {**os.environ, "CFLAGS": RELEASE_CFLAGS, "CXXFLAGS": RELEASE_CFLAGS}
+    _run([str(top / "configure"), *recipe.configure], cwd=built, log=log, env=env)
+    jobs = os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL") or os.environ.get("CARGO_BUILD_JOBS") or str(os.cpu_count())
+    for target in recipe.targets:   # "dir/name": a recursive make's subdirectory's target, made there
+        folder, _, name = target.rpartition("/")
+        _run(["make", "-j", jobs, name], cwd=built / folder, log=log, env=env)
+    archives = sorted(str(a) for a in built.rglob(f"lib{recipe.library}.a"))
+    if not archives:
+        raise errors.KvlabError(f"{recipe.package}'s autotools build made no lib{recipe.library}.a")
+    modules = sorted(str(m) for m in built.rglob("lib*.so") if m.is_file() and m.parent.name == ".libs"
+                     and m.name != f"lib{recipe.library}.so")
+    headers = built / recipe.include if (built / recipe.include).is_dir() else top / recipe.include
+    return (headers, ["-Wl,--start-group", *archives, "-Wl,--end-group", *(f"-l{x}" for x in recipe.link)],
+            {"build_system": "autotools", "configure": list(recipe.configure), "compile_flags": _make_flags(built),
+             "targets": list(recipe.targets), "archives": [Path(a).name for a in archives],
+             "modules": [Path(m).name for m in modules],
+             "engine_link": {"include": str(headers), "archives": [f"{ENGINE_DIR}/{Path(a).name}" for a in archives],
+                             "libraries": list(recipe.link)},
+             "archive_paths": archives, "module_paths": modules, "header_dir": str(headers)})
+
+
+def _make_flags(built: Path) -> str:
+    """The flags an autotools build's compiler saw, as its Makefile gives them: CPPFLAGS, AM_CFLAGS and CFLAGS."""
+    try:
+        text = (built / "Makefile").read_text()
+    except OSError:
+        return ""
+    values = {}
+    for line in text.splitlines():
+        name, eq, value = line.partition(" = ")
+        if eq and name in ("CPPFLAGS", "AM_CFLAGS", "CFLAGS"):
+            values[name] = value.strip()
+    return " ".join(values.get(n, "") for n in ("CPPFLAGS", "AM_CFLAGS", "CFLAGS")).strip()
 
 
 def _cmake(top: Path, recipe, work: Path, log, got: str) -> tuple[Path, list[str], dict]:
@@ -382,7 +444,8 @@ def _cmake(top: Path, recipe, work: Path, log, got: str) -> tuple[Path, list[str
     modules = sorted(str(m) for m in built.rglob("lib*.so") if m.is_file() and "CMakeFiles" not in m.parts)
     headers = built / recipe.include if (built / recipe.include).is_dir() else top / recipe.include   # made, or source
     return (headers, ["-Wl,--start-group", *archives, "-Wl,--end-group", *(f"-l{x}" for x in recipe.link)],
-            {"cmake": ["-DCMAKE_BUILD_TYPE=Release", *debug, *recipe.cmake], "compile_flags": _compile_flags(built),
+            {"build_system": "CMake Release", "cmake": ["-DCMAKE_BUILD_TYPE=Release", *debug, *recipe.cmake],
+             "compile_flags": _compile_flags(built),
              "targets": list(recipe.targets), "archives": [Path(a).name for a in archives],
              "modules": [Path(m).name for m in modules],
              "engine_link": {"include": str(headers), "archives": [f"{ENGINE_DIR}/{Path(a).name}" for a in archives],
@@ -391,14 +454,14 @@ def _cmake(top: Path, recipe, work: Path, log, got: str) -> tuple[Path, list[str
 
 
 def _compile_flags(built: Path) -> str:
-    """The flags one C++ file of the build was compiled with (compile_commands.json): what the build's -O level,
-    NDEBUG and -march were, as the compiler saw them."""
+    """The flags one C++ file of the build was compiled with (compile_commands.json), or one C file's in a C engine
+    (WiredTiger): what the build's -O level, NDEBUG and -march were, as the compiler saw them."""
     try:
         commands = json.loads((built / "compile_commands.json").read_text())
     except (OSError, ValueError):
         return ""
-    for c in commands:
-        if c.get("file", "").endswith(".cc"):
+    for c in sorted(commands, key=lambda c: not c.get("file", "").endswith(".cc")):   # C++ first, then C
+        if c.get("file", "").endswith((".cc", ".c")):
             words = c.get("command", "").split()
             return " ".join(w for w in words[1:] if w.startswith(("-O", "-D", "-m", "-f", "-g", "-std")))
     return ""
@@ -430,7 +493,7 @@ def _debian_source(adapter: str, recipe, work: Path, log) -> tuple[Path, list[st
     (work / name).write_bytes(data)
     with tarfile.open(work / name) as tar:
         tar.extractall(work / "src", filter="data")
-    headers, link, facts = _cmake(_top(work / "src", name), recipe, work, log, got)
+    headers, link, facts = _release_build(work / "src", name, recipe, work, log, got)
     return (headers, link, {"kind": "debian-source", "source_package": source, "debian_version": recipe.pin,
                             "upstream": name, "sha256": recipe.sha256, "url": pool + name, **facts})
 
