@@ -127,13 +127,15 @@ SLOW = ("test_notebooks.py::test_all_notebooks_run_at_smoke_scale", "test_fuzz_a
         "test_sanity.py::test_a_superlinear", "test_sanity.py::test_a_step_within", "test_sanity.py::test_a_one_thread",
         "test_reopen.py", "test_linkbench.py::test_counts_equal", "test_cli.py::test_seed_dbbench_lines_run",
         "test_progress.py::test_kernel_stays_responsive", "test_worker.py::test_a_kernel_interrupt",
-        "test_worker.py::test_compare_prints_no_line", "test_worker.py::test_the_run_builder")
+        "test_worker.py::test_compare_prints_no_line", "test_worker.py::test_the_run_builder",
+        "test_go_engines.py::test_badgers_finding_reduced")
 # whole commands end to end, over 2 s each on the 2-core VM (compare, sweeps, versions, LinkBench, reports, the
 # benchmark scripts' --help, the C build, the seeds at smoke scale): `make test` runs them, `make test-fast` leaves
 # them out so that the edit-test loop stays under 150 s (the engines' safety and check tests stay in it)
 END_TO_END = (
     "test_benchmark_scripts.py::test_every_script_answers_help", "test_c_hygiene.py::test_kvlabs_own_c_compiles",
     "test_claims.py::test_reproduce_000_at_smoke_scale", "test_compare.py::test_a_real_difference_is_significant",
+    "test_notebook_plans.py::test_the_lsm_family_plan",
     "test_crashtest.py::test_cli_prints_the_table", "test_engine_versions.py::test_two_versions_in_one_compare",
     "test_engine_versions.py::test_versions_prints_the_small_datum_table",
     "test_estimate.py::test_sweep_show_prints_the_estimate", "test_homes_and_choices.py::test_runs_from_any_folder",

@@ -91,3 +91,21 @@ def test_set_up_without_go_skips_the_go_engines_with_a_reason(tmp_path, monkeypa
     monkeypatch.setenv("PATH", str(bare))
     why = plugin_build.cannot_build_here(f"pebble@{engines.DESCRIPTORS['pebble'].loaded}")
     assert why == "needs Go 1.24 or newer; go here is 1.19.8"
+
+
+def test_badgers_finding_reduced_an_empty_memtable_file_is_refused():
+    """docs/crashtest.md's finding 5 without FUSE or kvlab (kvlab/engines/_goshim/cmd/badger-empty-memtable): a crash
+    leaves 00001.mem as written and the database reopens with its key; the power cut's empty 00001.mem makes Badger
+    4.9.6 refuse it (openMemTables takes z.NewFile, "Create a new file", as an error).  Exit 1 is a fixed Badger:
+    then this test fails, and the finding is looked at again."""
+    why = plugin_build.cannot_build_here(f"badger@{engines.DESCRIPTORS['badger'].loaded}")
+    if why:
+        pytest.skip(f"badger: {why}")
+    shim = os.path.join(os.path.dirname(engines.__file__), "_goshim")
+    got = subprocess.run(["go", "run", "./cmd/badger-empty-memtable"], cwd=shim, capture_output=True, text=True,
+                         env={**os.environ, "GOFLAGS": "-mod=readonly", "GOTOOLCHAIN": "local"}, timeout=600)
+    assert got.returncode == 0, (got.returncode, got.stdout, got.stderr[-2000:])
+    crash, cut = got.stdout.splitlines()
+    assert crash == "after a crash (00001.mem as written): opens true, key found true"
+    assert cut == ("after a power cut (00001.mem empty): opens false: while opening memtables err: while opening "
+                   "fid: 1 err: Create a new file")
