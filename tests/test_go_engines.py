@@ -109,3 +109,25 @@ def test_badgers_finding_reduced_an_empty_memtable_file_is_refused():
     assert crash == "after a crash (00001.mem as written): opens true, key found true"
     assert cut == ("after a power cut (00001.mem empty): opens false: while opening memtables err: while opening "
                    "fid: 1 err: Create a new file")
+
+
+def test_a_go_build_removes_the_shim_objects_no_built_engine_links(tmp_path, monkeypatch):
+    """Each shim source and Go makes a folder of its own (go-shim/<digest>, 30 MB); once no built Go engine links
+    one, the next Go build removes it, and nothing else in go-shim/."""
+    import json
+
+    from kvlab.execution.plugins import where
+    monkeypatch.setenv("KVLAB_ENGINES_DIR", str(tmp_path))
+    shims = tmp_path / plugin_build.GO_SHIM
+    kept, stale, other = shims / ("a" * 16), shims / ("b" * 16), shims / "notes"
+    for folder in (kept, stale, other):
+        folder.mkdir(parents=True)
+        (folder / "libkvgo.so").write_bytes(b"")
+    engine = tmp_path / "pebble@2.1.7"
+    engine.mkdir()
+    (engine / where.library_name("pebble")).write_bytes(b"")
+    (engine / where.FACTS).write_text(json.dumps({"source": {"kind": "go", "go_object": str(kept / "libkvgo.so")}}))
+    said = []
+    assert plugin_build.prune_go_shims(tmp_path, said.append) == ["b" * 16]
+    assert kept.is_dir() and other.is_dir() and not stale.exists()
+    assert said == [f"removed 1 Go shim object(s) no built engine links: {'b' * 16}"]

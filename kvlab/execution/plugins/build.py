@@ -211,7 +211,30 @@ def build(native_name: str, *, log=lambda line: print(line, file=sys.stderr)) ->
     shutil.rmtree(old, ignore_errors=True)
     log(f"built {native_name} in {facts['seconds']:.0f} s: {final / where.library_name(adapter)} "
         f"(reports {reported})")
+    if recipe.source == "go":
+        prune_go_shims(home, log)
     return facts
+
+
+def prune_go_shims(home: Path, log=lambda line: None) -> list:
+    """Remove the Go shim's objects in home/GO_SHIM that no built Go engine links any more (a shim built from
+    another source or Go, once every Go engine is built again from this one): 30 MB each.  Only folders named as
+    _go builds them (16 hex digits) are touched; returns those removed."""
+    shims = home / GO_SHIM
+    if not shims.is_dir():
+        return []
+    linked = {Path(f.get("source", {}).get("go_object", "")).parent
+              for f in (json.loads((p / where.FACTS).read_text()) for p in where.every_built().values()
+                        if (p / where.FACTS).is_file())}
+    removed = []
+    for folder in sorted(shims.iterdir()):
+        if folder.is_dir() and len(folder.name) == 16 and all(c in "0123456789abcdef" for c in folder.name) \
+                and folder not in linked:
+            shutil.rmtree(folder, ignore_errors=True)
+            removed.append(folder.name)
+    if removed:
+        log(f"removed {len(removed)} Go shim object(s) no built engine links: {', '.join(removed)}")
+    return removed
 
 
 def _assertions(adapter: str, library: Path) -> bool | None:
