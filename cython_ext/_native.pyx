@@ -190,52 +190,57 @@ def adapters():
     return out
 
 
-def bulk_loads():
-    """{adapter name: how its bulk load works, one sentence} for every adapter compiled in with a bulk path
-    (kv_engine.h's bulk_* calls; kvlab's load="bulk"), and every adapter loaded at run time with one, by the name
-    it was loaded as."""
-    out = {}
+cdef list _tables():
+    """[(adapter name, its table's address)] for every adapter: those compiled in, then those loaded at run time, by
+    the name each was loaded as.  What an adapter can do beside the contract's calls is read from its table here,
+    the same way for both."""
+    out = []
     cdef int i = 0
-    cdef const kv_engine_ops *ops
     while kv_engines[i] != NULL:
-        if kv_engines[i].bulk_begin != NULL:
-            out[kv_engines[i].name.decode()] = kv_engines[i].bulk_how.decode() if kv_engines[i].bulk_how else ""
+        out.append((kv_engines[i].name.decode(), <size_t>kv_engines[i]))
         i += 1
     for name, (path, addr) in _loaded.items():
+        out.append((name, addr))
+    return out
+
+
+cdef str _said(const char *how):
+    return how.decode() if how != NULL else ""
+
+
+def bulk_loads():
+    """{adapter name: how its bulk load works, one sentence} for every adapter with a bulk path (kv_engine.h's
+    bulk_* calls; kvlab's load="bulk"), compiled in or loaded at run time (_tables)."""
+    out = {}
+    cdef const kv_engine_ops *ops
+    for name, addr in _tables():
         ops = <const kv_engine_ops *><size_t>addr
         if ops.bulk_begin != NULL:
-            out[name] = ops.bulk_how.decode() if ops.bulk_how else ""
+            out[name] = _said(ops.bulk_how)
     return out
 
 
 def batched_reads():
-    """{adapter name: how its batched read works, one sentence} for every adapter compiled in with one
-    (kv_engine.h's multi_get; db_bench's multireadrandom uses it, elsewhere a loop of gets)."""
+    """{adapter name: how its batched read works, one sentence} for every adapter with one (kv_engine.h's multi_get;
+    db_bench's multireadrandom uses it, elsewhere a loop of gets), compiled in or loaded at run time (_tables)."""
     out = {}
-    cdef int i = 0
-    while kv_engines[i] != NULL:
-        if kv_engines[i].multi_get != NULL:
-            how = kv_engines[i].multi_get_how
-            out[kv_engines[i].name.decode()] = how.decode() if how else ""
-        i += 1
+    cdef const kv_engine_ops *ops
+    for name, addr in _tables():
+        ops = <const kv_engine_ops *><size_t>addr
+        if ops.multi_get != NULL:
+            out[name] = _said(ops.multi_get_how)
     return out
 
 
 def own_loops():
-    """{adapter name: what its own measured loop is, one sentence} for every adapter, compiled in or loaded at run
-    time (by the name it was loaded as), that runs db_bench's write and read loops itself (kv_engine.h's
-    own_loop: an engine in Go)."""
+    """{adapter name: what its own measured loop is, one sentence} for every adapter that runs db_bench's write and
+    read loops itself (kv_engine.h's own_loop: an engine in Go), compiled in or loaded at run time (_tables)."""
     out = {}
-    cdef int i = 0
     cdef const kv_engine_ops *ops
-    while kv_engines[i] != NULL:
-        if kv_engines[i].own_loop != NULL:
-            out[kv_engines[i].name.decode()] = kv_engines[i].own_loop_how.decode()
-        i += 1
-    for name, (path, addr) in _loaded.items():
+    for name, addr in _tables():
         ops = <const kv_engine_ops *><size_t>addr
         if ops.own_loop != NULL:
-            out[name] = ops.own_loop_how.decode() if ops.own_loop_how else ""
+            out[name] = _said(ops.own_loop_how)
     return out
 
 

@@ -205,7 +205,8 @@ class Trial:
         already there."""
         params = phase.params()
         if phase.workload.batches and not phase.writes:   # reads in batches (multireadrandom): a batched read or gets
-            params["batched_read"] = self.native.batched_reads().get(self.cfg.adapter) or (
+            batched = self.native.batched_reads()   # a version loaded at run time by its own name (its own table)
+            params["batched_read"] = batched.get(self.cfg.native_name) or batched.get(self.cfg.adapter) or (
                 f"none: {self.cfg.adapter} has no batched read, so each batch is {params['batch']} get calls")
         engine = self.open(dict(phase.settings))
         if phase.load is not None:
