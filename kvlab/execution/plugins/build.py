@@ -428,14 +428,9 @@ def _autotools(top: Path, recipe, work: Path, log, got: str) -> tuple[Path, list
         raise errors.KvlabError(f"{recipe.package}'s autotools build made no lib{recipe.library}.a")
     modules = sorted(str(m) for m in built.rglob("lib*.so") if m.is_file() and m.parent.name == ".libs"
                      and m.name != f"lib{recipe.library}.so")
-    headers = built / recipe.include if (built / recipe.include).is_dir() else top / recipe.include
-    return (headers, ["-Wl,--start-group", *archives, "-Wl,--end-group", *(f"-l{x}" for x in recipe.link)],
-            {"build_system": "autotools", "configure": list(recipe.configure), "compile_flags": _make_flags(built),
-             "targets": list(recipe.targets), "archives": [Path(a).name for a in archives],
-             "modules": [Path(m).name for m in modules],
-             "engine_link": {"include": str(headers), "archives": [f"{ENGINE_DIR}/{Path(a).name}" for a in archives],
-                             "libraries": list(recipe.link)},
-             "archive_paths": archives, "module_paths": modules, "header_dir": str(headers)})
+    return _made(built / recipe.include if (built / recipe.include).is_dir() else top / recipe.include, recipe,
+                 archives, modules, {"build_system": "autotools", "configure": list(recipe.configure),
+                                     "compile_flags": _make_flags(built)})
 
 
 def _make_flags(built: Path) -> str:
@@ -466,10 +461,16 @@ def _cmake(top: Path, recipe, work: Path, log, got: str) -> tuple[Path, list[str
         raise errors.KvlabError(f"{recipe.package}'s CMake build made no lib{recipe.library}.a")
     modules = sorted(str(m) for m in built.rglob("lib*.so") if m.is_file() and "CMakeFiles" not in m.parts)
     headers = built / recipe.include if (built / recipe.include).is_dir() else top / recipe.include   # made, or source
+    return _made(headers, recipe, archives, modules,
+                 {"build_system": "CMake Release", "cmake": ["-DCMAKE_BUILD_TYPE=Release", *debug, *recipe.cmake],
+                  "compile_flags": _compile_flags(built)})
+
+
+def _made(headers: Path, recipe, archives: list, modules: list, how: dict) -> tuple[Path, list[str], dict]:
+    """What a source build made, as _pypi and _debian_source return it: its headers, what to link (the static
+    libraries as one group, then the recipe's libraries) and the build's facts (`how` first)."""
     return (headers, ["-Wl,--start-group", *archives, "-Wl,--end-group", *(f"-l{x}" for x in recipe.link)],
-            {"build_system": "CMake Release", "cmake": ["-DCMAKE_BUILD_TYPE=Release", *debug, *recipe.cmake],
-             "compile_flags": _compile_flags(built),
-             "targets": list(recipe.targets), "archives": [Path(a).name for a in archives],
+            {**how, "targets": list(recipe.targets), "archives": [Path(a).name for a in archives],
              "modules": [Path(m).name for m in modules],
              "engine_link": {"include": str(headers), "archives": [f"{ENGINE_DIR}/{Path(a).name}" for a in archives],
                              "libraries": list(recipe.link)},

@@ -1,10 +1,9 @@
 """A comparison (kvlab.compare's frame) as a forest plot."""
 from __future__ import annotations
 
-from ... import errors
 from ..._optional import require
 from .. import figcheck
-from .style import house_style
+from .style import house_style, needs_columns
 
 _VERDICT_COLOURS = {"faster": "#1a9850", "better": "#1a9850", "slower": "#d73027", "worse": "#d73027",
                     "~": "#777777"}
@@ -19,10 +18,8 @@ def compare(frame, title: str | None = None):
     from matplotlib.lines import Line2D
 
     from ...results.compare import BY_NAME
-    needed = {"metric", "a_median", "b_median", "change_pct", "verdict"}
-    if not needed <= set(frame.columns):
-        raise errors.SpecError(f"plots.compare draws kvlab.compare's frame; missing columns: "
-                               f"{', '.join(sorted(needed - set(frame.columns)))}")
+    needs_columns(frame, ("a_median", "b_median", "change_pct", "metric", "verdict"),
+                  "plots.compare draws kvlab.compare's frame")
     house_style()
     metrics = [m for m in dict.fromkeys(frame.metric) if m in BY_NAME]
     match = frame.attrs.get("match") or [c for c in ("workload", "phase", "threads") if c in frame.columns]

@@ -2,9 +2,8 @@
 the median's interval, its write amplification and its space amplification, one colour per engine."""
 from __future__ import annotations
 
-from ... import errors
 from ..._optional import require
-from .style import engine_palette, house_style, rate_axis
+from .style import engine_palette, house_style, needs_columns, rate_axis
 
 NEEDED = ("engine", "workload", "median_ops_per_sec", "ops_lo", "ops_hi", "ops_level", "write_amp", "space_amp")
 _WHISKER = "#333333"
@@ -18,10 +17,7 @@ def lsm_family(frame, title: str | None = None):
     plt = require("matplotlib.pyplot", "kvlab's plots")
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
-    missing = [c for c in NEEDED if c not in frame.columns]
-    if missing:
-        raise errors.SpecError(f"plots.lsm_family draws kvlab.lab.reproduce.lsm_family's frame; missing columns: "
-                               f"{', '.join(missing)}")
+    needs_columns(frame, NEEDED, "plots.lsm_family draws kvlab.lab.reproduce.lsm_family's frame")
     house_style()
     names = list(dict.fromkeys(frame["engine"]))
     workloads = list(dict.fromkeys(frame["workload"]))

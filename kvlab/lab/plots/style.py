@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ... import engines
+from ... import engines, errors
 from ..._optional import require
 from ...execution.host import accounting
 from .. import figcheck
@@ -56,6 +56,14 @@ ENGINE_HUES = ("engine", "engine_published")
 def palette_for(frame, hue):
     """Every hue's colours come from engine_palette: engines in theirs, other names in colours no engine has."""
     return engine_palette(list(dict.fromkeys(frame[hue].dropna()))) if hue else None
+
+
+def needs_columns(frame, needed, draws: str) -> None:
+    """A SpecError naming what a figure kind draws and the columns `frame` lacks, before anything is drawn: `draws`
+    is "plots.versions draws kvlab.lab.reproduce.versions' frame" and the like."""
+    missing = [c for c in needed if c not in frame.columns]
+    if missing:
+        raise errors.SpecError(f"{draws}; missing columns: {', '.join(missing)}")
 
 
 def house_style():

@@ -2,9 +2,8 @@
 and thread count, each version's throughput relative to the base with its interval, and its CPU per operation."""
 from __future__ import annotations
 
-from ... import errors
 from ..._optional import require
-from .style import REFERENCE_COLOUR, engine_palette, house_style
+from .style import REFERENCE_COLOUR, engine_palette, house_style, needs_columns
 
 # the verdict's colours, as plots.compare marks them: green faster, red slower, grey no significant change
 VERDICT_COLOURS = {"faster": "#1a9850", "slower": "#d73027", "~": "#555555", "base": REFERENCE_COLOUR}
@@ -36,10 +35,7 @@ def versions(frame, title: str | None = None):
     plt = require("matplotlib.pyplot", "kvlab's plots")
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
-    missing = [c for c in NEEDED if c not in frame.columns]
-    if missing:
-        raise errors.SpecError(f"plots.versions draws kvlab.lab.reproduce.versions' frame; missing columns: "
-                               f"{', '.join(missing)}")
+    needs_columns(frame, NEEDED, "plots.versions draws kvlab.lab.reproduce.versions' frame")
     house_style()
     names = list(dict.fromkeys(frame["version"]))
     base = frame.attrs.get("base") or next(iter(frame.loc[frame["base"], "version"]), names[0])
