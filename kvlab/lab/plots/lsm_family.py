@@ -13,7 +13,7 @@ def lsm_family(frame, title: str | None = None):
     """Three panels over the workloads, one bar per engine in its colour: the median ops/s over the rounds (the
     median's interval a whisker, where 3 or more rounds give one), the median write amplification (the workloads
     that write) and the median space amplification after each phase.  A figure kvlab could not measure for an
-    engine is written "n/a" where its bar would be, never drawn as 0; one legend below the panels."""
+    engine is written "n/a" where its bar would be, never drawn as 0; one legend above the panels."""
     plt = require("matplotlib.pyplot", "kvlab's plots")
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
@@ -59,11 +59,14 @@ def lsm_family(frame, title: str | None = None):
     if shown:
         handles.append(Line2D([], [], color=_WHISKER, marker="|", markersize=10, linewidth=1.1,
                               label=f"whisker: the median's {', '.join(f'{v}%' for v in shown)} interval"))
-    fig.legend(handles=handles, loc="lower center", ncol=min(len(handles), 5), fontsize=9, frameon=False)
-    rows = -(-len(handles) // 5)
+    fig.tight_layout()
+    # one legend above the panels (the caption plots.save writes goes below them; a legend anchored to the figure's
+    # foot moves onto it when the saved figure's box is made tight), the title above the legend
+    fig.legend(handles=handles, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=min(len(handles), 5),
+               fontsize=9, frameon=False)
     if title:
-        fig.suptitle(title, fontsize=10)
-    fig.tight_layout(rect=(0, 0.05 + 0.05 * rows, 1, 1))
+        rows = -(-len(handles) // 5)
+        fig.suptitle(title, fontsize=10, y=1.05 + 0.065 * rows)
     return fig
 
 

@@ -105,9 +105,11 @@ def save(fig, out_dir, name: str, caption_text: str, results=None, check: bool =
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     import textwrap
-    # under everything the axes draw (slanted tick labels, axis titles), not at a fixed place
+    # under everything the axes draw (slanted tick labels, axis titles) and any legend of the figure's own (one
+    # below the panels), not at a fixed place
     renderer = figcheck.render(fig)
-    bottom = min([ax.get_tightbbox(renderer).y0 / fig.bbox.height for ax in fig.axes if ax.get_visible()] + [0.0])
+    bottom = min([ax.get_tightbbox(renderer).y0 / fig.bbox.height for ax in fig.axes if ax.get_visible()]
+                 + [lg.get_window_extent(renderer).y0 / fig.bbox.height for lg in fig.legends] + [0.0])
     fig.text(0.01, bottom - 0.02, "\n".join(textwrap.wrap(caption_text, 130)), ha="left", va="top", fontsize=7,
              color="#444444")
     report = out / f"{name}.check.txt"
