@@ -135,7 +135,10 @@ SLOW = ("test_notebooks.py::test_all_notebooks_run_at_smoke_scale", "test_fuzz_a
 END_TO_END = (
     "test_benchmark_scripts.py::test_every_script_answers_help", "test_c_hygiene.py::test_kvlabs_own_c_compiles",
     "test_claims.py::test_reproduce_000_at_smoke_scale", "test_compare.py::test_a_real_difference_is_significant",
-    "test_notebook_plans.py::test_the_lsm_family_plan",
+    "test_notebook_plans.py::test_the_lsm_family_plan", "test_claims.py::test_reproduce_stores_the_runs",
+    "test_cli_grammar.py::test_compare_json_is_a_file",
+    *(f"test_estimate.py::test_dry_run_prints_every_notebook_and_writes_nothing[{s}]" for s in ("default", "large",
+                                                                                            "full")),
     "test_crashtest.py::test_cli_prints_the_table", "test_engine_versions.py::test_two_versions_in_one_compare",
     "test_engine_versions.py::test_versions_prints_the_small_datum_table",
     "test_estimate.py::test_sweep_show_prints_the_estimate", "test_homes_and_choices.py::test_runs_from_any_folder",
