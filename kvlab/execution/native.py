@@ -188,7 +188,7 @@ _BUILT_BY = {"crate": "-O3, NDEBUG, x86-64 baseline (the crate's build: -O3: cc 
              "go": "the Go toolchain (gc; no -O levels, no assertions), the adapter by gcc"}
 
 
-def _cmake_built_by(source: dict) -> str:
+def _release_built_by(source: dict) -> str:
     """A CMake (or autotools) build's flags, as the compiler saw them (build.py's compile_flags), summed up as
     _BUILT_BY's are."""
     flags = source.get("compile_flags") or ""
@@ -204,7 +204,7 @@ def _cmake_built_by(source: dict) -> str:
 def _built_by(source: dict) -> str:
     kind = source.get("kind")
     if kind == "debian-source" or (kind == "pypi" and source.get("compile_flags")):
-        return _cmake_built_by(source)
+        return _release_built_by(source)
     return _BUILT_BY.get(kind, _BUILT_BY["crate"])
 
 

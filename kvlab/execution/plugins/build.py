@@ -38,6 +38,7 @@ import base64
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -223,13 +224,10 @@ def prune_go_shims(home: Path, log=lambda line: None) -> list:
     shims = home / GO_SHIM
     if not shims.is_dir():
         return []
-    linked = {Path(f.get("source", {}).get("go_object", "")).parent
-              for f in (json.loads((p / where.FACTS).read_text()) for p in where.every_built().values()
-                        if (p / where.FACTS).is_file())}
+    linked = {Path(where.facts(name).get("source", {}).get("go_object", "")).parent for name in where.every_built()}
     removed = []
     for folder in sorted(shims.iterdir()):
-        if folder.is_dir() and len(folder.name) == 16 and all(c in "0123456789abcdef" for c in folder.name) \
-                and folder not in linked:
+        if folder.is_dir() and re.fullmatch(r"[0-9a-f]{16}", folder.name) and folder not in linked:
             shutil.rmtree(folder, ignore_errors=True)
             removed.append(folder.name)
     if removed:
@@ -419,7 +417,7 @@ def _autotools(top: Path, recipe, work: Path, log, got: str) -> tuple[Path, list
     built.mkdir()
     env = {**os.environ, "CFLAGS": RELEASE_CFLAGS, "CXXFLAGS": RELEASE_CFLAGS}
     _run([str(top / "configure"), *recipe.configure], cwd=built, log=log, env=env)
-    jobs = os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL") or os.environ.get("CARGO_BUILD_JOBS") or str(os.cpu_count())
+    jobs = _jobs()
     for target in recipe.targets:   # "dir/name": a recursive make's subdirectory's target, made there
         folder, _, name = target.rpartition("/")
         _run(["make", "-j", jobs, name], cwd=built / folder, log=log, env=env)
@@ -431,6 +429,11 @@ def _autotools(top: Path, recipe, work: Path, log, got: str) -> tuple[Path, list
     return _made(built / recipe.include if (built / recipe.include).is_dir() else top / recipe.include, recipe,
                  archives, modules, {"build_system": "autotools", "configure": list(recipe.configure),
                                      "compile_flags": _make_flags(built)})
+
+
+def _jobs() -> str:
+    """A source build's parallel jobs: CMAKE_BUILD_PARALLEL_LEVEL, else CARGO_BUILD_JOBS, else every CPU."""
+    return os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL") or os.environ.get("CARGO_BUILD_JOBS") or str(os.cpu_count())
 
 
 def _make_flags(built: Path) -> str:
@@ -454,7 +457,7 @@ def _cmake(top: Path, recipe, work: Path, log, got: str) -> tuple[Path, list[str
     debug = [f"-DCMAKE_C_FLAGS={DEBUG_INFO}", f"-DCMAKE_CXX_FLAGS={DEBUG_INFO}"]   # Release's -O and NDEBUG kept
     _run(["cmake", "-S", str(top), "-B", str(built), "-DCMAKE_BUILD_TYPE=Release", "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON",
           *debug, *recipe.cmake], cwd=work, log=log)
-    jobs = os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL") or os.environ.get("CARGO_BUILD_JOBS") or str(os.cpu_count())
+    jobs = _jobs()
     _run(["cmake", "--build", str(built), "-j", jobs, "--target", *recipe.targets], cwd=work, log=log)
     archives = sorted(str(a) for a in built.rglob(f"lib{recipe.library}.a"))
     if not archives:

@@ -125,7 +125,8 @@ SCALES = {
 #   field: YCSB's 1 KB records; the budget holds them in a B-tree's cache (100,000 keys: 110 MB; 1M: 1.1 GB; full's
 #        5M: 5.5 GB in 16 GiB, whose B-tree cache is 12 GiB)
 #   lsm_family: 256 MiB (benchmarks/lsm_family.py's): an LSM's block cache, a third of it, holds 200,000 keys
-#        (23 MB) but not large's 2M (232 MB), nor full's 10M (1.2 GB) in 1 GiB: those read through the page cache
+#        (23 MB) but not large's 2M (232 MB), nor full's 10M (1.2 GB) in 1 GiB: those read from storage where the
+#        budget's memory cgroup holds the page cache too (much longer than the estimate's assumed rates)
 #   YCSB and the quickstart hold their data; durability's crash tests keep the engines' defaults
 MEMORY: dict[str, dict[str, str | None]] = {
     "read_scalability": {"smoke": "256MiB", "default": "1GiB", "large": "8GiB", "full": "12GiB"},
